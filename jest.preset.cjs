@@ -1,0 +1,23 @@
+// Shared jest settings. NestJS 12 is ESM-only, so jest runs in its native ESM mode
+// (node --experimental-vm-modules) and ts-jest emits ESM. ts-jest compiles each file on its own
+// (isolatedModules; the `build` target type-checks), and workspace libraries resolve to their
+// sources so tests never need a prior build.
+const path = require('node:path');
+
+/** @param {string} projectDir */
+module.exports = function jestPreset(projectDir) {
+  return {
+    rootDir: projectDir,
+    testEnvironment: 'node',
+    extensionsToTreatAsEsm: ['.ts'],
+    transform: {
+      '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(projectDir, 'tsconfig.spec.json'), useESM: true }],
+    },
+    moduleFileExtensions: ['ts', 'js', 'json'],
+    moduleNameMapper: {
+      '^@appcat/([a-z-]+)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+      '^(\\.{1,2}/.*)\\.js$': '$1',
+    },
+    testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  };
+};

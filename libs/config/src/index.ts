@@ -1,0 +1,2 @@
+export * from './env-reader.js';
+export * from './nats.js';

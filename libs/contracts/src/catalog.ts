@@ -1,0 +1,35 @@
+/**
+ * What the gateway asks of the catalog: one validated, normalised query per priced route. The gateway
+ * has already applied defaults (country "us", page 1, sort "recent"), lower-cased country and lang,
+ * and checked every format, so the catalog can build upstream URLs without re-validating.
+ */
+export type ReviewSort = 'recent' | 'helpful';
+
+export type CatalogQuery =
+  | { route: 'apps.search'; term: string; page: number; country: string; lang?: string }
+  | { route: 'apps.get'; appId: string; country: string; lang?: string }
+  | { route: 'apps.reviews'; appId: string; page: number; country: string; sort: ReviewSort }
+  | { route: 'apps.similar'; appId: string; country: string; lang?: string }
+  | { route: 'bundles.search'; term: string; page: number; country: string; lang?: string }
+  | { route: 'bundles.get'; bundleId: string; country: string; lang?: string }
+  | { route: 'bundles.reviews'; bundleId: string; page: number; country: string; sort: ReviewSort }
+  | { route: 'bundles.similar'; bundleId: string; country: string; lang?: string }
+  | { route: 'developers.get'; developerId: string };
+
+export type RouteId = CatalogQuery['route'];
+
+export interface CatalogRequest {
+  query: CatalogQuery;
+  requestId: string;
+}
+
+export interface CatalogReply {
+  /** The upstream payload, passed through as the envelope's `data`. */
+  data: unknown;
+}
+
+/** Results per page of the two search routes; the upstream returns at most 200 results. */
+export const SEARCH_PAGE_SIZE = 20;
+export const SEARCH_MAX_PAGE = 10;
+/** The reviews feed has 10 pages of 50. */
+export const REVIEWS_MAX_PAGE = 10;

@@ -1,0 +1,5 @@
+export * from './catalog.js';
+export * from './errors.js';
+export * from './money.js';
+export * from './payments.js';
+export * from './subjects.js';

@@ -1,0 +1,27 @@
+/**
+ * NATS subjects and queue groups. Every handler subscribes inside its service's queue group, so a
+ * request is handled by exactly one replica however many run (a plain subscription would run the
+ * handler, and the debit, on every replica).
+ */
+export const QueueGroup = {
+  Payments: 'payments',
+  Catalog: 'catalog',
+} as const;
+
+export const Subject = {
+  /** Debit one call from a prepaid key: {@link DebitRequest} → {@link DebitReply}. */
+  CreditsDebit: 'payments.credits.debit',
+  /** Read a key's balance, free: {@link BalanceRequest} → {@link BalanceReply}. */
+  CreditsBalance: 'payments.credits.balance',
+
+  /** Admin only; not reachable from the gateway. {@link AdminCreateKeyRequest} → {@link AdminKeyCreated}. */
+  AdminKeysCreate: 'payments.admin.keys.create',
+  AdminKeysRevoke: 'payments.admin.keys.revoke',
+  AdminKeysShow: 'payments.admin.keys.show',
+  AdminKeysList: 'payments.admin.keys.list',
+
+  /** Fetch catalogue data from the upstream store: {@link CatalogRequest} → {@link CatalogReply}. */
+  CatalogFetch: 'catalog.fetch',
+} as const;
+
+export type SubjectName = (typeof Subject)[keyof typeof Subject];

@@ -1,0 +1,155 @@
+import { type CatalogQuery, PRICE_PER_CALL_MICROS, type ReviewSort, type RouteId } from '@appcat/contracts';
+import {
+  AppIdParamDto,
+  BundleIdParamDto,
+  DeveloperIdParamDto,
+  LookupQueryDto,
+  NoQueryDto,
+  ReviewsQueryDto,
+  SearchQueryDto,
+} from './dtos.js';
+import { ParamDefaults } from './param-rules.js';
+
+/**
+ * Which x402 networks a route accepts: the app and bundle routes take Base, Monad and Solana; the
+ * developers route also Polygon and Arbitrum (spec §5).
+ */
+export type NetworkSet = 'standard' | 'extended';
+
+/** Validated, normalised parameters of a route, keyed by name. */
+export type RouteParams = Record<string, string | undefined>;
+
+type Ctor = new () => object;
+
+/**
+ * One priced route. The gateway registers exactly these, and the docs pages, OpenAPI document and MCP
+ * tools are generated from them: a route that is not here does not exist anywhere.
+ */
+export interface PricedRoute {
+  id: RouteId;
+  /** Path as the spec writes it: `/api/apps/{appId}`. */
+  path: string;
+  /** One-line description (x402 resource description, docs, MCP tool description). */
+  description: string;
+  /** Price in µUSD. */
+  price: bigint;
+  networks: NetworkSet;
+  /** Path parameter names, in path order. */
+  pathParams: readonly string[];
+  /** Query parameter names, in documented order. */
+  queryParams: readonly string[];
+  pathDto: Ctor | null;
+  queryDto: Ctor;
+  /** Builds the catalog query from validated parameters, applying defaults and normalising case. */
+  toCatalogQuery(params: RouteParams): CatalogQuery;
+}
+
+const country = (p: RouteParams) => (p.country ?? ParamDefaults.country).toLowerCase();
+const lang = (p: RouteParams) => (p.lang === undefined ? undefined : p.lang.toLowerCase().replace(/_/g, '-'));
+const page = (p: RouteParams) => (p.page === undefined ? ParamDefaults.page : Number.parseInt(p.page, 10));
+const sort = (p: RouteParams) => (p.sort ?? ParamDefaults.sort) as ReviewSort;
+const req = (p: RouteParams, name: string) => p[name] as string;
+
+const route = (r: Omit<PricedRoute, 'price'>): PricedRoute => ({ ...r, price: PRICE_PER_CALL_MICROS });
+
+export const PRICED_ROUTES: readonly PricedRoute[] = [
+  route({
+    id: 'apps.search',
+    path: '/api/apps',
+    description: 'Search App Store apps by term',
+    networks: 'standard',
+    pathParams: [],
+    queryParams: ['term', 'page', 'country', 'lang'],
+    pathDto: null,
+    queryDto: SearchQueryDto,
+    toCatalogQuery: (p) => ({ route: 'apps.search', term: req(p, 'term').trim(), page: page(p), country: country(p), lang: lang(p) }),
+  }),
+  route({
+    id: 'apps.get',
+    path: '/api/apps/{appId}',
+    description: 'Get one App Store app by id or bundle identifier',
+    networks: 'standard',
+    pathParams: ['appId'],
+    queryParams: ['country', 'lang'],
+    pathDto: AppIdParamDto,
+    queryDto: LookupQueryDto,
+    toCatalogQuery: (p) => ({ route: 'apps.get', appId: req(p, 'appId'), country: country(p), lang: lang(p) }),
+  }),
+  route({
+    id: 'apps.reviews',
+    path: '/api/apps/{appId}/reviews',
+    description: 'Customer reviews of an App Store app',
+    networks: 'standard',
+    pathParams: ['appId'],
+    queryParams: ['page', 'country', 'sort'],
+    pathDto: AppIdParamDto,
+    queryDto: ReviewsQueryDto,
+    toCatalogQuery: (p) => ({ route: 'apps.reviews', appId: req(p, 'appId'), page: page(p), country: country(p), sort: sort(p) }),
+  }),
+  route({
+    id: 'apps.similar',
+    path: '/api/apps/{appId}/similar',
+    description: 'Apps similar to an App Store app',
+    networks: 'standard',
+    pathParams: ['appId'],
+    queryParams: ['country', 'lang'],
+    pathDto: AppIdParamDto,
+    queryDto: LookupQueryDto,
+    toCatalogQuery: (p) => ({ route: 'apps.similar', appId: req(p, 'appId'), country: country(p), lang: lang(p) }),
+  }),
+  route({
+    id: 'bundles.search',
+    path: '/api/bundles',
+    description: 'Search App Store app bundles by term',
+    networks: 'standard',
+    pathParams: [],
+    queryParams: ['term', 'page', 'country', 'lang'],
+    pathDto: null,
+    queryDto: SearchQueryDto,
+    toCatalogQuery: (p) => ({ route: 'bundles.search', term: req(p, 'term').trim(), page: page(p), country: country(p), lang: lang(p) }),
+  }),
+  route({
+    id: 'bundles.get',
+    path: '/api/bundles/{bundleId}',
+    description: 'Get one App Store app bundle by id',
+    networks: 'standard',
+    pathParams: ['bundleId'],
+    queryParams: ['country', 'lang'],
+    pathDto: BundleIdParamDto,
+    queryDto: LookupQueryDto,
+    toCatalogQuery: (p) => ({ route: 'bundles.get', bundleId: req(p, 'bundleId'), country: country(p), lang: lang(p) }),
+  }),
+  route({
+    id: 'bundles.reviews',
+    path: '/api/bundles/{bundleId}/reviews',
+    description: 'Customer reviews of the apps in an App Store app bundle',
+    networks: 'standard',
+    pathParams: ['bundleId'],
+    queryParams: ['page', 'country', 'sort'],
+    pathDto: BundleIdParamDto,
+    queryDto: ReviewsQueryDto,
+    toCatalogQuery: (p) => ({ route: 'bundles.reviews', bundleId: req(p, 'bundleId'), page: page(p), country: country(p), sort: sort(p) }),
+  }),
+  route({
+    id: 'bundles.similar',
+    path: '/api/bundles/{bundleId}/similar',
+    description: 'Apps similar to the apps in an App Store app bundle',
+    networks: 'standard',
+    pathParams: ['bundleId'],
+    queryParams: ['country', 'lang'],
+    pathDto: BundleIdParamDto,
+    queryDto: LookupQueryDto,
+    toCatalogQuery: (p) => ({ route: 'bundles.similar', bundleId: req(p, 'bundleId'), country: country(p), lang: lang(p) }),
+  }),
+  route({
+    id: 'developers.get',
+    path: '/api/developers/{developerId}',
+    description: 'An App Store developer and their apps',
+    networks: 'extended',
+    pathParams: ['developerId'],
+    queryParams: [],
+    pathDto: DeveloperIdParamDto,
+    queryDto: NoQueryDto,
+    toCatalogQuery: (p) => ({ route: 'developers.get', developerId: req(p, 'developerId') }),
+  }),
+];
