@@ -1,0 +1,2 @@
+export * from './nats-transport.js';
+export * from './wire-exception.js';
