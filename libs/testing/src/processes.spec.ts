@@ -7,7 +7,10 @@ async function roundTrip(port: number, send: string): Promise<string> {
     let data = '';
     socket.on('data', (chunk) => {
       data += chunk.toString();
-      if (data.includes('\n')) (socket.end(), resolve(data));
+      if (data.includes('\n')) {
+        socket.end();
+        resolve(data);
+      }
     });
     socket.on('error', reject);
     if (send) socket.write(send);
