@@ -6,6 +6,8 @@ export interface NatsConfig {
   servers: string[];
   /** How long a request waits for its reply before it fails, ms. */
   requestTimeoutMs: number;
+  /** On shutdown, how long a service waits after unsubscribing for in-flight handlers to finish, ms. */
+  shutdownGraceMs: number;
 }
 
 export function readNatsConfig(env: EnvReader): NatsConfig {
@@ -17,5 +19,9 @@ export function readNatsConfig(env: EnvReader): NatsConfig {
   for (const server of servers) {
     if (!/^(nats|tls|ws|wss):\/\/[^\s/]+$/.test(server)) env.fail(`NATS_URL has an invalid server ${JSON.stringify(server)}`);
   }
-  return { servers, requestTimeoutMs: env.int('NATS_REQUEST_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }) };
+  return {
+    servers,
+    requestTimeoutMs: env.int('NATS_REQUEST_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+    shutdownGraceMs: env.int('NATS_SHUTDOWN_GRACE_MS', 2_000, { min: 0, max: 60_000 }),
+  };
 }

@@ -31,6 +31,11 @@ export enum ErrorCode {
   /** The upstream store answered something we could not parse. */
   UpstreamBadResponse = 'UPSTREAM_BAD_RESPONSE',
 
+  /** No replica of the service is subscribed (it is down or still starting); the request was not handled. */
+  ServiceUnavailable = 'SERVICE_UNAVAILABLE',
+  /** The service did not answer in time; it may or may not have handled the request. */
+  ServiceTimeout = 'SERVICE_TIMEOUT',
+
   /** A bug or an unexpected state inside a service. */
   Internal = 'INTERNAL',
 }

@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './money.js';
 export * from './payments.js';
 export * from './subjects.js';
+export * from './headers.js';

@@ -1,2 +1,3 @@
 export * from './nats-transport.js';
 export * from './wire-exception.js';
+export * from './nats-rpc-client.js';

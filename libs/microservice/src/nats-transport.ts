@@ -16,6 +16,7 @@ export function natsServerOptions(nats: NatsConfig, queue: string, name: string)
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
       gracefulShutdown: true,
+      gracePeriod: nats.shutdownGraceMs,
     },
   };
 }

@@ -1,9 +1,11 @@
 import { ErrorCode } from '@appcat/contracts';
-import type { ArgumentsHost } from '@nestjs/common';
+import { type ArgumentsHost, Logger } from '@nestjs/common';
 import { lastValueFrom } from 'rxjs';
 import { WireException, WireExceptionFilter } from './wire-exception.js';
 
 describe('WireExceptionFilter', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
   const filter = new WireExceptionFilter();
   const host = {} as ArgumentsHost;
 

@@ -1,0 +1,84 @@
+import { ErrorCode } from '@appcat/contracts';
+import { startNatsServer, type ManagedProcess } from '@appcat/testing';
+import { Controller, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MessagePattern, Payload, type INestMicroservice } from '@nestjs/microservices';
+import { natsServerOptions } from '../src/nats-transport.js';
+import { NatsRpcClient, RpcCallError } from '../src/nats-rpc-client.js';
+import { WireException, WireExceptionFilter } from '../src/wire-exception.js';
+
+let served = 0;
+
+@Controller()
+class EchoController {
+  @MessagePattern('test.echo', { queue: 'echo' })
+  echo(@Payload() data: { text: string }) {
+    served += 1;
+    return { echoed: data.text };
+  }
+
+  @MessagePattern('test.fail', { queue: 'echo' })
+  fail(@Payload() data: { typed: boolean }) {
+    if (data.typed) throw new WireException(ErrorCode.CreditKeyRevoked, 'key revoked');
+    throw new Error('secret internals');
+  }
+
+  @MessagePattern('test.slow', { queue: 'echo' })
+  async slow() {
+    await new Promise((r) => setTimeout(r, 500));
+    return 'late';
+  }
+}
+
+@Module({ controllers: [EchoController] })
+class EchoModule {}
+
+describe('NatsRpcClient against a Nest NATS microservice', () => {
+  let nats: ManagedProcess;
+  const services: INestMicroservice[] = [];
+  let client: NatsRpcClient;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    const config = { servers: [nats.url], requestTimeoutMs: 2000, shutdownGraceMs: 0 };
+    for (let i = 0; i < 2; i++) {
+      const app = await NestFactory.createMicroservice(EchoModule, { ...natsServerOptions(config, 'echo', `echo-${i}`), logger: false });
+      app.useGlobalFilters(new WireExceptionFilter());
+      await app.listen();
+      services.push(app);
+    }
+    client = await NatsRpcClient.connect(config, 'test-client');
+  });
+
+  afterAll(async () => {
+    await client.close();
+    for (const app of services) await app.close();
+    await nats.stop();
+  });
+
+  it('gets each reply from exactly one replica of the queue group', async () => {
+    served = 0;
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => client.request<{ echoed: string }>('test.echo', { text: `m${i}` }, { service: 'echo' })),
+    );
+    expect(replies.map((r) => r.echoed)).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`));
+    expect(served).toBe(50);
+  });
+
+  it('carries typed errors and hides untyped ones', async () => {
+    await expect(client.request('test.fail', { typed: true }, { service: 'echo' })).rejects.toMatchObject({
+      code: ErrorCode.CreditKeyRevoked,
+      message: 'key revoked',
+    });
+    const untyped = client.request('test.fail', { typed: false }, { service: 'echo' });
+    await expect(untyped).rejects.toBeInstanceOf(RpcCallError);
+    await expect(untyped).rejects.toMatchObject({ code: ErrorCode.Internal });
+  });
+
+  it('types transport failures: no responders and timeouts', async () => {
+    await expect(client.request('test.nobody', {}, { service: 'nobody' })).rejects.toMatchObject({ code: ErrorCode.ServiceUnavailable });
+    await expect(client.request('test.slow', {}, { service: 'echo', timeoutMs: 100 })).rejects.toMatchObject({
+      code: ErrorCode.ServiceTimeout,
+    });
+  });
+});
