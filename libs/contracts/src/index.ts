@@ -4,3 +4,4 @@ export * from './money.js';
 export * from './payments.js';
 export * from './subjects.js';
 export * from './headers.js';
+export * from './api-key.js';
