@@ -1,0 +1,30 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { GATEWAY_CONFIG } from './config.provider.js';
+import type { GatewayConfig } from './config.js';
+import { CreditsClient } from './credits/credits.client.js';
+import { CreditsController } from './credits/credits.controller.js';
+import { NatsRpcShutdown, natsRpcProvider } from './nats-rpc.provider.js';
+import { PaymentChallenge } from './payment/payment-challenge.js';
+import { CatalogClient } from './priced/catalog.client.js';
+import { PricedCallService } from './priced/priced-call.service.js';
+import { PricedRoutesRegistrar } from './priced/priced-routes.registrar.js';
+
+@Module({})
+export class GatewayModule {
+  static forRoot(config: GatewayConfig): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [CreditsController],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
+        natsRpcProvider,
+        NatsRpcShutdown,
+        CreditsClient,
+        CatalogClient,
+        PaymentChallenge,
+        PricedCallService,
+        PricedRoutesRegistrar,
+      ],
+    };
+  }
+}

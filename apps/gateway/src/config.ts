@@ -1,0 +1,27 @@
+import { type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
+
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  /** The address callers use, for links and x402 resource URLs. */
+  publicBaseUrl: string;
+  nats: NatsConfig;
+  /** Largest request body accepted, bytes; priced routes take none. */
+  bodyLimitBytes: number;
+  /** Trust X-Forwarded-* from the load balancer in front. */
+  trustProxy: boolean;
+}
+
+export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  return readConfig((e) => {
+    const port = e.int('PORT', 3000, { min: 0, max: 65535 });
+    return {
+      host: e.string('HOST', '127.0.0.1'),
+      port,
+      publicBaseUrl: e.url('PUBLIC_BASE_URL', `http://localhost:${port}`),
+      nats: readNatsConfig(e),
+      bodyLimitBytes: e.int('BODY_LIMIT_BYTES', 16_384, { min: 1024, max: 1_048_576 }),
+      trustProxy: e.bool('TRUST_PROXY', false),
+    };
+  }, env);
+}

@@ -1,0 +1,41 @@
+import { ErrorCode } from '@appcat/contracts';
+import { HttpError, Messages } from './http-error.js';
+
+/**
+ * The one place where a typed error from payments or catalog becomes an HTTP answer. The switch is
+ * exhaustive: adding a code to ErrorCode without deciding its status fails the build.
+ */
+export function httpErrorFor(code: ErrorCode, message: string): HttpError {
+  switch (code) {
+    case ErrorCode.CreditKeyUnknown:
+      return new HttpError(401, 'invalid api key');
+    case ErrorCode.CreditKeyRevoked:
+      return new HttpError(401, 'api key revoked');
+    case ErrorCode.CreditInsufficient:
+      return new HttpError(402, Messages.topupRequired);
+    case ErrorCode.InvalidArgument:
+      return new HttpError(400, message);
+    // Dependencies that are down: the spec's only 5xx is 502, and nothing was charged.
+    case ErrorCode.CreditStoreUnavailable:
+    case ErrorCode.ServiceUnavailable:
+    case ErrorCode.ServiceTimeout:
+    // The upstream store failed; if the call was charged, the charge stands (spec §7).
+    case ErrorCode.UpstreamTimeout:
+    case ErrorCode.UpstreamUnreachable:
+    case ErrorCode.UpstreamThrottled:
+    case ErrorCode.UpstreamHttpError:
+    case ErrorCode.UpstreamBadResponse:
+      return new HttpError(502, message);
+    // Admin codes never come back to the public port; if one did, it is our bug.
+    case ErrorCode.AdminKeyNotFound:
+    case ErrorCode.AdminKeyAmbiguous:
+    case ErrorCode.Internal:
+      return new HttpError(500, Messages.internal);
+    default:
+      return assertNever(code);
+  }
+}
+
+function assertNever(code: never): never {
+  throw new Error(`unmapped error code ${String(code)}`);
+}

@@ -1,0 +1,26 @@
+import { type LoggerService, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { GatewayModule } from './app.module.js';
+import type { GatewayConfig } from './config.js';
+import { EnvelopeExceptionFilter } from './envelope/envelope-exception.filter.js';
+import { fastifyOptions } from './http/fastify-options.js';
+
+/** Builds the gateway, initialised but not listening: `app.listen(port, host)` or `app.inject()` next. */
+export async function createGatewayApp(
+  config: GatewayConfig,
+  options: { logger?: LoggerService | LogLevel[] | false } = {},
+): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), new FastifyAdapter(fastifyOptions(config)), {
+    logger: options.logger,
+    abortOnError: false,
+  });
+  app.useGlobalFilters(new EnvelopeExceptionFilter());
+  app.enableShutdownHooks();
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  await app.init();
+  return app;
+}

@@ -1,0 +1,15 @@
+import { Logger } from '@nestjs/common';
+import { readGatewayConfig } from './config.js';
+import { createGatewayApp } from './gateway-app.js';
+
+async function main(): Promise<void> {
+  const config = readGatewayConfig();
+  const app = await createGatewayApp(config);
+  await app.listen(config.port, config.host);
+  new Logger('Gateway').log(`listening on http://${config.host}:${config.port} (public ${config.publicBaseUrl})`);
+}
+
+main().catch((error: unknown) => {
+  new Logger('Gateway').error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

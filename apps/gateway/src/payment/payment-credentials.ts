@@ -1,0 +1,34 @@
+import { type ApiKeyHash, hashApiKey, looksLikeApiKey } from '@appcat/contracts';
+import type { IncomingHttpHeaders } from 'node:http';
+import { HttpError } from '../errors/http-error.js';
+
+/** How a request offers to pay: nothing yet, a prepaid key, or an x402 payment payload. */
+export type PaymentCredentials =
+  | { kind: 'none' }
+  | { kind: 'credits'; keyHash: ApiKeyHash }
+  | { kind: 'x402'; paymentSignature: string };
+
+export const PAYMENT_SIGNATURE_HEADER = 'payment-signature';
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/**
+ * Reads the payment means of a request. A request carrying both a key and an x402 payment is refused
+ * (400) rather than guessed at: charging the wrong one, or both, is worse than asking again.
+ */
+export function readPaymentCredentials(headers: IncomingHttpHeaders): PaymentCredentials {
+  const authorization = headers.authorization;
+  const signature = headers[PAYMENT_SIGNATURE_HEADER];
+  if (authorization !== undefined && signature !== undefined) {
+    throw new HttpError(400, 'authorization and payment-signature cannot be combined: pay with one');
+  }
+  if (signature !== undefined) {
+    return { kind: 'x402', paymentSignature: Array.isArray(signature) ? signature.join(',') : signature };
+  }
+  if (authorization === undefined) return { kind: 'none' };
+  const match = BEARER.exec(authorization);
+  if (!match) throw new HttpError(401, 'authorization must be "Bearer <api key>"');
+  // A string that cannot be a key is refused here, without a round trip to payments.
+  if (!looksLikeApiKey(match[1])) throw new HttpError(401, 'invalid api key');
+  return { kind: 'credits', keyHash: hashApiKey(match[1]) };
+}

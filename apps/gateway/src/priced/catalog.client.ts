@@ -1,0 +1,22 @@
+import { type CatalogQuery, type CatalogReply, type CatalogRequest, Subject } from '@appcat/contracts';
+import { type NatsRpcClient, RpcCallError } from '@appcat/microservice';
+import { Inject, Injectable } from '@nestjs/common';
+import { httpErrorFor } from '../errors/http-status.js';
+import { NATS_RPC } from '../nats-rpc.provider.js';
+
+/** Catalogue data from the catalog service over NATS. Failures come out as HttpErrors (502 for upstream). */
+@Injectable()
+export class CatalogClient {
+  constructor(@Inject(NATS_RPC) private readonly nats: NatsRpcClient) {}
+
+  async fetch(query: CatalogQuery, requestId: string): Promise<unknown> {
+    const request: CatalogRequest = { query, requestId };
+    try {
+      const reply = await this.nats.request<CatalogReply>(Subject.CatalogFetch, request, { service: 'catalog', requestId });
+      return reply.data;
+    } catch (error) {
+      if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { formatUsd } from '@appcat/contracts';
+import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GATEWAY_CONFIG } from '../config.provider.js';
+import type { GatewayConfig } from '../config.js';
+import { CreditsClient } from '../credits/credits.client.js';
+import { OK_MESSAGE, sendEnvelope } from '../envelope/envelope.js';
+import { HttpError } from '../errors/http-error.js';
+import { PaymentChallenge } from '../payment/payment-challenge.js';
+import { readPaymentCredentials } from '../payment/payment-credentials.js';
+import { CatalogClient } from './catalog.client.js';
+
+/** Header on credit-paid answers: what the key has left, so agents need no extra balance call. */
+export const CREDITS_REMAINING_HEADER = 'x-credits-remaining';
+
+/**
+ * One priced call, in the order that keeps money safe: validate (a 400 never charges), read the
+ * payment means, charge (a debit or a settlement), and only then fetch from the catalog. A catalog
+ * failure after the charge is a 502 and the charge stands (spec §7).
+ */
+@Injectable()
+export class PricedCallService {
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly credits: CreditsClient,
+    private readonly catalog: CatalogClient,
+    private readonly challenge: PaymentChallenge,
+  ) {}
+
+  async handle(route: PricedRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const input = validateRouteInput(route, request.params as Record<string, string>, request.query as RawQuery);
+    if (!input.ok) throw new HttpError(400, input.message);
+    const query = route.toCatalogQuery(input.params);
+
+    const credentials = readPaymentCredentials(request.headers);
+    switch (credentials.kind) {
+      case 'none':
+        throw this.challenge.required(route, this.config.publicBaseUrl + request.url);
+      case 'x402':
+        // Accepting x402 payloads arrives with the x402 issue; until then a payload buys nothing.
+        throw this.challenge.required(route, this.config.publicBaseUrl + request.url);
+      case 'credits': {
+        const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, request.id);
+        reply.header(CREDITS_REMAINING_HEADER, formatUsd(balance));
+        break;
+      }
+    }
+
+    const data = await this.catalog.fetch(query, request.id);
+    sendEnvelope(reply, 200, OK_MESSAGE, data);
+  }
+}
