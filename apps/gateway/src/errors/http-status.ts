@@ -15,11 +15,11 @@ export function httpErrorFor(code: ErrorCode, message: string): HttpError {
       return new HttpError(402, Messages.topupRequired);
     case ErrorCode.InvalidArgument:
       return new HttpError(400, message);
-    // Dependencies that are down: the spec's only 5xx is 502, and nothing was charged.
+    // A dependency is down (nothing was charged) or the upstream store failed (a charge stands,
+    // spec §7): either way the spec's one 5xx, 502, with a message naming the cause.
     case ErrorCode.CreditStoreUnavailable:
     case ErrorCode.ServiceUnavailable:
     case ErrorCode.ServiceTimeout:
-    // The upstream store failed; if the call was charged, the charge stands (spec §7).
     case ErrorCode.UpstreamTimeout:
     case ErrorCode.UpstreamUnreachable:
     case ErrorCode.UpstreamThrottled:
