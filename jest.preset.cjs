@@ -21,5 +21,6 @@ module.exports = function jestPreset(projectDir) {
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+    reporters: ['default', path.join(__dirname, 'scripts/lib/jest-summary-reporter.cjs')],
   };
 };

@@ -1,0 +1,25 @@
+// Writes each project's jest totals to tmp/test-results/, so `npm test` can print one closing line
+// for the whole workspace ("tests: N passed, N failed").
+const fs = require('node:fs');
+const path = require('node:path');
+
+class JestSummaryReporter {
+  constructor(globalConfig) {
+    this.rootDir = globalConfig.rootDir;
+  }
+
+  onRunComplete(_contexts, results) {
+    const dir = path.join(__dirname, '..', '..', 'tmp', 'test-results');
+    fs.mkdirSync(dir, { recursive: true });
+    const name = path.relative(path.join(__dirname, '..', '..'), this.rootDir).replace(/[\\/]/g, '-') || 'root';
+    const summary = {
+      project: name,
+      passed: results.numPassedTests,
+      failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
+      skipped: results.numPendingTests + results.numTodoTests,
+    };
+    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(summary));
+  }
+}
+
+module.exports = JestSummaryReporter;

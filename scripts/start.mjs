@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// `npm start`: the whole system on local defaults. Installs dependencies if missing, finds or starts
+// Postgres, Redis and NATS, applies migrations, builds, starts the store emulator, payments, catalog
+// and gateway, and prints the gateway URL, a ready curl line and a demo API key holding USD 5.
+// Ctrl-C stops everything it started.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaults, ensureDependencies, ensureInfrastructure, hostPort, log, waitListening } from './lib/infra.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+
+const env = {
+  ...process.env,
+  DATABASE_URL: process.env.DATABASE_URL ?? defaults.DATABASE_URL,
+  REDIS_URL: process.env.REDIS_URL ?? defaults.REDIS_URL,
+  NATS_URL: process.env.NATS_URL ?? defaults.NATS_URL,
+  NX_TUI: 'false',
+  NX_DAEMON: 'false',
+};
+const port = Number(env.PORT ?? 3000);
+const useEmulator = (env.START_STORE_EMULATOR ?? 'true') !== 'false';
+
+ensureDependencies(root);
+const startedInfra = await ensureInfrastructure(env);
+
+log('building');
+execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], { stdio: 'inherit', env });
+log('applying migrations');
+execFileSync('node', ['apps/payments/dist/migrate/cli.js'], { stdio: 'inherit', env });
+
+const children = [];
+function startService(name, script, extraEnv = {}) {
+  const child = spawn('node', ['--enable-source-maps', script], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = `[${name}] `;
+  for (const stream of [child.stdout, child.stderr]) {
+    let pending = '';
+    stream.on('data', (chunk) => {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop();
+      for (const line of lines) process.stdout.write(prefix + line + '\n');
+    });
+  }
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      log(`${name} exited (${signal ?? code}); stopping everything`);
+      void stop(1);
+    }
+  });
+  children.push({ name, child });
+  return child;
+}
+
+let stopping = false;
+async function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  log('stopping');
+  for (const { child } of children.reverse()) if (child.exitCode === null) child.kill('SIGTERM');
+  await Promise.all(children.map(({ child }) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : null)));
+  stopInfra();
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+function stopInfra() {
+  for (const name of startedInfra) {
+    log(`stopping local ${name}`);
+    if (name === 'redis') spawnSync('redis-cli', ['-p', String(hostPort(env.REDIS_URL, 6379).port), 'shutdown', 'nosave'], { stdio: 'ignore' });
+    if (name === 'nats') spawnSync('pkill', ['-f', `nats-server -a 127.0.0.1 -p ${hostPort(env.NATS_URL, 4222).port}`], { stdio: 'ignore' });
+    if (name === 'postgres') spawnSync('sh', ['-c', 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | sort | tail -1) main stop'], { stdio: 'ignore' });
+  }
+}
+
+try {
+  if (useEmulator) {
+    startService('store-emulator', 'apps/store-emulator/dist/main.js');
+    await waitListening({ host: '127.0.0.1', port: Number(env.STORE_EMULATOR_PORT ?? 4010) }, 15_000, 'store emulator');
+  }
+  startService('payments', 'apps/payments/dist/main.js');
+  startService('catalog', 'apps/catalog/dist/main.js');
+  startService('gateway', 'apps/gateway/dist/main.js');
+  await waitListening({ host: '127.0.0.1', port }, 30_000, 'gateway');
+
+  const created = JSON.parse(
+    execFileSync('node', ['apps/admin/dist/main.js', 'keys', 'create', '--credit', '5', '--note', 'npm start demo key', '--json'], {
+      env,
+      encoding: 'utf8',
+    }),
+  );
+  const base = env.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
+  process.stdout.write(
+    [
+      '',
+      `  Gateway:   ${base}`,
+      `  Demo key:  ${created.key}   (USD ${created.balance}; local use only, shown once)`,
+      `  Try:       curl -H "Authorization: Bearer ${created.key}" "${base}/api/apps?term=chess"`,
+      `  Balance:   curl -H "Authorization: Bearer ${created.key}" "${base}/api/credits/balance"`,
+      '',
+      '  Ctrl-C stops everything npm start started.',
+      '',
+    ].join('\n') + '\n',
+  );
+} catch (error) {
+  log(`start failed: ${error instanceof Error ? error.message : String(error)}`);
+  await stop(1);
+}

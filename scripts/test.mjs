@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// `npm test`: sets up what the tests need on this machine (dependencies, Postgres, the nats-server and
+// redis-server binaries the suites start privately), then builds, lints and tests every project, and
+// ends with one line counting every test in the workspace.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureBinaries, ensureDependencies, ensureInfrastructure, log } from './lib/infra.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+
+ensureDependencies(root);
+await ensureInfrastructure();
+ensureBinaries(['nats', 'redis']);
+
+const results = join(root, 'tmp', 'test-results');
+rmSync(results, { recursive: true, force: true });
+
+const extra = process.argv.slice(2);
+log('nx run-many -t build lint test');
+const nx = spawnSync('npx', ['nx', 'run-many', '-t', 'build', 'lint', 'test', '--outputStyle=stream', ...extra], {
+  stdio: 'inherit',
+  env: { ...process.env, NX_TUI: 'false', NX_DAEMON: 'false' },
+});
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+if (existsSync(results)) {
+  for (const file of readdirSync(results)) {
+    const summary = JSON.parse(readFileSync(join(results, file), 'utf8'));
+    passed += summary.passed;
+    failed += summary.failed;
+    skipped += summary.skipped;
+  }
+}
+if (nx.status !== 0 && failed === 0) failed = 1; // a build or lint failure counts as one
+process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.exit(nx.status === 0 && failed === 0 ? 0 : 1);
