@@ -209,6 +209,16 @@ describe('gateway over HTTP', () => {
       );
     });
 
+    it('an oversized body → 413 envelope', async () => {
+      const res = await fetch(base + '/api/apps?term=x', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pad: 'x'.repeat(20_000) }),
+      });
+      expect(res.status).toBe(413);
+      expect(await res.json()).toEqual({ status: 413, message: 'request body is too large', data: null });
+    });
+
     it('a malformed URL → 400 envelope', async () => {
       expectEnvelope(await paid('/api/apps/%E0%A4%A'), 400, 'malformed url');
     });
