@@ -1,0 +1,66 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { type EnvReader, type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
+
+export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/appcat';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** The Redis stream of debits not yet written to Postgres, and the flushers that drain it. */
+export interface LedgerConfig {
+  stream: string;
+  group: string;
+  /** This replica's consumer name in the group; unique per process. */
+  consumer: string;
+  /** Most debits written to Postgres in one statement. */
+  batchSize: number;
+  /** How long one XREADGROUP waits for new debits, ms; bounds how stale Postgres can be. */
+  blockMs: number;
+  /** Debits read by a consumer and not acknowledged for this long are taken over by another, ms. */
+  claimIdleMs: number;
+}
+
+export interface PaymentsConfig {
+  nats: NatsConfig;
+  /** How long shutdown lets in-flight NATS requests finish after unsubscribing, ms. */
+  natsGracePeriodMs: number;
+  databaseUrl: string;
+  databasePoolSize: number;
+  redisUrl: string;
+  /** A Redis command that takes longer fails the request with CreditStoreUnavailable, ms. */
+  redisCommandTimeoutMs: number;
+  /** How long a key hash that Postgres does not know is remembered as unknown, ms. */
+  unknownKeyTtlMs: number;
+  ledger: LedgerConfig;
+}
+
+export function readDatabaseUrl(env: EnvReader): string {
+  return env.url('DATABASE_URL', DEFAULT_DATABASE_URL, ['postgresql:', 'postgres:']);
+}
+
+export function readPaymentsConfig(environment: Record<string, string | undefined> = process.env): PaymentsConfig {
+  return readConfig(
+    (env) => ({
+      nats: readNatsConfig(env),
+      natsGracePeriodMs: env.int('PAYMENTS_SHUTDOWN_GRACE_MS', 2_000, { min: 0, max: 60_000 }),
+      databaseUrl: readDatabaseUrl(env),
+      databasePoolSize: env.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 100 }),
+      redisUrl: env.url('REDIS_URL', DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
+      redisCommandTimeoutMs: env.int('REDIS_COMMAND_TIMEOUT_MS', 2_000, { min: 50, max: 60_000 }),
+      unknownKeyTtlMs: env.int('CREDIT_UNKNOWN_KEY_TTL_MS', 30_000, { min: 0, max: 3_600_000 }),
+      ledger: {
+        stream: env.string('LEDGER_STREAM', 'credit:ledger'),
+        group: env.string('LEDGER_GROUP', 'ledger-flushers'),
+        consumer: env.string('LEDGER_CONSUMER', defaultConsumerName()),
+        batchSize: env.int('LEDGER_BATCH_SIZE', 500, { min: 1, max: 10_000 }),
+        blockMs: env.int('LEDGER_BLOCK_MS', 1_000, { min: 10, max: 60_000 }),
+        claimIdleMs: env.int('LEDGER_CLAIM_IDLE_MS', 30_000, { min: 100, max: 3_600_000 }),
+      },
+    }),
+    environment,
+  );
+}
+
+/** Host and pid name the replica for operators; the random tail keeps two in one process apart. */
+export function defaultConsumerName(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}

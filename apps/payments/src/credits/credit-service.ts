@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { type BalanceReply, type DebitReply, ErrorCode, MAX_TOPUP_MICROS, parseMicros } from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+import { KEY_HASH_PATTERN } from '../keys/api-key.js';
+import { type KeyRepository, snapshotOf } from '../keys/key-repository.js';
+import type { CreditStore, DebitOutcome } from './credit-store.js';
+import { invalidArgument, usingStores } from './store-errors.js';
+
+/** How often one key may be re-read from Postgres because its balance looked too low, ms. */
+const RESYNC_INTERVAL_MS = 5_000;
+/** A key that vanishes from Redis again right after being loaded means Redis is being wiped: give up. */
+const MAX_ATTEMPTS = 3;
+const MAX_ROUTE_LENGTH = 128;
+
+interface DebitInput {
+  keyHash: string;
+  amount: bigint;
+  route: string;
+}
+
+/**
+ * The per-call hot path: one Lua script in Redis per debit. Postgres is read only when Redis does not
+ * hold the key (first use, or after Redis lost its data) and, at most every few seconds per key, when a
+ * balance looks too low, in case a top-up committed in Postgres never reached Redis.
+ */
+export class CreditService {
+  private readonly loading = new Map<string, Promise<'loaded' | 'unknown'>>();
+
+  constructor(
+    private readonly store: CreditStore,
+    private readonly keys: KeyRepository,
+    private readonly unknownKeyTtlMs: number,
+  ) {}
+
+  async debit(request: unknown): Promise<DebitReply> {
+    const input = readDebitRequest(request);
+    return usingStores('debit', async () => {
+      let resynced = false;
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+        const debitId = randomUUID();
+        const outcome = await this.store.debit(input.keyHash, { debitId, amount: input.amount, route: input.route, chargedAtMs: Date.now() });
+        if (outcome.kind === 'ok') return { debitId, balance: outcome.balance.toString() };
+        if (outcome.kind === 'missing') {
+          await this.load(input.keyHash);
+          continue;
+        }
+        if (outcome.kind === 'insufficient' && !resynced) {
+          resynced = true;
+          if (await this.resyncLowBalance(input.keyHash, input.amount)) continue;
+        }
+        throw refusal(outcome);
+      }
+      throw new Error('the key kept disappearing from Redis while being loaded');
+    });
+  }
+
+  async balance(request: unknown): Promise<BalanceReply> {
+    const keyHash = readKeyHash(request);
+    return usingStores('balance', async () => {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+        const outcome = await this.store.balance(keyHash);
+        if (outcome.kind === 'ok') return { balance: outcome.balance.toString() };
+        if (outcome.kind !== 'missing') throw refusal(outcome);
+        await this.load(keyHash);
+      }
+      throw new Error('the key kept disappearing from Redis while being loaded');
+    });
+  }
+
+  /**
+   * Copies a key from Postgres into Redis, or remembers briefly that Postgres does not know it. Calls for
+   * the same key share one load per replica; across replicas the sync script makes concurrent loads safe.
+   */
+  private load(keyHash: string): Promise<'loaded' | 'unknown'> {
+    let pending = this.loading.get(keyHash);
+    if (!pending) {
+      pending = (async () => {
+        const key = await this.keys.findByHash(keyHash);
+        if (!key) {
+          await this.store.markUnknown(keyHash, this.unknownKeyTtlMs);
+          return 'unknown' as const;
+        }
+        await this.store.sync(keyHash, snapshotOf(key));
+        return 'loaded' as const;
+      })().finally(() => this.loading.delete(keyHash));
+      this.loading.set(keyHash, pending);
+    }
+    return pending;
+  }
+
+  /** True when Postgres knew of top-ups that Redis had missed and the call can now be paid. */
+  private async resyncLowBalance(keyHash: string, amount: bigint): Promise<boolean> {
+    if (!(await this.store.claimResync(keyHash, RESYNC_INTERVAL_MS))) return false;
+    const key = await this.keys.findByHash(keyHash);
+    if (!key) return false;
+    const synced = await this.store.sync(keyHash, snapshotOf(key));
+    return !synced.revoked && synced.balance >= amount;
+  }
+}
+
+function refusal(outcome: Exclude<DebitOutcome, { kind: 'ok' } | { kind: 'missing' }>): WireException {
+  switch (outcome.kind) {
+    case 'unknown':
+      return new WireException(ErrorCode.CreditKeyUnknown, 'unknown API key');
+    case 'revoked':
+      return new WireException(ErrorCode.CreditKeyRevoked, 'API key revoked');
+    case 'insufficient':
+      return new WireException(ErrorCode.CreditInsufficient, 'topup_required');
+  }
+}
+
+function readKeyHash(request: unknown): string {
+  const keyHash = (request as { keyHash?: unknown } | null)?.keyHash;
+  if (typeof keyHash !== 'string' || !KEY_HASH_PATTERN.test(keyHash)) {
+    throw invalidArgument('keyHash must be the SHA-256 of the key in lowercase hex');
+  }
+  return keyHash;
+}
+
+function readDebitRequest(request: unknown): DebitInput {
+  const keyHash = readKeyHash(request);
+  const { amount, route } = request as { amount?: unknown; route?: unknown };
+  let micros: bigint;
+  try {
+    micros = parseMicros(amount as string);
+  } catch {
+    throw invalidArgument('amount must be a micro-USD integer string');
+  }
+  if (micros <= 0n || micros > MAX_TOPUP_MICROS) throw invalidArgument('amount is out of range');
+  if (typeof route !== 'string' || route.length === 0 || route.length > MAX_ROUTE_LENGTH) {
+    throw invalidArgument(`route must be a string of 1 to ${MAX_ROUTE_LENGTH} characters`);
+  }
+  return { keyHash, amount: micros, route };
+}

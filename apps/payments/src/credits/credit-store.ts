@@ -1,0 +1,145 @@
+import { Redis } from 'ioredis';
+import { BALANCE_SCRIPT, DEBIT_SCRIPT, MARK_UNKNOWN_SCRIPT, SYNC_SCRIPT } from './credit-scripts.js';
+
+/** What Redis knows about a key, as of one script run. */
+export type DebitOutcome =
+  | { kind: 'ok'; balance: bigint }
+  | { kind: 'insufficient'; balance: bigint }
+  | { kind: 'revoked' }
+  | { kind: 'unknown' }
+  /** Redis does not hold the key (never loaded, or lost): load it from Postgres and try again. */
+  | { kind: 'missing' };
+
+export type BalanceOutcome = Exclude<DebitOutcome, { kind: 'insufficient' }>;
+
+/** A key's state read from Postgres in one snapshot. */
+export interface KeySnapshot {
+  id: string;
+  toppedUp: bigint;
+  spent: bigint;
+  revoked: boolean;
+}
+
+export interface SyncedKey {
+  balance: bigint;
+  toppedUp: bigint;
+  revoked: boolean;
+}
+
+export interface LedgerDebit {
+  debitId: string;
+  amount: bigint;
+  route: string;
+  chargedAtMs: number;
+}
+
+interface CreditCommands {
+  creditDebit(keyHashKey: string, unknownKey: string, stream: string, amount: string, debitId: string, route: string, at: string): Promise<string[]>;
+  creditBalance(keyHashKey: string, unknownKey: string): Promise<string[]>;
+  creditSync(keyHashKey: string, unknownKey: string, id: string, balance: string, toppedUp: string, revoked: string): Promise<(string | null)[]>;
+  creditMarkUnknown(keyHashKey: string, unknownKey: string, ttlMs: string): Promise<number>;
+}
+
+/** Balance Postgres implies for a key Redis does not hold; never below zero (see docs/credits.md). */
+export function balanceFromSnapshot(snapshot: Pick<KeySnapshot, 'toppedUp' | 'spent'>): bigint {
+  const balance = snapshot.toppedUp - snapshot.spent;
+  return balance > 0n ? balance : 0n;
+}
+
+/**
+ * The hot balances in Redis. Every operation is one Lua script, so a check and the change it allows
+ * can never be separated by another replica's request.
+ */
+export class CreditStore {
+  private readonly redis: Redis & CreditCommands;
+
+  constructor(
+    redis: Redis,
+    private readonly ledgerStream: string,
+  ) {
+    redis.defineCommand('creditDebit', { numberOfKeys: 3, lua: DEBIT_SCRIPT });
+    redis.defineCommand('creditBalance', { numberOfKeys: 2, lua: BALANCE_SCRIPT });
+    redis.defineCommand('creditSync', { numberOfKeys: 2, lua: SYNC_SCRIPT });
+    redis.defineCommand('creditMarkUnknown', { numberOfKeys: 2, lua: MARK_UNKNOWN_SCRIPT });
+    this.redis = redis as Redis & CreditCommands;
+  }
+
+  static keyOf(keyHash: string): string {
+    return `credit:key:${keyHash}`;
+  }
+
+  static unknownMarkerOf(keyHash: string): string {
+    return `credit:unknown:${keyHash}`;
+  }
+
+  /** Takes `debit.amount` from the balance unless that would go below zero, and logs it to the ledger. */
+  async debit(keyHash: string, debit: LedgerDebit): Promise<DebitOutcome> {
+    const reply = await this.redis.creditDebit(
+      CreditStore.keyOf(keyHash),
+      CreditStore.unknownMarkerOf(keyHash),
+      this.ledgerStream,
+      debit.amount.toString(),
+      debit.debitId,
+      debit.route,
+      String(debit.chargedAtMs),
+    );
+    return parseOutcome(reply) as DebitOutcome;
+  }
+
+  async balance(keyHash: string): Promise<BalanceOutcome> {
+    const reply = await this.redis.creditBalance(CreditStore.keyOf(keyHash), CreditStore.unknownMarkerOf(keyHash));
+    return parseOutcome(reply) as BalanceOutcome;
+  }
+
+  /** Merges a Postgres snapshot of the key into Redis (see SYNC_SCRIPT for why any order converges). */
+  async sync(keyHash: string, snapshot: KeySnapshot): Promise<SyncedKey> {
+    const [balance, toppedUp, revoked] = await this.redis.creditSync(
+      CreditStore.keyOf(keyHash),
+      CreditStore.unknownMarkerOf(keyHash),
+      snapshot.id,
+      balanceFromSnapshot(snapshot).toString(),
+      snapshot.toppedUp.toString(),
+      snapshot.revoked ? '1' : '0',
+    );
+    return { balance: BigInt(balance ?? '0'), toppedUp: BigInt(toppedUp ?? '0'), revoked: revoked === '1' };
+  }
+
+  async markUnknown(keyHash: string, ttlMs: number): Promise<void> {
+    if (ttlMs <= 0) return;
+    await this.redis.creditMarkUnknown(CreditStore.keyOf(keyHash), CreditStore.unknownMarkerOf(keyHash), String(ttlMs));
+  }
+
+  /** Live balances of the keys Redis holds; absent for the others. */
+  async peekBalances(keyHashes: string[]): Promise<Map<string, bigint>> {
+    const balances = new Map<string, bigint>();
+    if (keyHashes.length === 0) return balances;
+    const pipeline = this.redis.pipeline();
+    for (const keyHash of keyHashes) pipeline.hget(CreditStore.keyOf(keyHash), 'bal');
+    const replies = (await pipeline.exec()) ?? [];
+    replies.forEach(([error, value], index) => {
+      if (error) throw error;
+      if (typeof value === 'string') balances.set(keyHashes[index], BigInt(value));
+    });
+    return balances;
+  }
+
+  /** Claims the right to re-read a key from Postgres for `ttlMs`; false if someone claimed it already. */
+  async claimResync(keyHash: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(`credit:resync:${keyHash}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+  }
+}
+
+function parseOutcome(reply: (string | null)[]): DebitOutcome {
+  const [kind, balance] = reply;
+  switch (kind) {
+    case 'ok':
+    case 'insufficient':
+      return { kind, balance: BigInt(balance as string) };
+    case 'revoked':
+    case 'unknown':
+    case 'missing':
+      return { kind };
+    default:
+      throw new Error(`unexpected credit script reply ${JSON.stringify(kind)}`);
+  }
+}

@@ -1,0 +1,30 @@
+import { type AdminKeyCreated, type AdminKeyDetails, type AdminKeyList, QueueGroup, Subject } from '@appcat/contracts';
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { KeyService } from '../keys/key-service.js';
+
+/** The admin CLI's calls; the gateway never sends these subjects. */
+@Controller()
+export class AdminKeysController {
+  constructor(@Inject(KeyService) private readonly keys: KeyService) {}
+
+  @MessagePattern(Subject.AdminKeysCreate, { queue: QueueGroup.Payments })
+  create(@Payload() request: unknown): Promise<AdminKeyCreated> {
+    return this.keys.create(request);
+  }
+
+  @MessagePattern(Subject.AdminKeysRevoke, { queue: QueueGroup.Payments })
+  revoke(@Payload() request: unknown): Promise<AdminKeyDetails> {
+    return this.keys.revoke(request);
+  }
+
+  @MessagePattern(Subject.AdminKeysShow, { queue: QueueGroup.Payments })
+  show(@Payload() request: unknown): Promise<AdminKeyDetails> {
+    return this.keys.show(request);
+  }
+
+  @MessagePattern(Subject.AdminKeysList, { queue: QueueGroup.Payments })
+  list(): Promise<AdminKeyList> {
+    return this.keys.list();
+  }
+}

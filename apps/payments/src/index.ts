@@ -1,0 +1,11 @@
+export { createPaymentsApp, type PaymentsAppOptions } from './app.js';
+export {
+  DEFAULT_DATABASE_URL,
+  DEFAULT_REDIS_URL,
+  type LedgerConfig,
+  type PaymentsConfig,
+  readPaymentsConfig,
+} from './config/payments-config.js';
+export { KeyService, type TopUpOutcome } from './keys/key-service.js';
+export { applyMigrations, type MigrationOutcome } from './migrate/apply-migrations.js';
+export { hashApiKey } from './keys/api-key.js';

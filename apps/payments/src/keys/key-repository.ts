@@ -1,0 +1,102 @@
+import type { PrismaClient } from '../database/database.js';
+import type { ApiKey, TopUp, TopUpMethod } from '../generated/prisma/client.js';
+import type { KeySnapshot } from '../credits/credit-store.js';
+import type { IssuedKey } from './api-key.js';
+
+export type { ApiKey, TopUp, TopUpMethod };
+
+export function snapshotOf(key: ApiKey): KeySnapshot {
+  return { id: key.id, toppedUp: key.toppedUpMicros, spent: key.spentMicros, revoked: key.revokedAt !== null };
+}
+
+export interface TopUpInput {
+  keyId: string;
+  amount: bigint;
+  method: TopUpMethod;
+  externalRef: string;
+  note?: string;
+}
+
+export type TopUpResult =
+  | { kind: 'credited'; topUp: TopUp; key: ApiKey }
+  /** The external reference was used before: nothing was credited this time. */
+  | { kind: 'duplicate'; topUp: TopUp; key: ApiKey }
+  | { kind: 'key-not-found' }
+  | { kind: 'key-revoked'; key: ApiKey };
+
+/** Keys and top-ups in Postgres. Running totals change in the same transaction as the rows they sum. */
+export class KeyRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  findByHash(keyHash: string): Promise<ApiKey | null> {
+    return this.prisma.apiKey.findUnique({ where: { keyHash } });
+  }
+
+  findById(id: string): Promise<ApiKey | null> {
+    return this.prisma.apiKey.findUnique({ where: { id } });
+  }
+
+  /** Keys whose display prefix starts with `prefix`; at most `limit`. */
+  findByPrefix(prefix: string, limit: number): Promise<ApiKey[]> {
+    return this.prisma.apiKey.findMany({ where: { prefix: { startsWith: prefix } }, take: limit, orderBy: { createdAt: 'asc' } });
+  }
+
+  list(): Promise<ApiKey[]> {
+    return this.prisma.apiKey.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  }
+
+  topUpsOf(keyId: string): Promise<TopUp[]> {
+    return this.prisma.topUp.findMany({ where: { apiKeyId: keyId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  }
+
+  /** Inserts a key, and its opening top-up if there is one, in one transaction. */
+  createKey(issued: IssuedKey, opening: Omit<TopUpInput, 'keyId'> | null): Promise<ApiKey> {
+    return this.prisma.$transaction(async (tx) => {
+      const key = await tx.apiKey.create({
+        data: { keyHash: issued.keyHash, prefix: issued.prefix, toppedUpMicros: opening?.amount ?? 0n },
+      });
+      if (opening) {
+        await tx.topUp.create({
+          data: { apiKeyId: key.id, amountMicros: opening.amount, method: opening.method, externalRef: opening.externalRef, note: opening.note ?? null },
+        });
+      }
+      return key;
+    });
+  }
+
+  /**
+   * Records a top-up and adds it to the key's topped-up total in one transaction. The external
+   * reference is unique: a second top-up with the same reference credits nothing and reports the first.
+   */
+  async topUp(input: TopUpInput): Promise<TopUpResult> {
+    return this.prisma.$transaction(async (tx) => {
+      // Locks the key row, so the revocation check and the total below see the same state.
+      const locked = await tx.$queryRaw<{ revoked: boolean }[]>`
+        SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ${input.keyId}::uuid FOR NO KEY UPDATE`;
+      if (locked.length === 0) return { kind: 'key-not-found' };
+      const existing = await tx.topUp.findUnique({ where: { externalRef: input.externalRef } });
+      if (existing) {
+        return { kind: 'duplicate', topUp: existing, key: await tx.apiKey.findUniqueOrThrow({ where: { id: existing.apiKeyId } }) };
+      }
+      if (locked[0].revoked) return { kind: 'key-revoked', key: await tx.apiKey.findUniqueOrThrow({ where: { id: input.keyId } }) };
+      const inserted = await tx.topUp.createMany({
+        data: [{ apiKeyId: input.keyId, amountMicros: input.amount, method: input.method, externalRef: input.externalRef, note: input.note ?? null }],
+        // A concurrent top-up with the same reference for another key would not be serialised by our
+        // row lock; the unique index settles it without an error that would abort the transaction.
+        skipDuplicates: true,
+      });
+      const topUp = await tx.topUp.findUniqueOrThrow({ where: { externalRef: input.externalRef } });
+      if (inserted.count === 0) {
+        return { kind: 'duplicate', topUp, key: await tx.apiKey.findUniqueOrThrow({ where: { id: topUp.apiKeyId } }) };
+      }
+      const key = await tx.apiKey.update({ where: { id: input.keyId }, data: { toppedUpMicros: { increment: input.amount } } });
+      return { kind: 'credited', topUp, key };
+    });
+  }
+
+  /** Marks the key revoked (keeping the first revocation time) and returns it; null if there is no such key. */
+  async revoke(keyId: string): Promise<ApiKey | null> {
+    await this.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId}::uuid AND revoked_at IS NULL`;
+    return this.findById(keyId);
+  }
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AdminKeyCreated,
+  type AdminKeyDetails,
+  type AdminKeyList,
+  type AdminKeySummary,
+  ErrorCode,
+  MAX_TOPUP_MICROS,
+  MIN_TOPUP_MICROS,
+  parseMicros,
+} from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+import { Logger } from '@nestjs/common';
+import { balanceFromSnapshot, type CreditStore } from '../credits/credit-store.js';
+import { invalidArgument, usingStores } from '../credits/store-errors.js';
+import { classifyKeyRef, issueApiKey } from './api-key.js';
+import { type ApiKey, type KeyRepository, snapshotOf, type TopUp, type TopUpMethod } from './key-repository.js';
+
+const MAX_NOTE_LENGTH = 500;
+const MAX_EXTERNAL_REF_LENGTH = 200;
+
+export interface TopUpOutcome {
+  topUp: TopUp;
+  /** False when the external reference had already been credited: nothing was added this time. */
+  credited: boolean;
+  /** The key's live balance after the top-up. */
+  balance: bigint;
+}
+
+/**
+ * Keys and their credit, for admins and for top-ups. Postgres is written first; Redis is then brought
+ * in line with the sync script, so a change is never visible in Redis before it is durable.
+ */
+export class KeyService {
+  private readonly logger = new Logger('KeyService');
+
+  constructor(
+    private readonly keys: KeyRepository,
+    private readonly store: CreditStore,
+  ) {}
+
+  async create(request: unknown): Promise<AdminKeyCreated> {
+    const { credit, note } = (request ?? {}) as { credit?: unknown; note?: unknown };
+    const amount = readAmount(credit, 'credit');
+    if (amount > MAX_TOPUP_MICROS) throw invalidArgument(`credit must be at most ${MAX_TOPUP_MICROS} µUSD`);
+    const text = readNote(note);
+    const issued = issueApiKey();
+    const key = await usingStores('create key', () =>
+      this.keys.createKey(issued, amount > 0n ? { amount, method: 'admin', externalRef: `admin:${randomUUID()}`, note: text } : null),
+    );
+    // Only warms Redis: the key is durable now and loads itself on first use if this fails, and the
+    // reply must not be lost, as it is the only copy of the key.
+    await this.store.sync(issued.keyHash, snapshotOf(key)).catch((error: unknown) => {
+      this.logger.warn(`new key ${key.id} not preloaded into Redis: ${(error as Error).message}`);
+    });
+    return { key: issued.key, id: key.id, prefix: key.prefix, balance: amount.toString() };
+  }
+
+  /**
+   * Credits a key: the one way credit is added, for admins and x402 payments alike. `externalRef` names
+   * the payment; a reference already credited credits nothing again (and is reported as such), so a
+   * retry after any failure is safe.
+   */
+  async topUp(keyId: string, amount: bigint, method: TopUpMethod, externalRef: string, note?: string): Promise<TopUpOutcome> {
+    if (amount <= 0n || amount > MAX_TOPUP_MICROS) throw invalidArgument('top-up amount is out of range');
+    if (method === 'x402' && amount < MIN_TOPUP_MICROS) throw invalidArgument('the minimum top-up is USD 1');
+    if (externalRef.length === 0 || externalRef.length > MAX_EXTERNAL_REF_LENGTH) throw invalidArgument('external reference is empty or too long');
+    return usingStores('top-up', async () => {
+      const result = await this.keys.topUp({ keyId, amount, method, externalRef, note: readNote(note) });
+      switch (result.kind) {
+        case 'key-not-found':
+          throw new WireException(ErrorCode.CreditKeyUnknown, 'unknown API key');
+        case 'key-revoked':
+          throw new WireException(ErrorCode.CreditKeyRevoked, 'API key revoked');
+        case 'duplicate': {
+          const same = result.topUp.apiKeyId === keyId && result.topUp.amountMicros === amount && result.topUp.method === method;
+          if (!same) throw invalidArgument('external reference already used by another top-up');
+          break;
+        }
+      }
+      // Also on a duplicate: the first attempt may have committed and then failed to reach Redis.
+      const synced = await this.store.sync(result.key.keyHash, snapshotOf(result.key));
+      return { topUp: result.topUp, credited: result.kind === 'credited', balance: synced.balance };
+    });
+  }
+
+  async revoke(request: unknown): Promise<AdminKeyDetails> {
+    return usingStores('revoke key', async () => {
+      const found = await this.resolve(request);
+      const key = (await this.keys.revoke(found.id)) ?? found;
+      // Postgres first: a reload after a Redis loss then already sees the key revoked.
+      const synced = await this.store.sync(key.keyHash, snapshotOf(key));
+      return this.details(key, synced.balance);
+    });
+  }
+
+  async show(request: unknown): Promise<AdminKeyDetails> {
+    return usingStores('show key', async () => {
+      const key = await this.resolve(request);
+      const live = await this.store.peekBalances([key.keyHash]);
+      return this.details(key, live.get(key.keyHash) ?? balanceFromSnapshot(snapshotOf(key)));
+    });
+  }
+
+  async list(): Promise<AdminKeyList> {
+    return usingStores('list keys', async () => {
+      const keys = await this.keys.list();
+      const live = await this.store.peekBalances(keys.map((key) => key.keyHash));
+      return { keys: keys.map((key) => summaryOf(key, live.get(key.keyHash) ?? balanceFromSnapshot(snapshotOf(key)))) };
+    });
+  }
+
+  private async details(key: ApiKey, balance: bigint): Promise<AdminKeyDetails> {
+    const topUps = await this.keys.topUpsOf(key.id);
+    return {
+      ...summaryOf(key, balance),
+      topUps: topUps.map((topUp) => ({
+        id: topUp.id,
+        amount: topUp.amountMicros.toString(),
+        method: topUp.method,
+        reference: topUp.externalRef,
+        createdAt: topUp.createdAt.toISOString(),
+      })),
+    };
+  }
+
+  /** The key an admin named by full key, display prefix or id. */
+  private async resolve(request: unknown): Promise<ApiKey> {
+    const ref = (request as { ref?: unknown } | null)?.ref;
+    const parsed = classifyKeyRef(typeof ref === 'string' ? ref : '');
+    let matches: ApiKey[];
+    switch (parsed.kind) {
+      case 'invalid':
+        throw invalidArgument('name a key by the key itself, its display prefix (ak_…) or its id');
+      case 'key':
+        matches = [await this.keys.findByHash(parsed.keyHash)].filter((key): key is ApiKey => key !== null);
+        break;
+      case 'id':
+        matches = [await this.keys.findById(parsed.id)].filter((key): key is ApiKey => key !== null);
+        break;
+      case 'prefix':
+        matches = await this.keys.findByPrefix(parsed.prefix, 2);
+        break;
+    }
+    if (matches.length === 0) throw new WireException(ErrorCode.AdminKeyNotFound, 'no key matches');
+    if (matches.length > 1) throw new WireException(ErrorCode.AdminKeyAmbiguous, 'the prefix matches more than one key');
+    return matches[0];
+  }
+}
+
+function summaryOf(key: ApiKey, balance: bigint): AdminKeySummary {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    status: key.revokedAt ? 'revoked' : 'active',
+    createdAt: key.createdAt.toISOString(),
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+    toppedUp: key.toppedUpMicros.toString(),
+    spent: key.spentMicros.toString(),
+    balance: balance.toString(),
+  };
+}
+
+function readAmount(value: unknown, name: string): bigint {
+  try {
+    return parseMicros(value as string);
+  } catch {
+    throw invalidArgument(`${name} must be a micro-USD integer string`);
+  }
+}
+
+function readNote(note: unknown): string | undefined {
+  if (note === undefined || note === null) return undefined;
+  if (typeof note !== 'string' || note.length > MAX_NOTE_LENGTH) throw invalidArgument(`note must be a string of at most ${MAX_NOTE_LENGTH} characters`);
+  return note;
+}

@@ -1,0 +1,14 @@
+import { Logger } from '@nestjs/common';
+import { createPaymentsApp } from './app.js';
+import { readPaymentsConfig } from './config/payments-config.js';
+
+async function main(): Promise<void> {
+  const app = await createPaymentsApp(readPaymentsConfig());
+  app.enableShutdownHooks();
+  new Logger('payments').log('payments answering on NATS');
+}
+
+main().catch((error: unknown) => {
+  new Logger('payments').error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import type pg from 'pg';
+import { PAYMENTS_CONFIG } from './payments-tokens.js';
+import type { PaymentsConfig } from './config/payments-config.js';
+import { createPool, createPrisma, type PrismaClient } from './database/database.js';
+import { LedgerFlusher } from './ledger/ledger-flusher.js';
+
+const REDIS_READY_WAIT_MS = 5_000;
+
+/**
+ * The replica's connections (pg pool, Prisma, Redis) and its ledger flusher. Owns their lifecycle so the
+ * order is right: the flusher starts once everything is up, and at shutdown it drains what it can into
+ * Postgres before any connection closes.
+ */
+@Injectable()
+export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('PaymentsResources');
+  readonly pool: pg.Pool;
+  readonly prisma: PrismaClient;
+  /** Fails fast while disconnected: a request must get CreditStoreUnavailable, not wait in a queue. */
+  readonly redis: Redis;
+  readonly flusher: LedgerFlusher;
+  private readonly flusherRedis: Redis;
+
+  constructor(@Inject(PAYMENTS_CONFIG) config: PaymentsConfig) {
+    this.pool = createPool(config.databaseUrl, config.databasePoolSize);
+    this.prisma = createPrisma(this.pool);
+    this.redis = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: config.redisCommandTimeoutMs,
+      connectionName: `payments:${config.ledger.consumer}`,
+    });
+    this.flusherRedis = new Redis(config.redisUrl, {
+      maxRetriesPerRequest: 1,
+      commandTimeout: config.ledger.blockMs + config.redisCommandTimeoutMs,
+      connectionName: `payments-ledger:${config.ledger.consumer}`,
+    });
+    for (const connection of [this.redis, this.flusherRedis]) {
+      // ioredis reconnects by itself; without a listener an error event would crash the process.
+      connection.on('error', (error: Error) => this.logger.warn(`redis: ${error.message}`));
+    }
+    this.flusher = new LedgerFlusher(this.flusherRedis, this.pool, config.ledger);
+  }
+
+  async onModuleInit(): Promise<void> {
+    // Serve without Redis if it is down at boot (requests get CreditStoreUnavailable), but do not turn
+    // the first requests away just because the connection is still being made.
+    await waitUntilReady(this.redis, REDIS_READY_WAIT_MS).catch(() => this.logger.warn('redis not ready at start-up'));
+  }
+
+  onApplicationBootstrap(): void {
+    this.flusher.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.flusher.stop();
+    this.redis.disconnect();
+    this.flusherRedis.disconnect();
+    await this.prisma.$disconnect();
+    await this.pool.end();
+  }
+}
+
+function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      reject(new Error('timeout'));
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', onReady);
+  });
+}

@@ -1,0 +1,37 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { PaymentsConfig } from './config/payments-config.js';
+import { CreditService } from './credits/credit-service.js';
+import { CreditStore } from './credits/credit-store.js';
+import { AdminKeysController } from './handlers/admin-keys.controller.js';
+import { CreditsController } from './handlers/credits.controller.js';
+import { KeyRepository } from './keys/key-repository.js';
+import { KeyService } from './keys/key-service.js';
+import { PaymentsResources } from './payments-resources.js';
+import { PAYMENTS_CONFIG } from './payments-tokens.js';
+
+@Module({})
+export class PaymentsModule {
+  static forConfig(config: PaymentsConfig): DynamicModule {
+    return {
+      module: PaymentsModule,
+      controllers: [CreditsController, AdminKeysController],
+      providers: [
+        { provide: PAYMENTS_CONFIG, useValue: config },
+        PaymentsResources,
+        {
+          provide: CreditStore,
+          useFactory: (resources: PaymentsResources) => new CreditStore(resources.redis, config.ledger.stream),
+          inject: [PaymentsResources],
+        },
+        { provide: KeyRepository, useFactory: (resources: PaymentsResources) => new KeyRepository(resources.prisma), inject: [PaymentsResources] },
+        {
+          provide: CreditService,
+          useFactory: (store: CreditStore, keys: KeyRepository) => new CreditService(store, keys, config.unknownKeyTtlMs),
+          inject: [CreditStore, KeyRepository],
+        },
+        { provide: KeyService, useFactory: (keys: KeyRepository, store: CreditStore) => new KeyService(keys, store), inject: [KeyRepository, CreditStore] },
+      ],
+      exports: [KeyService, CreditService],
+    };
+  }
+}
