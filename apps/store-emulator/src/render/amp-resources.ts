@@ -1,0 +1,105 @@
+import type { Catalogue } from '../catalogue/catalogue.js';
+import type { App, Bundle, Developer } from '../catalogue/model.js';
+import { formatPrice, type Storefront } from '../catalogue/storefronts.js';
+import { artworkTemplate, screenshotUrls } from './artwork.js';
+
+/**
+ * Resources of the web catalogue (amp-api, JSON:API): `{id, type, href, attributes, relationships}`.
+ * Related resources appear as identifiers (`{id, type, href}`) unless the request includes them.
+ */
+
+export interface ResourceIdentifier {
+  id: string;
+  type: string;
+  href: string;
+}
+
+export type Resource = ResourceIdentifier & { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> };
+
+function appHref(front: Storefront, app: App): string {
+  return `/v1/catalog/${front.code}/apps/${app.trackId}`;
+}
+
+function developerRelationship(front: Storefront, developer: Developer) {
+  return {
+    href: `/v1/catalog/${front.code}/apps/${developer.apps[0]?.trackId ?? 0}/developer`,
+    data: [{ id: String(developer.id), type: 'developers', href: `/v1/catalog/${front.code}/developers/${developer.id}` }],
+  };
+}
+
+const ADVISORY_RANK: Record<string, number> = { '4+': 1, '9+': 2, '12+': 3, '17+': 4 };
+
+function offer(catalogue: Catalogue, tier: number, front: Storefront, type: 'get' | 'buy') {
+  const price = catalogue.price(tier, front);
+  return { type: price === 0 ? 'get' : type, price, priceFormatted: formatPrice(front, price), currencyCode: front.currency, assets: [] };
+}
+
+export function appIdentifier(front: Storefront, app: App): ResourceIdentifier {
+  return { id: String(app.trackId), type: 'apps', href: appHref(front, app) };
+}
+
+export function appResource(catalogue: Catalogue, app: App, front: Storefront, include: { similar?: boolean } = {}): Resource {
+  const rating = catalogue.rating(app, front);
+  const resource: Resource = {
+    ...appIdentifier(front, app),
+    attributes: {
+      name: app.name,
+      artistName: app.developer.name,
+      url: `https://apps.apple.com/${front.code}/app/${encodeURIComponent(app.slug)}/id${app.trackId}`,
+      genreDisplayName: app.genre.name,
+      deviceFamilies: ['iphone', 'ipad', 'ipod'],
+      releaseDate: app.releaseDate.slice(0, 10),
+      isFirstParty: false,
+      userRating: { value: rating.average, ratingCount: rating.count },
+      contentRatingsBySystem: { appsApple: { name: app.contentAdvisoryRating, value: (ADVISORY_RANK[app.contentAdvisoryRating] ?? 1) * 100, rank: ADVISORY_RANK[app.contentAdvisoryRating] ?? 1 } },
+      platformAttributes: {
+        ios: {
+          bundleId: app.bundleId,
+          artwork: artworkTemplate(app.trackId),
+          description: { standard: app.description },
+          offers: [offer(catalogue, app.priceTier, front, 'buy')],
+          minimumOSVersion: app.minimumOsVersion,
+          languageList: app.languageCodes,
+          seller: app.developer.name,
+          versionHistory: [{ versionDisplay: app.version, releaseNotes: app.releaseNotes, releaseDate: app.currentVersionReleaseDate.slice(0, 10) }],
+          screenshotsByType: { iphone_6_5: screenshotUrls(app.trackId, 3).map((url) => ({ url, width: 392, height: 696 })) },
+        },
+      },
+    },
+    relationships: { developer: developerRelationship(front, app.developer) },
+  };
+  if (include.similar) {
+    resource.relationships!['customers-also-bought-apps'] = {
+      href: `${appHref(front, app)}/customers-also-bought-apps`,
+      data: catalogue.similar(app, front).map((other) => appResource(catalogue, other, front)),
+    };
+  }
+  return resource;
+}
+
+export function bundleResource(catalogue: Catalogue, bundle: Bundle, front: Storefront, include: { apps?: boolean } = {}): Resource {
+  const href = `/v1/catalog/${front.code}/app-bundles/${bundle.id}`;
+  return {
+    id: String(bundle.id),
+    type: 'app-bundles',
+    href,
+    attributes: {
+      name: bundle.name,
+      artistName: bundle.developer.name,
+      url: `https://apps.apple.com/${front.code}/app-bundle/${encodeURIComponent(bundle.slug)}/id${bundle.id}`,
+      artwork: artworkTemplate(bundle.id),
+      description: { standard: bundle.description },
+      offers: [offer(catalogue, bundle.priceTier, front, 'buy')],
+      isFirstParty: false,
+      genreDisplayName: bundle.apps[0].genre.name,
+      contentRatingsBySystem: { appsApple: { name: '4+', value: 100, rank: 1 } },
+    },
+    relationships: {
+      apps: {
+        href: `${href}/apps`,
+        data: bundle.apps.map((app) => (include.apps ? appResource(catalogue, app, front) : appIdentifier(front, app))),
+      },
+      developer: developerRelationship(front, bundle.developer),
+    },
+  };
+}
