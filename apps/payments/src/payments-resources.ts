@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { PAYMENTS_CONFIG } from './payments-tokens.js';
 import type { PaymentsConfig } from './config/payments-config.js';
 import { createPool, createPrisma, type PrismaClient } from './database/database.js';
+import { connectRedis } from './database/redis.js';
 import { LedgerFlusher } from './ledger/ledger-flusher.js';
 
 const REDIS_READY_WAIT_MS = 5_000;
@@ -26,13 +27,13 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
   constructor(@Inject(PAYMENTS_CONFIG) config: PaymentsConfig) {
     this.pool = createPool(config.databaseUrl, config.databasePoolSize);
     this.prisma = createPrisma(this.pool);
-    this.redis = new Redis(config.redisUrl, {
+    this.redis = connectRedis(config.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: config.redisCommandTimeoutMs,
       connectionName: `payments:${config.ledger.consumer}`,
     });
-    this.flusherRedis = new Redis(config.redisUrl, {
+    this.flusherRedis = connectRedis(config.redisUrl, {
       maxRetriesPerRequest: 1,
       commandTimeout: config.ledger.blockMs + config.redisCommandTimeoutMs,
       connectionName: `payments-ledger:${config.ledger.consumer}`,

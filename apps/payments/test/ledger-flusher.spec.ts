@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { type ManagedProcess, startRedisServer } from '@appcat/testing';
+import type { Redis } from 'ioredis';
+import { connectRedis } from '../src/database/redis.js';
+import type { LedgerConfig } from '../src/config/payments-config.js';
+import { CreditStore } from '../src/credits/credit-store.js';
+import { issueApiKey } from '../src/keys/api-key.js';
+import { applyLedgerBatch, type LedgerEntry } from '../src/ledger/ledger-batch.js';
+import { LedgerFlusher } from '../src/ledger/ledger-flusher.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { eventually } from './support/test-config.js';
+
+describe('ledger flusher (real Redis and Postgres)', () => {
+  let server: ManagedProcess;
+  let db: TestDatabase;
+  let redis: Redis;
+  let store: CreditStore;
+  const flushers: LedgerFlusher[] = [];
+  const connections: Redis[] = [];
+
+  const ledger = (overrides: Partial<LedgerConfig> = {}): LedgerConfig => ({
+    stream: 'credit:ledger',
+    group: 'ledger-flushers',
+    consumer: `test-${randomUUID().slice(0, 8)}`,
+    batchSize: 500,
+    blockMs: 100,
+    claimIdleMs: 30_000,
+    ...overrides,
+  });
+
+  const newFlusher = (config: LedgerConfig): LedgerFlusher => {
+    const connection = connectRedis(server.url);
+    connections.push(connection);
+    const flusher = new LedgerFlusher(connection, db.pool, config);
+    flushers.push(flusher);
+    return flusher;
+  };
+
+  /** A key in Postgres and in Redis with `credit` µUSD. */
+  const createKey = async (credit: bigint) => {
+    const issued = issueApiKey();
+    const { rows } = await db.pool.query<{ id: string }>(
+      'INSERT INTO api_keys (key_hash, prefix, topped_up_micros) VALUES ($1, $2, $3) RETURNING id',
+      [issued.keyHash, issued.prefix, credit.toString()],
+    );
+    await store.sync(issued.keyHash, { id: rows[0].id, toppedUp: credit, spent: 0n, revoked: false });
+    return { id: rows[0].id, keyHash: issued.keyHash };
+  };
+
+  const debit = (keyHash: string) => store.debit(keyHash, { debitId: randomUUID(), amount: 3_000n, route: 'apps.get', chargedAtMs: Date.now() });
+
+  const spentOf = async (id: string): Promise<bigint> => {
+    const { rows } = await db.pool.query<{ spent_micros: string }>('SELECT spent_micros FROM api_keys WHERE id = $1', [id]);
+    return BigInt(rows[0].spent_micros);
+  };
+  const debitRows = async (id: string): Promise<number> =>
+    Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM credit_debits WHERE api_key_id = $1', [id])).rows[0].n);
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    db = await createTestDatabase('ledger');
+    redis = connectRedis(server.url);
+    store = new CreditStore(redis, 'credit:ledger');
+  });
+
+  afterEach(async () => {
+    await Promise.all(flushers.splice(0).map((flusher) => flusher.stop()));
+    connections.splice(0).forEach((connection) => connection.disconnect());
+    await redis.flushall();
+  });
+
+  afterAll(async () => {
+    redis.disconnect();
+    await server.stop();
+    await db.drop();
+  });
+
+  it('counts a batch once however often it is applied', async () => {
+    const a = await createKey(1_000_000n);
+    const b = await createKey(1_000_000n);
+    const entry = (keyId: string, amount: bigint): LedgerEntry => ({
+      streamId: '0-1',
+      debitId: randomUUID(),
+      keyId,
+      amount,
+      route: 'apps.search',
+      chargedAtMs: BigInt(Date.now()),
+    });
+    const batch = [entry(a.id, 3_000n), entry(a.id, 3_000n), entry(b.id, 5_000n)];
+    expect(await applyLedgerBatch(db.pool, batch)).toEqual({ inserted: 3, orphans: 0 });
+    expect(await applyLedgerBatch(db.pool, batch)).toEqual({ inserted: 0, orphans: 0 });
+    // A batch that repeats an entry, and mixes old and new ones, counts only the new ones.
+    const fresh = entry(b.id, 7_000n);
+    expect(await applyLedgerBatch(db.pool, [...batch, fresh, fresh])).toEqual({ inserted: 1, orphans: 0 });
+    expect(await spentOf(a.id)).toBe(6_000n);
+    expect(await spentOf(b.id)).toBe(12_000n);
+    expect(await debitRows(a.id)).toBe(2);
+    expect(await debitRows(b.id)).toBe(2);
+  });
+
+  it('skips debits of keys Postgres does not have instead of blocking the batch', async () => {
+    const a = await createKey(1_000_000n);
+    const result = await applyLedgerBatch(db.pool, [
+      { streamId: '0-1', debitId: randomUUID(), keyId: a.id, amount: 3_000n, route: 'r', chargedAtMs: 1n },
+      { streamId: '0-2', debitId: randomUUID(), keyId: randomUUID(), amount: 3_000n, route: 'r', chargedAtMs: 1n },
+    ]);
+    expect(result).toEqual({ inserted: 1, orphans: 1 });
+    expect(await spentOf(a.id)).toBe(3_000n);
+  });
+
+  it('gets spent credit into Postgres within about a second and empties the stream', async () => {
+    const key = await createKey(1_000_000n);
+    const flusher = newFlusher(ledger({ blockMs: 1_000 }));
+    await flusher.ensureGroup();
+    flusher.start();
+    const started = Date.now();
+    for (let i = 0; i < 20; i += 1) expect((await debit(key.keyHash)).kind).toBe('ok');
+    const spent = await eventually(() => spentOf(key.id), (value) => value === 60_000n, 3_000);
+    const elapsed = Date.now() - started;
+    expect(spent).toBe(60_000n);
+    expect(elapsed).toBeLessThan(1_500);
+    expect(await debitRows(key.id)).toBe(20);
+    expect(await eventually(() => redis.xlen('credit:ledger'), (n) => n === 0)).toBe(0);
+  });
+
+  it('reclaims debits a dead consumer read and never acknowledged', async () => {
+    const key = await createKey(1_000_000n);
+    const config = ledger({ claimIdleMs: 300 });
+    await newFlusher(config).ensureGroup();
+    for (let i = 0; i < 5; i += 1) await debit(key.keyHash);
+    // A replica reads the batch and dies before writing it.
+    const dead = await redis.xreadgroup('GROUP', config.group, 'dead-replica', 'COUNT', 100, 'STREAMS', config.stream, '>');
+    expect(dead?.[0]?.[1]).toHaveLength(5);
+    const survivor = newFlusher({ ...config, consumer: 'survivor' });
+    survivor.start();
+    expect(await eventually(() => spentOf(key.id), (value) => value === 15_000n, 5_000)).toBe(15_000n);
+    const pending = (await redis.xpending(config.stream, config.group)) as [number, ...unknown[]];
+    expect(pending[0]).toBe(0);
+  });
+
+  it('does not count twice debits that were written but not acknowledged before a crash', async () => {
+    const key = await createKey(1_000_000n);
+    const config = ledger({ claimIdleMs: 300 });
+    await newFlusher(config).ensureGroup();
+    for (let i = 0; i < 4; i += 1) await debit(key.keyHash);
+    // The crashed replica committed its batch to Postgres, then died before XACK.
+    const read = (await redis.xreadgroup('GROUP', config.group, 'crashed', 'COUNT', 100, 'STREAMS', config.stream, '>')) as [
+      string,
+      [string, string[]][],
+    ][];
+    const entries = read[0][1].map(([streamId, fields]) => {
+      const get = (name: string) => fields[fields.indexOf(name) + 1];
+      return { streamId, debitId: get('debit'), keyId: get('key'), amount: BigInt(get('amount')), route: get('route'), chargedAtMs: BigInt(get('at')) };
+    });
+    await applyLedgerBatch(db.pool, entries);
+    expect(await spentOf(key.id)).toBe(12_000n);
+    newFlusher({ ...config, consumer: 'survivor' }).start();
+    await eventually(async () => ((await redis.xpending(config.stream, config.group)) as [number])[0], (n) => n === 0, 5_000);
+    expect(await spentOf(key.id)).toBe(12_000n);
+    expect(await debitRows(key.id)).toBe(4);
+  });
+
+  it('recreates its consumer group after Redis lost everything', async () => {
+    const key = await createKey(1_000_000n);
+    const flusher = newFlusher(ledger());
+    flusher.start();
+    await debit(key.keyHash);
+    await eventually(() => spentOf(key.id), (value) => value === 3_000n);
+    await redis.flushall();
+    // The key is reloaded from Postgres (spent 3000) and keeps being debited.
+    await store.sync(key.keyHash, { id: key.id, toppedUp: 1_000_000n, spent: 3_000n, revoked: false });
+    await debit(key.keyHash);
+    await debit(key.keyHash);
+    expect(await eventually(() => spentOf(key.id), (value) => value === 9_000n, 5_000)).toBe(9_000n);
+  });
+
+  it('writes out what is left in the stream when it stops', async () => {
+    const key = await createKey(1_000_000n);
+    const flusher = newFlusher(ledger());
+    await flusher.ensureGroup();
+    for (let i = 0; i < 7; i += 1) await debit(key.keyHash);
+    await flusher.stop();
+    expect(await spentOf(key.id)).toBe(21_000n);
+    expect(await redis.xlen('credit:ledger')).toBe(0);
+  });
+
+  it('moves malformed entries aside instead of retrying them forever', async () => {
+    const key = await createKey(1_000_000n);
+    const flusher = newFlusher(ledger());
+    await flusher.ensureGroup();
+    await redis.xadd('credit:ledger', '*', 'debit', 'x', 'key', 'not-a-uuid', 'amount', '-5', 'route', 'r', 'at', '1');
+    await debit(key.keyHash);
+    await flusher.stop();
+    expect(await spentOf(key.id)).toBe(3_000n);
+    expect(await redis.xlen('credit:ledger:dead')).toBe(1);
+    expect(await redis.xlen('credit:ledger')).toBe(0);
+  });
+});

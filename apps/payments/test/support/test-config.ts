@@ -1,0 +1,23 @@
+import { type PaymentsConfig, readPaymentsConfig } from '../../src/config/payments-config.js';
+
+/** Payments settings for a suite's private servers, with fast shutdown and flushing. */
+export function testConfig(urls: { nats: string; redis: string; database: string }, env: Record<string, string> = {}): PaymentsConfig {
+  return readPaymentsConfig({
+    NATS_URL: urls.nats,
+    REDIS_URL: urls.redis,
+    DATABASE_URL: urls.database,
+    PAYMENTS_SHUTDOWN_GRACE_MS: '50',
+    LEDGER_BLOCK_MS: '100',
+    DATABASE_POOL_SIZE: '4',
+    ...env,
+  });
+}
+
+export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
