@@ -1,0 +1,61 @@
+import type { ReviewSort } from '@appcat/contracts';
+import type { Review } from '../store/store-adapter.js';
+import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
+import { badResponse, expectSuccess, isRecord, parseJsonBody, quoteUpstreamText, throttled } from '../upstream/upstream-failures.js';
+import type { AppleUrls } from './apple-urls.js';
+import { parseReviewsFeed } from './reviews-feed.js';
+
+/** A record of iTunes Search or Lookup, passed through as it is. */
+export type ItunesRecord = Record<string, unknown>;
+
+export interface ItunesResults {
+  resultCount: number;
+  results: ItunesRecord[];
+}
+
+/** iTunes Search, Lookup and the customer reviews feed. */
+export class ItunesApi {
+  constructor(
+    private readonly http: UpstreamHttpClient,
+    private readonly urls: AppleUrls,
+  ) {}
+
+  search(term: string, country: string, lang: string | undefined, limit: number): Promise<ItunesResults> {
+    return this.getResults(this.urls.search(term, country, lang, limit));
+  }
+
+  lookup(key: 'id' | 'bundleId', values: string[], options: { country?: string; lang?: string; limit?: number }): Promise<ItunesResults> {
+    return this.getResults(this.urls.lookup(key, values, options));
+  }
+
+  async reviewsPage(country: string, trackId: string, page: number, sort: ReviewSort): Promise<Review[]> {
+    const url = this.urls.reviewsFeed(country, trackId, page, sort);
+    const response = await this.http.get({ url, headers: { accept: 'application/atom+xml, application/xml, text/xml' } });
+    expectSuccess(response, url.host);
+    return parseReviewsFeed(response.body, trackId, url.host);
+  }
+
+  /**
+   * Search and Lookup answer `{resultCount, results}`, or Apple's `{errorMessage}` (HTTP 400) for a
+   * parameter it rejects, such as an unknown lang.
+   */
+  private async getResults(url: URL): Promise<ItunesResults> {
+    const response = await this.http.get({ url });
+    const slowDown = throttled(response, url.host);
+    if (slowDown) throw slowDown;
+    let body: unknown;
+    try {
+      body = parseJsonBody(response, url.host);
+    } catch (error) {
+      if (response.status >= 200 && response.status <= 299) throw error;
+      body = undefined;
+    }
+    if (isRecord(body) && typeof body.errorMessage === 'string') {
+      throw badResponse(`an error: ${quoteUpstreamText(body.errorMessage)}`, url.host);
+    }
+    expectSuccess(response, url.host);
+    if (!isRecord(body) || !Array.isArray(body.results)) throw badResponse('JSON without results', url.host);
+    const results = body.results.filter(isRecord);
+    return { resultCount: results.length, results };
+  }
+}

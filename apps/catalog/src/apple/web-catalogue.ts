@@ -1,0 +1,84 @@
+import type { UpstreamHttpClient, UpstreamResponse } from '../upstream/upstream-http-client.js';
+import { badResponse, expectSuccess, httpError, isRecord, parseJsonBody, throttled } from '../upstream/upstream-failures.js';
+import type { AppleUrls } from './apple-urls.js';
+import { readBearerToken } from './bearer-token.js';
+
+/** A JSON:API resource of the web catalogue, passed through as it is. */
+export type AmpResource = Record<string, unknown> & { id?: unknown; type?: unknown; relationships?: unknown };
+
+/**
+ * Client of the web catalogue (amp-api). Its bearer token is read from an apps.apple.com page once
+ * and kept in memory; when the API answers 401 the token has expired or rotated, so it is read again
+ * once and the request repeated.
+ */
+export class WebCatalogue {
+  private token?: Promise<string>;
+  /** The value `token` resolved to, to tell a stale token from a fresh one. */
+  private known?: string;
+
+  constructor(
+    private readonly http: UpstreamHttpClient,
+    private readonly urls: AppleUrls,
+  ) {}
+
+  /** The `data` resources of a JSON:API document, or undefined when the API answers 404. */
+  async getResources(url: URL): Promise<AmpResource[] | undefined> {
+    const document = await this.getDocument(url);
+    if (document === undefined) return undefined;
+    if (!Array.isArray(document.data)) throw badResponse('a web catalogue document without data', url.host);
+    return document.data.filter(isRecord);
+  }
+
+  /** A JSON:API document, or undefined when the API answers 404. */
+  async getDocument(url: URL): Promise<Record<string, unknown> | undefined> {
+    let token = await this.currentToken();
+    let response = await this.request(url, token);
+    if (response.status === 401) {
+      this.forget(token);
+      token = await this.currentToken();
+      response = await this.request(url, token);
+    }
+    if (response.status === 404) return undefined;
+    expectSuccess(response, url.host);
+    const document = parseJsonBody(response, url.host);
+    if (!isRecord(document)) throw badResponse('a web catalogue document that is not an object', url.host);
+    return document;
+  }
+
+  private request(url: URL, token: string): Promise<UpstreamResponse> {
+    return this.http.get({ url, headers: { authorization: `Bearer ${token}`, origin: this.urls.webOrigin(), accept: 'application/json' } });
+  }
+
+  /** Requests arriving while the page is being read share that one read. */
+  private currentToken(): Promise<string> {
+    if (!this.token) {
+      const reading = this.readToken();
+      this.token = reading;
+      reading.then(
+        (token) => (this.known = token),
+        () => {
+          if (this.token === reading) this.token = undefined;
+        },
+      );
+    }
+    return this.token;
+  }
+
+  /** Drops the token after a 401, unless a concurrent request has already replaced it. */
+  private forget(stale: string): void {
+    if (this.known !== stale) return;
+    this.token = undefined;
+    this.known = undefined;
+  }
+
+  private async readToken(): Promise<string> {
+    const url = this.urls.tokenPage();
+    const page = await this.http.get({ url, headers: { accept: 'text/html' } });
+    const slowDown = throttled(page, url.host);
+    if (slowDown) throw slowDown;
+    if (page.status < 200 || page.status > 299) throw httpError(page, url.host);
+    const token = readBearerToken(page.body);
+    if (!token) throw badResponse('a page without the web catalogue token', url.host);
+    return token;
+  }
+}

@@ -1,0 +1,16 @@
+import { type CatalogReply, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { fetchFromStore, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
+
+@Controller()
+export class CatalogController {
+  constructor(@Inject(STORE_ADAPTER) private readonly store: StoreAdapter) {}
+
+  @MessagePattern(Subject.CatalogFetch, { queue: QueueGroup.Catalog })
+  async fetch(@Payload() request: CatalogRequest): Promise<CatalogReply> {
+    if (typeof request?.query?.route !== 'string') throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
+    return { data: await fetchFromStore(this.store, request.query) };
+  }
+}

@@ -1,0 +1,5 @@
+export { AppleStoreAdapter } from './apple/apple-store-adapter.js';
+export { createCatalogApp, type CatalogAppOptions } from './catalog-app.js';
+export { readCatalogConfig, type AppleStoreConfig, type CatalogConfig, type CatalogStore } from './config.js';
+export { fetchFromStore, type ListData, type Review, type StoreAdapter } from './store/store-adapter.js';
+export { FetchUpstreamHttpClient, type UpstreamHttpClient, type UpstreamRequest, type UpstreamResponse } from './upstream/upstream-http-client.js';

@@ -1,0 +1,84 @@
+import { type CatalogQuery, ErrorCode, type RouteId } from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+
+export type QueryOf<R extends RouteId> = Extract<CatalogQuery, { route: R }>;
+
+/**
+ * What every route puts in the reply's `data`: one page of records and how many are on it. The
+ * records themselves are the store's own (iTunes records, web catalogue resources), passed through;
+ * only reviews, which come as XML, are mapped to {@link Review}.
+ */
+export interface ListData<T = unknown> {
+  resultCount: number;
+  results: T[];
+}
+
+/** A review as JSON, whichever store it comes from. */
+export interface Review {
+  id: string;
+  /** The app the review is about (bundle reviews mix several apps). */
+  appId: string;
+  userName: string;
+  userUrl: string;
+  version: string;
+  score: number;
+  title: string;
+  text: string;
+  url: string;
+  /** ISO 8601 as the store wrote it. */
+  updated: string;
+  voteSum: number;
+  voteCount: number;
+}
+
+export const EMPTY_LIST: ListData<never> = Object.freeze({ resultCount: 0, results: [] }) as ListData<never>;
+
+export function listOf<T>(results: T[]): ListData<T> {
+  return { resultCount: results.length, results };
+}
+
+/**
+ * One upstream store behind the nine catalog routes. A store without a concept (Google Play has no
+ * app bundles) throws a typed WireException from that method; nothing else changes for the caller.
+ */
+export interface StoreAdapter {
+  searchApps(query: QueryOf<'apps.search'>): Promise<ListData>;
+  getApp(query: QueryOf<'apps.get'>): Promise<ListData>;
+  appReviews(query: QueryOf<'apps.reviews'>): Promise<ListData<Review>>;
+  similarApps(query: QueryOf<'apps.similar'>): Promise<ListData>;
+  searchBundles(query: QueryOf<'bundles.search'>): Promise<ListData>;
+  getBundle(query: QueryOf<'bundles.get'>): Promise<ListData>;
+  bundleReviews(query: QueryOf<'bundles.reviews'>): Promise<ListData<Review>>;
+  similarBundles(query: QueryOf<'bundles.similar'>): Promise<ListData>;
+  getDeveloper(query: QueryOf<'developers.get'>): Promise<ListData>;
+}
+
+export const STORE_ADAPTER = Symbol('StoreAdapter');
+
+/** Routes a query to the adapter method for its route. */
+export function fetchFromStore(store: StoreAdapter, query: CatalogQuery): Promise<ListData> {
+  switch (query.route) {
+    case 'apps.search':
+      return store.searchApps(query);
+    case 'apps.get':
+      return store.getApp(query);
+    case 'apps.reviews':
+      return store.appReviews(query);
+    case 'apps.similar':
+      return store.similarApps(query);
+    case 'bundles.search':
+      return store.searchBundles(query);
+    case 'bundles.get':
+      return store.getBundle(query);
+    case 'bundles.reviews':
+      return store.bundleReviews(query);
+    case 'bundles.similar':
+      return store.similarBundles(query);
+    case 'developers.get':
+      return store.getDeveloper(query);
+    default: {
+      const unknown: never = query;
+      throw new WireException(ErrorCode.InvalidArgument, `unknown catalog route ${JSON.stringify(String((unknown as { route?: unknown })?.route)).slice(0, 60)}`);
+    }
+  }
+}

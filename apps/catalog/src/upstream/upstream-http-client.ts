@@ -1,0 +1,41 @@
+import { upstreamNetworkFailure } from './upstream-failures.js';
+
+export interface UpstreamRequest {
+  url: URL;
+  headers?: Record<string, string>;
+}
+
+/** Whatever the upstream answered, any status; only failures to get an answer throw. */
+export interface UpstreamResponse {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/**
+ * The one way the store adapters reach the network. Caching, merging identical requests, throttling
+ * per host and circuit breaking belong in implementations that wrap this one; adapters do not change.
+ */
+export interface UpstreamHttpClient {
+  /** Throws a WireException (UpstreamTimeout, UpstreamUnreachable) when no answer arrives. */
+  get(request: UpstreamRequest): Promise<UpstreamResponse>;
+}
+
+export const UPSTREAM_HTTP_CLIENT = Symbol('UpstreamHttpClient');
+
+/** Node's fetch with one deadline for headers and body. */
+export class FetchUpstreamHttpClient implements UpstreamHttpClient {
+  constructor(private readonly options: { timeoutMs: number; userAgent: string }) {}
+
+  async get(request: UpstreamRequest): Promise<UpstreamResponse> {
+    try {
+      const response = await fetch(request.url, {
+        headers: { 'user-agent': this.options.userAgent, accept: '*/*', ...request.headers },
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      return { status: response.status, headers: response.headers, body: await response.text() };
+    } catch (error) {
+      throw upstreamNetworkFailure(error, request.url.host, this.options.timeoutMs);
+    }
+  }
+}
