@@ -176,8 +176,10 @@ export class LedgerFlusher {
   }
 }
 
+/** The group is gone (Redis restarted empty), or was deleted with the stream while we waited on it. */
 function isNoGroup(error: unknown): boolean {
-  return String((error as Error)?.message ?? '').startsWith('NOGROUP');
+  const message = String((error as Error)?.message ?? '');
+  return message.startsWith('NOGROUP') || message.startsWith('UNBLOCKED');
 }
 
 function describe(error: unknown): string {

@@ -87,8 +87,10 @@ async function ensureDatabase(databaseUrl: string): Promise<boolean> {
       await client.query(`CREATE DATABASE ${quoteIdentifier(database)}`);
       return true;
     } catch (error) {
-      // Another migrator created it between our check and our CREATE.
-      if ((error as { code?: string }).code === '42P04') return false;
+      // Another migrator created it between our check and our CREATE (duplicate_database, or the
+      // catalog's unique index when both CREATEs ran at once).
+      const code = (error as { code?: string }).code;
+      if (code === '42P04' || code === '23505') return false;
       throw error;
     }
   } finally {

@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+import { base58, classifyKeyRef, hashApiKey, issueApiKey } from './api-key.js';
+
+describe('API keys', () => {
+  it('are ak_ and 32 random bytes in base58, with a 12-character display prefix and a SHA-256 hex hash', () => {
+    const issued = issueApiKey();
+    expect(issued.key).toMatch(/^ak_[1-9A-HJ-NP-Za-km-z]{40,44}$/);
+    expect(issued.prefix).toBe(issued.key.slice(0, 12));
+    expect(issued.keyHash).toBe(createHash('sha256').update(issued.key).digest('hex'));
+    expect(issueApiKey().key).not.toBe(issued.key);
+  });
+
+  it('encode base58 like Bitcoin, keeping leading zero bytes', () => {
+    expect(base58(Buffer.from('hello world'))).toBe('StV1DL6CwTryKyV');
+    expect(base58(Uint8Array.from([0, 0, 1]))).toBe('112');
+    expect(base58(new Uint8Array(0))).toBe('');
+  });
+
+  it('hash to lowercase hex', () => {
+    expect(hashApiKey('ak_x')).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('are named by key, id or prefix', () => {
+    const issued = issueApiKey();
+    expect(classifyKeyRef(issued.key)).toEqual({ kind: 'key', keyHash: issued.keyHash });
+    expect(classifyKeyRef(` ${issued.prefix} `)).toEqual({ kind: 'prefix', prefix: issued.prefix });
+    expect(classifyKeyRef('ak_abcd')).toEqual({ kind: 'prefix', prefix: 'ak_abcd' });
+    expect(classifyKeyRef('3F2504E0-4F89-41D3-9A0C-0305E82C3301')).toEqual({ kind: 'id', id: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' });
+    for (const ref of ['', 'ak_', 'ak_abc', 'sk_abcdefghi', 'ak_0000', 'ak_abc def', '3f2504e0']) {
+      expect(classifyKeyRef(ref)).toEqual({ kind: 'invalid' });
+    }
+  });
+});
