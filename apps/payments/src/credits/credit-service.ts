@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type BalanceReply, type DebitReply, ErrorCode, MAX_TOPUP_MICROS, parseMicros } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
+import { Logger } from '@nestjs/common';
 import { KEY_HASH_PATTERN } from '../keys/api-key.js';
 import { type KeyRepository, snapshotOf } from '../keys/key-repository.js';
 import type { CreditStore, DebitOutcome } from './credit-store.js';
@@ -24,6 +25,7 @@ interface DebitInput {
  * balance looks too low, in case a top-up committed in Postgres never reached Redis.
  */
 export class CreditService {
+  private readonly logger = new Logger('CreditService');
   private readonly loading = new Map<string, Promise<'loaded' | 'unknown'>>();
 
   constructor(
@@ -41,7 +43,7 @@ export class CreditService {
         const outcome = await this.store.debit(input.keyHash, { debitId, amount: input.amount, route: input.route, chargedAtMs: Date.now() });
         if (outcome.kind === 'ok') return { debitId, balance: outcome.balance.toString() };
         if (outcome.kind === 'missing') {
-          await this.load(input.keyHash);
+          if ((await this.load(input.keyHash)) === 'unknown') throw refusal({ kind: 'unknown' });
           continue;
         }
         if (outcome.kind === 'insufficient' && !resynced) {
@@ -61,7 +63,7 @@ export class CreditService {
         const outcome = await this.store.balance(keyHash);
         if (outcome.kind === 'ok') return { balance: outcome.balance.toString() };
         if (outcome.kind !== 'missing') throw refusal(outcome);
-        await this.load(keyHash);
+        if ((await this.load(keyHash)) === 'unknown') throw refusal({ kind: 'unknown' });
       }
       throw new Error('the key kept disappearing from Redis while being loaded');
     });
@@ -88,13 +90,21 @@ export class CreditService {
     return pending;
   }
 
-  /** True when Postgres knew of top-ups that Redis had missed and the call can now be paid. */
+  /**
+   * True when Postgres knew of top-ups that Redis had missed and the call can now be paid. Best effort:
+   * if Postgres cannot be asked, the answer stays "insufficient", which is what Redis said.
+   */
   private async resyncLowBalance(keyHash: string, amount: bigint): Promise<boolean> {
-    if (!(await this.store.claimResync(keyHash, RESYNC_INTERVAL_MS))) return false;
-    const key = await this.keys.findByHash(keyHash);
-    if (!key) return false;
-    const synced = await this.store.sync(keyHash, snapshotOf(key));
-    return !synced.revoked && synced.balance >= amount;
+    try {
+      if (!(await this.store.claimResync(keyHash, RESYNC_INTERVAL_MS))) return false;
+      const key = await this.keys.findByHash(keyHash);
+      if (!key) return false;
+      const synced = await this.store.sync(keyHash, snapshotOf(key));
+      return !synced.revoked && synced.balance >= amount;
+    } catch (error) {
+      this.logger.warn(`could not re-read a low balance from Postgres: ${(error as Error).message}`);
+      return false;
+    }
   }
 }
 
