@@ -12,10 +12,8 @@ export interface PaymentsAppOptions {
 
 /** Builds the payments microservice and starts answering on NATS. main.ts and the tests share it. */
 export async function createPaymentsApp(config: PaymentsConfig, options: PaymentsAppOptions = {}): Promise<INestMicroservice> {
-  const transport = natsServerOptions(config.nats, QueueGroup.Payments, 'payments');
   const app = await NestFactory.createMicroservice<NatsOptions>(PaymentsModule.forConfig(config), {
-    ...transport,
-    options: { ...transport.options, gracePeriod: config.natsGracePeriodMs },
+    ...natsServerOptions(config.nats, QueueGroup.Payments, 'payments'),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   app.useGlobalFilters(new WireExceptionFilter());

@@ -5,7 +5,7 @@ describe('readPaymentsConfig', () => {
   it('has a safe local default for everything', () => {
     const config = readPaymentsConfig({});
     expect(config).toMatchObject({
-      databaseUrl: 'postgresql://postgres@127.0.0.1:5432/appcat',
+      databaseUrl: 'postgresql://postgres:postgres@127.0.0.1:5432/appcat',
       redisUrl: 'redis://127.0.0.1:6379',
       nats: { servers: ['nats://127.0.0.1:4222'] },
       unknownKeyTtlMs: 30_000,

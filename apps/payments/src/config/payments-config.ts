@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type EnvReader, type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
 
-export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/appcat';
+export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/appcat';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /** The Redis stream of debits not yet written to Postgres, and the flushers that drain it. */
@@ -21,8 +21,6 @@ export interface LedgerConfig {
 
 export interface PaymentsConfig {
   nats: NatsConfig;
-  /** How long shutdown lets in-flight NATS requests finish after unsubscribing, ms. */
-  natsGracePeriodMs: number;
   databaseUrl: string;
   databasePoolSize: number;
   redisUrl: string;
@@ -41,7 +39,6 @@ export function readPaymentsConfig(environment: Record<string, string | undefine
   return readConfig(
     (env) => ({
       nats: readNatsConfig(env),
-      natsGracePeriodMs: env.int('PAYMENTS_SHUTDOWN_GRACE_MS', 2_000, { min: 0, max: 60_000 }),
       databaseUrl: readDatabaseUrl(env),
       databasePoolSize: env.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 100 }),
       redisUrl: env.url('REDIS_URL', DEFAULT_REDIS_URL, ['redis:', 'rediss:']),

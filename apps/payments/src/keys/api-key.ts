@@ -1,4 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hashApiKey } from '@appcat/contracts';
+import { randomBytes } from 'node:crypto';
+
+export { hashApiKey };
 
 /**
  * API keys are `ak_` followed by 32 random bytes in base58 (no 0/O/I/l, nothing a double-click stops
@@ -29,11 +32,6 @@ export interface IssuedKey {
   key: string;
   keyHash: string;
   prefix: string;
-}
-
-/** SHA-256 of the key as lowercase hex: what the gateway sends and what Postgres stores. */
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 export function issueApiKey(): IssuedKey {

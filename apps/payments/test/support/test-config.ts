@@ -6,7 +6,7 @@ export function testConfig(urls: { nats: string; redis: string; database: string
     NATS_URL: urls.nats,
     REDIS_URL: urls.redis,
     DATABASE_URL: urls.database,
-    PAYMENTS_SHUTDOWN_GRACE_MS: '50',
+    NATS_SHUTDOWN_GRACE_MS: '50',
     LEDGER_BLOCK_MS: '100',
     DATABASE_POOL_SIZE: '4',
     ...env,
