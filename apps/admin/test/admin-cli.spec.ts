@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { applyMigrations, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
-import { freePort, type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
+import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
 import { jest } from '@jest/globals';
 import type { INestMicroservice } from '@nestjs/common';
-import pg from 'pg';
-import { randomBytes } from 'node:crypto';
 
 jest.setTimeout(60_000);
 
@@ -42,14 +40,14 @@ describe('admin CLI against a running payments service', () => {
   let nats: ManagedProcess;
   let redis: ManagedProcess;
   let app: INestMicroservice;
-  const database = `admin_cli_${randomBytes(4).toString('hex')}`;
+  let database: TestDatabase;
 
   beforeAll(async () => {
     [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
-    const databaseUrl = `postgresql://postgres@127.0.0.1:5432/${database}`;
-    await applyMigrations(databaseUrl);
+    database = await createTestDatabase('admin_cli', applyMigrations);
+    const databaseUrl = database.url;
     app = await createPaymentsApp(
-      readPaymentsConfig({ NATS_URL: nats.url, REDIS_URL: redis.url, DATABASE_URL: databaseUrl, PAYMENTS_SHUTDOWN_GRACE_MS: '50' }),
+      readPaymentsConfig({ NATS_URL: nats.url, REDIS_URL: redis.url, DATABASE_URL: databaseUrl, NATS_SHUTDOWN_GRACE_MS: '50' }),
       { logger: false },
     );
   });
@@ -57,10 +55,7 @@ describe('admin CLI against a running payments service', () => {
   afterAll(async () => {
     await app.close();
     await Promise.all([nats.stop(), redis.stop()]);
-    const client = new pg.Client({ connectionString: 'postgresql://postgres@127.0.0.1:5432/postgres' });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await client.end();
+    await database.drop();
   });
 
   it('creates, shows, revokes and shows a key again, as JSON', async () => {

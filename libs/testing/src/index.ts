@@ -1,1 +1,2 @@
 export * from './processes.js';
+export * from './databases.js';
