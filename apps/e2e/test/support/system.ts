@@ -1,0 +1,124 @@
+import { createCatalogApp, readCatalogConfig } from '@appcat/catalog';
+import { type AdminKeyCreated, type AdminKeyRef, formatUsd, parseUsd, Subject } from '@appcat/contracts';
+import { createGatewayApp, readGatewayConfig } from '@appcat/gateway';
+import { NatsRpcClient } from '@appcat/microservice';
+import { applyMigrations, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
+import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
+import { createTestDatabase, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
+import type { INestMicroservice } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pg from 'pg';
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: { status: number; message: string; data: unknown };
+}
+
+/**
+ * The whole service in one process, every part real: a private nats-server and redis-server, a fresh
+ * migrated Postgres database, the store emulator, `paymentsReplicas` payments instances, a catalog
+ * and a gateway listening on a free port.
+ */
+export class System {
+  private constructor(
+    readonly nats: ManagedProcess,
+    readonly redis: ManagedProcess,
+    readonly database: TestDatabase,
+    readonly db: pg.Pool,
+    readonly emulator: StoreEmulator,
+    readonly payments: INestMicroservice[],
+    readonly catalog: INestMicroservice,
+    readonly gateway: NestFastifyApplication,
+    readonly baseUrl: string,
+    readonly admin: NatsRpcClient,
+  ) {}
+
+  static async start(options: { paymentsReplicas?: number } = {}): Promise<System> {
+    const [nats, redis, database, emulator] = await Promise.all([
+      startNatsServer(),
+      startRedisServer(),
+      createTestDatabase('e2e', applyMigrations),
+      startStoreEmulator({ port: 0 }),
+    ]);
+    const env = {
+      NATS_URL: nats.url,
+      REDIS_URL: redis.url,
+      DATABASE_URL: database.url,
+      NATS_SHUTDOWN_GRACE_MS: '0',
+      LEDGER_BLOCK_MS: '100',
+      ITUNES_BASE_URL: emulator.url,
+      APPLE_WEB_BASE_URL: emulator.url,
+      APPLE_AMP_API_BASE_URL: emulator.url,
+      UPSTREAM_TIMEOUT_MS: '2000',
+      PORT: '0',
+    };
+    const payments: INestMicroservice[] = [];
+    for (let i = 0; i < (options.paymentsReplicas ?? 1); i++) {
+      payments.push(await createPaymentsApp(readPaymentsConfig({ ...env, LEDGER_CONSUMER: `e2e-${i}` }), { logger: false }));
+    }
+    const catalog = await createCatalogApp(readCatalogConfig(env), { logger: false });
+    await catalog.listen();
+    const gateway = await createGatewayApp(readGatewayConfig(env), { logger: false });
+    await gateway.listen(0, '127.0.0.1');
+    const { port } = gateway.getHttpServer().address() as { port: number };
+    const admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 5000, shutdownGraceMs: 0 }, 'e2e-admin');
+    const db = new pg.Pool({ connectionString: database.url, max: 2 });
+    return new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
+  }
+
+  async stop(): Promise<void> {
+    await this.gateway.close();
+    await this.catalog.close();
+    for (const app of this.payments) await app.close();
+    await this.admin.close();
+    await this.db.end();
+    await this.emulator.close();
+    await Promise.all([this.nats.stop(), this.redis.stop()]);
+    await this.database.drop();
+  }
+
+  async get(path: string, key?: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+    const res = await fetch(this.baseUrl + path, { headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
+    return { status: res.status, headers: Object.fromEntries(res.headers), body: (await res.json()) as HttpAnswer['body'] };
+  }
+
+  /** A new key holding `usd` (e.g. "0.3"), issued through the admin subject as the admin tool does. */
+  async createKey(usd: string): Promise<AdminKeyCreated> {
+    const credit = parseUsd(usd);
+    if (credit === null) throw new Error(`bad amount ${usd}`);
+    return this.admin.request<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: credit.toString() }, { service: 'payments' });
+  }
+
+  async revoke(ref: string): Promise<void> {
+    await this.admin.request(Subject.AdminKeysRevoke, { ref } satisfies AdminKeyRef, { service: 'payments' });
+  }
+
+  /** The balance as the public balance route reports it. */
+  async balance(key: string): Promise<string> {
+    const answer = await this.get('/api/credits/balance', key);
+    if (answer.status !== 200) throw new Error(`balance answered ${answer.status} ${answer.body.message}`);
+    return (answer.body.data as { balance: string }).balance;
+  }
+
+  /** Postgres's view of a key once the ledger has flushed: topped up, spent, debit rows. */
+  async ledger(keyId: string): Promise<{ toppedUp: bigint; spent: bigint; debits: number }> {
+    const { rows } = await this.db.query<{ topped_up_micros: string; spent_micros: string; debits: string }>(
+      `SELECT k.topped_up_micros, k.spent_micros, (SELECT count(*) FROM credit_debits d WHERE d.api_key_id = k.id) AS debits
+         FROM api_keys k WHERE k.id = $1`,
+      [keyId],
+    );
+    return { toppedUp: BigInt(rows[0].topped_up_micros), spent: BigInt(rows[0].spent_micros), debits: Number(rows[0].debits) };
+  }
+
+  /** Waits until Postgres holds `spent` for the key (the write-behind lags by about a second at most). */
+  async waitForSpent(keyId: string, spent: bigint, timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const ledger = await this.ledger(keyId);
+      if (ledger.spent === spent) return;
+      if (Date.now() > deadline) throw new Error(`Postgres spent ${formatUsd(ledger.spent)} for ${keyId}, expected ${formatUsd(spent)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
