@@ -10,7 +10,7 @@ import {
 } from '@appcat/contracts';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { createdJson, createdText, detailsJson, detailsText, listJson, listText, STORE_KEY_WARNING } from './output.js';
-import { AdminRequestError, PaymentsClient } from './payments-client.js';
+import { NatsRpcClient, RpcCallError } from '@appcat/microservice';
 
 export const USAGE = `usage: npm run admin -- keys <command> [options]
 
@@ -124,12 +124,13 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   } catch (error) {
     return fail('USAGE', (error as Error).message);
   }
-  let client: PaymentsClient | undefined;
+  let client: NatsRpcClient | undefined;
+  const payments = { service: 'payments' };
   try {
-    client = await PaymentsClient.connect(nats);
+    client = await NatsRpcClient.connect(nats, 'appcat-admin', { failFast: true });
     switch (command.kind) {
       case 'create': {
-        const created = await client.request<AdminKeyCreated>(Subject.AdminKeysCreate, command.request);
+        const created = await client.request<AdminKeyCreated>(Subject.AdminKeysCreate, command.request, payments);
         io.stdout(json ? JSON.stringify(createdJson(created)) : createdText(created));
         io.stderr(`warning: ${STORE_KEY_WARNING}`);
         break;
@@ -137,19 +138,19 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       case 'revoke':
       case 'show': {
         const subject = command.kind === 'revoke' ? Subject.AdminKeysRevoke : Subject.AdminKeysShow;
-        const details = await client.request<AdminKeyDetails>(subject, { ref: command.ref });
+        const details = await client.request<AdminKeyDetails>(subject, { ref: command.ref }, payments);
         io.stdout(json ? JSON.stringify(detailsJson(details)) : detailsText(details));
         break;
       }
       case 'list': {
-        const list = await client.request<AdminKeyList>(Subject.AdminKeysList, {});
+        const list = await client.request<AdminKeyList>(Subject.AdminKeysList, {}, payments);
         io.stdout(json ? JSON.stringify(listJson(list)) : listText(list));
         break;
       }
     }
     return ExitCode.Ok;
   } catch (error) {
-    if (error instanceof AdminRequestError) return fail(error.code, error.message);
+    if (error instanceof RpcCallError) return fail(error.code, error.message);
     return fail('INTERNAL', error instanceof Error ? error.message : String(error));
   } finally {
     await client?.close().catch(() => undefined);

@@ -25,7 +25,8 @@ export function exitCodeFor(code: string): ExitCode {
     case ErrorCode.AdminKeyNotFound:
     case ErrorCode.AdminKeyAmbiguous:
       return ExitCode.NotFound;
-    case 'PAYMENTS_UNREACHABLE':
+    case ErrorCode.ServiceUnavailable:
+    case ErrorCode.ServiceTimeout:
       return ExitCode.Unreachable;
     case ErrorCode.CreditStoreUnavailable:
       return ExitCode.StoreUnavailable;

@@ -34,14 +34,22 @@ export class NatsRpcClient {
     private readonly timeoutMs: number,
   ) {}
 
-  static async connect(config: NatsConfig, name: string): Promise<NatsRpcClient> {
-    const connection = await connect({
-      servers: config.servers,
-      name,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-    });
-    return new NatsRpcClient(connection, config.requestTimeoutMs);
+  /**
+   * Services reconnect forever; a command-line tool (`failFast`) gives up after one short attempt,
+   * with a {@link RpcCallError} of code SERVICE_UNAVAILABLE.
+   */
+  static async connect(config: NatsConfig, name: string, options: { failFast?: boolean } = {}): Promise<NatsRpcClient> {
+    try {
+      const connection = await connect(
+        options.failFast
+          ? { servers: config.servers, name, timeout: 3_000, reconnect: false }
+          : { servers: config.servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250 },
+      );
+      return new NatsRpcClient(connection, config.requestTimeoutMs);
+    } catch (error) {
+      if (!options.failFast) throw error;
+      throw new RpcCallError(ErrorCode.ServiceUnavailable, `cannot connect to NATS at ${config.servers.join(', ')}`, 'nats');
+    }
   }
 
   /**
