@@ -23,9 +23,16 @@ export interface CatalogRequest {
   requestId: string;
 }
 
+/** Where an answer came from: the upstream just now, a fresh cache entry, or a stale one served because the upstream failed. */
+export type CatalogSource = 'upstream' | 'cache' | 'stale';
+
 export interface CatalogReply {
   /** The upstream payload, passed through as the envelope's `data`. */
   data: unknown;
+  /** Absent means 'upstream'. The gateway reports it in the `x-cache` header. */
+  source?: CatalogSource;
+  /** Seconds since the upstream produced `data` (for cache and stale answers). */
+  ageSeconds?: number;
 }
 
 /** Results per page of the two search routes; the upstream returns at most 200 results. */
