@@ -98,6 +98,8 @@ describe('gateway over HTTP', () => {
         data: { echo: { route: 'apps.search', term: 'chess', page: 2, country: 'gb' } },
       });
       expect(res.headers['x-credits-remaining']).toBe('4.997000');
+      expect(res.headers['x-cache']).toBe('UPSTREAM');
+      expect(res.headers.age).toBeUndefined();
       expect(debit.calls).toEqual([
         expect.objectContaining({ amount: '3000', route: 'apps.search', keyHash: expect.stringMatching(/^[0-9a-f]{64}$/) }),
       ]);
@@ -150,6 +152,14 @@ describe('gateway over HTTP', () => {
       };
       expectEnvelope(await paid('/api/apps/1'), 502, 'upstream store timed out after 5000 ms');
       expect(debit.calls).toHaveLength(1);
+    });
+
+    it('says when the data is a stale copy and how old it is', async () => {
+      catalog.handler = () => ({ data: { results: [] }, source: 'stale', ageSeconds: 7200.4 });
+      const res = await paid('/api/apps/1');
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-cache']).toBe('STALE');
+      expect(res.headers.age).toBe('7200');
     });
 
     it('an unexpected fault is a 500 envelope that reveals nothing', async () => {

@@ -9,11 +9,10 @@ import { NATS_RPC } from '../nats-rpc.provider.js';
 export class CatalogClient {
   constructor(@Inject(NATS_RPC) private readonly nats: NatsRpcClient) {}
 
-  async fetch(query: CatalogQuery, requestId: string): Promise<unknown> {
+  async fetch(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
     const request: CatalogRequest = { query, requestId };
     try {
-      const reply = await this.nats.request<CatalogReply>(Subject.CatalogFetch, request, { service: 'catalog', requestId });
-      return reply.data;
+      return await this.nats.request<CatalogReply>(Subject.CatalogFetch, request, { service: 'catalog', requestId });
     } catch (error) {
       if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
       throw error;

@@ -13,6 +13,8 @@ import { CatalogClient } from './catalog.client.js';
 
 /** Header on credit-paid answers: what the key has left, so agents need no extra balance call. */
 export const CREDITS_REMAINING_HEADER = 'x-credits-remaining';
+/** UPSTREAM, CACHE or STALE: where the catalog got the data. */
+export const CACHE_HEADER = 'x-cache';
 
 /**
  * One priced call, in the order that keeps money safe: validate (a 400 never charges), read the
@@ -47,7 +49,10 @@ export class PricedCallService {
       }
     }
 
-    const data = await this.catalog.fetch(query, request.id);
-    sendEnvelope(reply, 200, OK_MESSAGE, data);
+    const answer = await this.catalog.fetch(query, request.id);
+    // Say where the data came from: agents can tell a stale copy (served because the store failed) from fresh data.
+    reply.header(CACHE_HEADER, (answer.source ?? 'upstream').toUpperCase());
+    if (answer.ageSeconds !== undefined) reply.header('age', String(Math.max(0, Math.floor(answer.ageSeconds))));
+    sendEnvelope(reply, 200, OK_MESSAGE, answer.data);
   }
 }
