@@ -13,6 +13,15 @@ export enum ErrorCode {
   /** Redis or Postgres could not be reached by payments; nothing was debited. */
   CreditStoreUnavailable = 'CREDIT_STORE_UNAVAILABLE',
 
+  /** x402: the payment header is malformed or does not meet the offer (scheme, network, asset, amount, payTo, resource). */
+  PaymentInvalid = 'PAYMENT_INVALID',
+  /** x402: this payment payload was already used, or is being settled right now. */
+  PaymentReplayed = 'PAYMENT_REPLAYED',
+  /** x402: the facilitator refused to settle (expired authorization, insufficient funds, bad signature…). */
+  PaymentSettlementFailed = 'PAYMENT_SETTLEMENT_FAILED',
+  /** x402: the facilitator could not be reached or timed out; nothing was settled that we know of. */
+  FacilitatorUnavailable = 'FACILITATOR_UNAVAILABLE',
+
   /** Admin: no key matches the given key, prefix or id. */
   AdminKeyNotFound = 'ADMIN_KEY_NOT_FOUND',
   /** Admin: a prefix matches more than one key. */

@@ -5,3 +5,4 @@ export * from './payments.js';
 export * from './subjects.js';
 export * from './headers.js';
 export * from './api-key.js';
+export * from './x402.js';

@@ -14,6 +14,13 @@ export const Subject = {
   /** Read a key's balance, free: {@link BalanceRequest} → {@link BalanceReply}. */
   CreditsBalance: 'payments.credits.balance',
 
+  /** The x402 `accepts` list for an offer: {@link X402AcceptsRequest} → {@link X402AcceptsReply}. */
+  X402Accepts: 'payments.x402.accepts',
+  /** Verify and settle an x402 payment for a call: {@link X402PayRequest} → {@link X402Receipt}. */
+  X402Pay: 'payments.x402.pay',
+  /** Create or recharge a key with an x402 payment: {@link X402TopUpRequest} → {@link X402TopUpReply}. */
+  CreditsTopUp: 'payments.credits.topup',
+
   /** Admin only; not reachable from the gateway. {@link AdminCreateKeyRequest} → {@link AdminKeyCreated}. */
   AdminKeysCreate: 'payments.admin.keys.create',
   AdminKeysRevoke: 'payments.admin.keys.revoke',

@@ -1,4 +1,4 @@
-import { type CatalogQuery, PRICE_PER_CALL_MICROS, type ReviewSort, type RouteId } from '@appcat/contracts';
+import { type CatalogQuery, type NetworkSet, PRICE_PER_CALL_MICROS, type ReviewSort, type RouteId } from '@appcat/contracts';
 import {
   AppIdParamDto,
   BundleIdParamDto,
@@ -9,12 +9,6 @@ import {
   SearchQueryDto,
 } from './dtos.js';
 import { ParamDefaults } from './param-rules.js';
-
-/**
- * Which x402 networks a route accepts: the app and bundle routes take Base, Monad and Solana; the
- * developers route also Polygon and Arbitrum (spec §5).
- */
-export type NetworkSet = 'standard' | 'extended';
 
 /** Validated, normalised parameters of a route, keyed by name. */
 export type RouteParams = Record<string, string | undefined>;

@@ -15,9 +15,15 @@ export function httpErrorFor(code: ErrorCode, message: string): HttpError {
       return new HttpError(402, Messages.topupRequired);
     case ErrorCode.InvalidArgument:
       return new HttpError(400, message);
+    // A payment that buys nothing: 402 with the reason (the x402 path adds a fresh challenge header).
+    case ErrorCode.PaymentInvalid:
+    case ErrorCode.PaymentReplayed:
+    case ErrorCode.PaymentSettlementFailed:
+      return new HttpError(402, message);
     // A dependency is down (nothing was charged) or the upstream store failed (a charge stands,
     // spec §7): either way the spec's one 5xx, 502, with a message naming the cause.
     case ErrorCode.CreditStoreUnavailable:
+    case ErrorCode.FacilitatorUnavailable:
     case ErrorCode.ServiceUnavailable:
     case ErrorCode.ServiceTimeout:
     case ErrorCode.UpstreamTimeout:
