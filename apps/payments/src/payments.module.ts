@@ -8,13 +8,16 @@ import { KeyRepository } from './keys/key-repository.js';
 import { KeyService } from './keys/key-service.js';
 import { PaymentsResources } from './payments-resources.js';
 import { PAYMENTS_CONFIG } from './payments-tokens.js';
+import { X402Controller } from './handlers/x402.controller.js';
+import { X402Payments } from './x402/x402-payments.js';
+import { X402TopUps } from './x402/x402-top-ups.js';
 
 @Module({})
 export class PaymentsModule {
   static forConfig(config: PaymentsConfig): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [CreditsController, AdminKeysController],
+      controllers: [CreditsController, AdminKeysController, X402Controller],
       providers: [
         { provide: PAYMENTS_CONFIG, useValue: config },
         PaymentsResources,
@@ -30,6 +33,16 @@ export class PaymentsModule {
           inject: [CreditStore, KeyRepository],
         },
         { provide: KeyService, useFactory: (keys: KeyRepository, store: CreditStore) => new KeyService(keys, store), inject: [KeyRepository, CreditStore] },
+        {
+          provide: X402Payments,
+          useFactory: (resources: PaymentsResources) => {
+            const payments = new X402Payments(config.x402, resources.redis);
+            payments.warmUp();
+            return payments;
+          },
+          inject: [PaymentsResources],
+        },
+        { provide: X402TopUps, useFactory: (payments: X402Payments, keys: KeyService) => new X402TopUps(payments, keys), inject: [X402Payments, KeyService] },
       ],
       exports: [KeyService, CreditService],
     };

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type EnvReader, type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
+import { readX402Config, type X402Config } from '../x402/x402-config.js';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/appcat';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -29,6 +30,7 @@ export interface PaymentsConfig {
   /** How long a key hash that Postgres does not know is remembered as unknown, ms. */
   unknownKeyTtlMs: number;
   ledger: LedgerConfig;
+  x402: X402Config;
 }
 
 export function readDatabaseUrl(env: EnvReader): string {
@@ -52,6 +54,7 @@ export function readPaymentsConfig(environment: Record<string, string | undefine
         blockMs: env.int('LEDGER_BLOCK_MS', 1_000, { min: 10, max: 60_000 }),
         claimIdleMs: env.int('LEDGER_CLAIM_IDLE_MS', 30_000, { min: 100, max: 3_600_000 }),
       },
+      x402: readX402Config(env),
     }),
     environment,
   );

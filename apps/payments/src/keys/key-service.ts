@@ -43,11 +43,17 @@ export class KeyService {
     const { credit, note } = (request ?? {}) as { credit?: unknown; note?: unknown };
     const amount = readAmount(credit, 'credit');
     if (amount > MAX_TOPUP_MICROS) throw invalidArgument(`credit must be at most ${MAX_TOPUP_MICROS} µUSD`);
-    const text = readNote(note);
+    return this.issue(amount > 0n ? { amount, method: 'admin', externalRef: `admin:${randomUUID()}`, note: readNote(note) } : null);
+  }
+
+  /**
+   * Issues a new key, with its opening top-up in the same transaction (an admin grant, or the x402
+   * payment that bought it: the payment's reference is unique, so it can never open two keys).
+   */
+  async issue(opening: { amount: bigint; method: TopUpMethod; externalRef: string; note?: string } | null): Promise<AdminKeyCreated> {
+    const amount = opening?.amount ?? 0n;
     const issued = issueApiKey();
-    const key = await usingStores('create key', () =>
-      this.keys.createKey(issued, amount > 0n ? { amount, method: 'admin', externalRef: `admin:${randomUUID()}`, note: text } : null),
-    );
+    const key = await usingStores('create key', () => this.keys.createKey(issued, opening));
     // Only warms Redis: the key is durable now and loads itself on first use if this fails, and the
     // reply must not be lost, as it is the only copy of the key.
     await this.store.sync(issued.keyHash, snapshotOf(key)).catch((error: unknown) => {
@@ -82,6 +88,14 @@ export class KeyService {
       const synced = await this.store.sync(result.key.keyHash, snapshotOf(result.key));
       return { topUp: result.topUp, credited: result.kind === 'credited', balance: synced.balance };
     });
+  }
+
+  /** The key with this hash, refusing unknown and revoked keys (e.g. before taking a recharge payment). */
+  async requireActive(keyHash: string): Promise<ApiKey> {
+    const key = await usingStores('find key', () => this.keys.findByHash(keyHash));
+    if (!key) throw new WireException(ErrorCode.CreditKeyUnknown, 'unknown API key');
+    if (key.revokedAt) throw new WireException(ErrorCode.CreditKeyRevoked, 'API key revoked');
+    return key;
   }
 
   async revoke(request: unknown): Promise<AdminKeyDetails> {

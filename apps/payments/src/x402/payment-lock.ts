@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * A short-lived claim on one payment payload, in Redis so every replica sees it: the second of two
+ * identical payloads (sent twice, or five times at once) is answered "already used" at once, before
+ * the facilitator is asked anything. The real guarantee of one delivery per payment is that a call is
+ * served only after its own settlement succeeded, and a payload settles at most once on chain; the
+ * lock keeps duplicates off the facilitator and answers them fast.
+ */
+export class PaymentLock {
+  constructor(private readonly redis: Redis) {}
+
+  /** The identity of a payload: (network, payer, nonce) for EVM, the transaction for Solana. */
+  static identify(network: string, payload: unknown, rawHeader: string): string {
+    const evm = (payload as { authorization?: { from?: unknown; nonce?: unknown } } | null)?.authorization;
+    if (evm && typeof evm.from === 'string' && typeof evm.nonce === 'string') {
+      return `${network}:${evm.from.toLowerCase()}:${evm.nonce.toLowerCase()}`;
+    }
+    const transaction = (payload as { transaction?: unknown } | null)?.transaction;
+    const material = typeof transaction === 'string' ? transaction : rawHeader;
+    return `${network}:tx:${createHash('sha256').update(material).digest('hex')}`;
+  }
+
+  /**
+   * Claims the payload for `ttlMs`; false when another request holds or used it. When Redis is down
+   * the claim is granted (and says so): on-chain settlement still admits one winner.
+   */
+  async claim(identity: string, ttlMs: number): Promise<{ claimed: boolean; degraded: boolean }> {
+    try {
+      const result = await this.redis.set(PaymentLock.keyOf(identity), 'settling', 'PX', ttlMs, 'NX');
+      return { claimed: result === 'OK', degraded: false };
+    } catch {
+      return { claimed: true, degraded: true };
+    }
+  }
+
+  /** Marks the payload used for the rest of its validity. */
+  async markUsed(identity: string, ttlMs: number): Promise<void> {
+    await this.redis.set(PaymentLock.keyOf(identity), 'used', 'PX', ttlMs).catch(() => undefined);
+  }
+
+  /** Gives the payload back (it bought nothing and may be retried, e.g. after the facilitator was down). */
+  async release(identity: string): Promise<void> {
+    await this.redis.del(PaymentLock.keyOf(identity)).catch(() => undefined);
+  }
+
+  static keyOf(identity: string): string {
+    return `x402:payment:${identity}`;
+  }
+}

@@ -1,0 +1,224 @@
+import {
+  ErrorCode,
+  type NetworkSet,
+  type X402Offer,
+  type X402Receipt,
+  type X402Requirement,
+  type X402Resource,
+} from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+import { Logger } from '@nestjs/common';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
+import { FacilitatorTimeoutError, type PaymentPayload, type PaymentRequirements, SettleError, type SettleResponse, VerifyError } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/server';
+import { ExactSvmScheme } from '@x402/svm/exact/server';
+import type { Redis } from 'ioredis';
+import { PaymentLock } from './payment-lock.js';
+import type { X402Config, X402Network } from './x402-config.js';
+
+/** The largest `payment-signature` header accepted; real payloads are well under 4 KiB. */
+const MAX_SIGNATURE_LENGTH = 16_384;
+/** Cap on free text copied into a header (viem errors run to kilobytes). */
+const MAX_REASON_LENGTH = 160;
+const INIT_RETRY_MS = 2_000;
+
+export interface Settlement {
+  receipt: X402Receipt;
+  requirement: PaymentRequirements;
+  amount: bigint;
+}
+
+/**
+ * x402 v2 on the resource-server side, through the configured facilitator: builds the `accepts`
+ * lists, and verifies then settles a payment before anything is delivered. Built on @x402/core's
+ * x402ResourceServer with the exact EVM and SVM schemes.
+ */
+export class X402Payments {
+  private readonly logger = new Logger('X402Payments');
+  private readonly server: x402ResourceServer;
+  private readonly lock: PaymentLock;
+  private initialised: Promise<void> | null = null;
+  private lastInitFailure = 0;
+  private readonly acceptsCache = new Map<string, X402Requirement[]>();
+  private readonly unsupportedWarned = new Set<string>();
+
+  constructor(
+    private readonly config: X402Config,
+    redis: Redis,
+  ) {
+    const token = config.facilitatorAuthToken;
+    const facilitator = new HTTPFacilitatorClient({
+      url: config.facilitatorUrl,
+      timeoutMs: config.facilitatorTimeoutMs,
+      createAuthHeaders: token
+        ? async () => {
+            const headers = { Authorization: `Bearer ${token}` };
+            return { verify: headers, settle: headers, supported: headers };
+          }
+        : undefined,
+    });
+    this.server = new x402ResourceServer(facilitator);
+    for (const network of config.networks) {
+      this.server.register(network.network as `${string}:${string}`, network.kind === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme());
+    }
+    this.lock = new PaymentLock(redis);
+  }
+
+  /** Starts fetching the facilitator's supported kinds; failures are retried on demand. */
+  warmUp(): void {
+    this.ensureInitialised().catch((error: unknown) => this.logger.warn(`facilitator not ready: ${describe(error)}`));
+  }
+
+  /** The `accepts` list for an offer, in offer order; networks the facilitator does not support are left out. */
+  async accepts(offer: X402Offer): Promise<X402Requirement[]> {
+    const cacheKey = `${offer.networks}:${offer.price}`;
+    const cached = this.acceptsCache.get(cacheKey);
+    if (cached) return cached;
+    await this.ensureInitialised();
+    const accepts: X402Requirement[] = [];
+    for (const network of this.networksFor(offer.networks)) {
+      try {
+        const [requirement] = await this.server.buildPaymentRequirements({
+          scheme: 'exact',
+          network: network.network as `${string}:${string}`,
+          payTo: network.payTo as string,
+          price: { amount: offer.price, asset: network.asset, extra: network.kind === 'evm' ? { name: network.assetName, version: network.assetVersion } : {} },
+          maxTimeoutSeconds: this.config.maxTimeoutSeconds,
+        });
+        accepts.push(requirement as X402Requirement);
+      } catch (error) {
+        if (!this.unsupportedWarned.has(network.network)) {
+          this.unsupportedWarned.add(network.network);
+          this.logger.warn(`x402 network ${network.name} (${network.network}) left out: ${describe(error)}`);
+        }
+      }
+    }
+    if (accepts.length === 0) throw new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator supports none of the configured networks');
+    if (this.acceptsCache.size > 256) this.acceptsCache.clear();
+    this.acceptsCache.set(cacheKey, accepts);
+    return accepts;
+  }
+
+  /**
+   * Verifies and settles a payment for `offer` on `resource`. Resolves only once the facilitator has
+   * settled it; every refusal is a typed WireException whose message names the reason.
+   */
+  async settle(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<Settlement> {
+    const payload = this.decode(paymentSignature);
+    if (payload.resource?.url !== undefined && payload.resource.url !== resource.url) {
+      throw invalid('payment was made for another resource');
+    }
+    const accepts = await this.accepts(offer);
+    const requirement = this.server.findMatchingRequirements(accepts as PaymentRequirements[], payload);
+    if (!requirement) throw invalid(mismatchReason(payload, accepts));
+
+    const identity = PaymentLock.identify(requirement.network, payload.payload, paymentSignature);
+    const lockMs = requirement.maxTimeoutSeconds * 1000 + 60_000;
+    const claim = await this.lock.claim(identity, lockMs);
+    if (!claim.claimed) throw new WireException(ErrorCode.PaymentReplayed, 'payment already used');
+    if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
+
+    let settled: SettleResponse;
+    try {
+      const verified = await this.server.verifyPayment(payload, requirement);
+      if (!verified.isValid) throw invalid(`payment rejected: ${verified.invalidReason ?? 'invalid'}`);
+      settled = await this.server.settlePayment(payload, requirement);
+      if (!settled.success) throw new WireException(ErrorCode.PaymentSettlementFailed, `settlement failed: ${trim(settled.errorReason ?? 'unknown reason')}`);
+    } catch (error) {
+      // A payload that bought nothing can be retried; one whose settlement may have happened cannot.
+      if (!(error instanceof FacilitatorTimeoutError)) await this.lock.release(identity);
+      throw this.failure(error);
+    }
+    await this.lock.markUsed(identity, lockMs);
+    const receipt: X402Receipt = {
+      paymentResponse: encodePaymentResponseHeader({
+        success: true,
+        transaction: settled.transaction,
+        network: settled.network,
+        payer: settled.payer,
+        ...(settled.amount ? { amount: settled.amount } : {}),
+      }),
+      network: settled.network,
+      payer: settled.payer ?? '',
+      transaction: settled.transaction,
+    };
+    return { receipt, requirement, amount: BigInt(requirement.amount) };
+  }
+
+  private networksFor(set: NetworkSet): X402Network[] {
+    return this.config.networks.filter((network) => network.set === 'standard' || set === 'extended');
+  }
+
+  private decode(header: string): PaymentPayload {
+    if (header.length > MAX_SIGNATURE_LENGTH) throw invalid('payment-signature is too large');
+    let payload: PaymentPayload;
+    try {
+      payload = decodePaymentSignatureHeader(header);
+    } catch {
+      throw invalid('payment-signature is not a base64 JSON x402 payment payload');
+    }
+    if (typeof payload !== 'object' || payload === null || payload.x402Version !== 2) throw invalid('only x402 version 2 payments are accepted');
+    if (typeof payload.accepted !== 'object' || payload.accepted === null || typeof payload.payload !== 'object') {
+      throw invalid('payment-signature lacks the accepted requirements or the signed payload');
+    }
+    return payload;
+  }
+
+  private async ensureInitialised(): Promise<void> {
+    if (this.initialised) return this.initialised;
+    if (Date.now() - this.lastInitFailure < INIT_RETRY_MS) {
+      throw new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable');
+    }
+    this.initialised = this.server.initialize().catch((error: unknown) => {
+      this.initialised = null;
+      this.lastInitFailure = Date.now();
+      this.logger.warn(`facilitator /supported failed: ${describe(error)}`);
+      throw new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable');
+    });
+    return this.initialised;
+  }
+
+  private failure(error: unknown): WireException {
+    if (error instanceof WireException) return error;
+    if (error instanceof VerifyError) return invalid(`payment rejected: ${trim(error.invalidReason ?? 'invalid')}`);
+    if (error instanceof SettleError) {
+      return new WireException(ErrorCode.PaymentSettlementFailed, `settlement failed: ${trim(error.errorReason ?? 'unknown reason')}`);
+    }
+    if (error instanceof FacilitatorTimeoutError) {
+      return new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator did not answer in time; the payment may have settled');
+    }
+    this.logger.warn(`facilitator call failed: ${describe(error)}`);
+    return new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable');
+  }
+}
+
+function invalid(message: string): WireException {
+  return new WireException(ErrorCode.PaymentInvalid, trim(message));
+}
+
+/** Says which field of the payment does not meet any offered requirement. */
+function mismatchReason(payload: PaymentPayload, accepts: X402Requirement[]): string {
+  const accepted = payload.accepted as Partial<PaymentRequirements>;
+  const sameNetwork = accepts.filter((a) => a.network === accepted.network);
+  if (sameNetwork.length === 0) return `network ${String(accepted.network)} is not accepted here`;
+  const offer = sameNetwork[0];
+  if (accepted.scheme !== offer.scheme) return `scheme ${String(accepted.scheme)} is not accepted here`;
+  if (String(accepted.asset).toLowerCase() !== offer.asset.toLowerCase()) return 'payment asset is not the USDC this resource accepts';
+  if (String(accepted.payTo).toLowerCase() !== offer.payTo.toLowerCase()) return 'payment is not addressed to this service';
+  if (accepted.amount !== offer.amount) {
+    return BigInt(/^\d+$/.test(String(accepted.amount)) ? String(accepted.amount) : '0') < BigInt(offer.amount)
+      ? `payment amount is below the price (${offer.amount} required)`
+      : `payment amount does not match the price (${offer.amount} required)`;
+  }
+  return 'payment does not match the requirements of this resource';
+}
+
+function trim(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > MAX_REASON_LENGTH ? `${oneLine.slice(0, MAX_REASON_LENGTH - 1)}…` : oneLine;
+}
+
+function describe(error: unknown): string {
+  return trim(error instanceof Error ? error.message : String(error));
+}
