@@ -5,6 +5,8 @@ import { CreditsClient } from './credits/credits.client.js';
 import { CreditsController } from './credits/credits.controller.js';
 import { NatsRpcShutdown, natsRpcProvider } from './nats-rpc.provider.js';
 import { PaymentChallenge } from './payment/payment-challenge.js';
+import { X402PaymentService } from './payment/x402-payment.service.js';
+import { X402Client } from './payment/x402.client.js';
 import { CatalogClient } from './priced/catalog.client.js';
 import { PricedCallService } from './priced/priced-call.service.js';
 import { PricedRoutesRegistrar } from './priced/priced-routes.registrar.js';
@@ -21,7 +23,9 @@ export class GatewayModule {
         NatsRpcShutdown,
         CreditsClient,
         CatalogClient,
+        X402Client,
         PaymentChallenge,
+        X402PaymentService,
         PricedCallService,
         PricedRoutesRegistrar,
       ],

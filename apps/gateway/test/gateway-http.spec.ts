@@ -13,6 +13,11 @@ import { createGatewayApp, type GatewayConfig } from '../src/index.js';
 
 type Handler = (data: Record<string, unknown>) => unknown;
 
+function decode(header: unknown) {
+  expect(typeof header).toBe('string');
+  return JSON.parse(Buffer.from(header as string, 'base64').toString('utf8'));
+}
+
 class StandIn {
   calls: Record<string, unknown>[] = [];
   constructor(public handler: Handler) {}
@@ -28,6 +33,19 @@ describe('gateway over HTTP', () => {
   const debit = new StandIn(() => ({ debitId: 'd1', balance: '4997000' }));
   const balance = new StandIn(() => ({ balance: '4997000' }));
   const catalog = new StandIn((data) => ({ data: { echo: data.query } }));
+  const accepts = new StandIn((data) => {
+    const offer = data.offer as { price: string; networks: string };
+    const networks = offer.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453'];
+    return { accepts: networks.map((network) => ({ scheme: 'exact', network, amount: offer.price, asset: '0xA', payTo: '0xB' })) };
+  });
+  const pay = new StandIn(() => ({ paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' }));
+  const topUp = new StandIn((data) => ({
+    receipt: { paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' },
+    ...(data.keyHash ? {} : { key: KEY }),
+    id: 'k1',
+    prefix: KEY.slice(0, 12),
+    balance: data.amount,
+  }));
 
   const serve = (subject: string, standIn: StandIn) =>
     responder.subscribe(subject, {
@@ -49,6 +67,9 @@ describe('gateway over HTTP', () => {
     serve(Subject.CreditsDebit, debit);
     serve(Subject.CreditsBalance, balance);
     serve(Subject.CatalogFetch, catalog);
+    serve(Subject.X402Accepts, accepts);
+    serve(Subject.X402Pay, pay);
+    serve(Subject.CreditsTopUp, topUp);
     const config: GatewayConfig = {
       host: '127.0.0.1',
       port: 0,
@@ -69,7 +90,8 @@ describe('gateway over HTTP', () => {
   });
 
   beforeEach(() => {
-    for (const s of [debit, balance, catalog]) s.calls = [];
+    for (const s of [debit, balance, catalog, accepts, pay, topUp]) s.calls = [];
+    pay.handler = () => ({ paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' });
     debit.handler = () => ({ debitId: 'd1', balance: '4997000' });
     catalog.handler = (data) => ({ data: { echo: data.query } });
   });
@@ -173,8 +195,35 @@ describe('gateway over HTTP', () => {
   describe('nothing is charged', () => {
     afterEach(() => expect(debit.calls).toHaveLength(0));
 
-    it('without credentials: 402 payment_required', async () => {
-      expectEnvelope(await get('/api/apps?term=chess'), 402, 'payment_required');
+    it('without credentials: 402 payment_required with the x402 challenge for the route', async () => {
+      const res = await get('/api/apps?term=chess');
+      expectEnvelope(res, 402, 'payment_required');
+      expect(catalog.calls).toHaveLength(0);
+      const challenge = decode(res.headers['payment-required']);
+      expect(challenge).toEqual({
+        x402Version: 2,
+        resource: { url: 'http://gateway.test/api/apps?term=chess', description: 'Search App Store apps by term', mimeType: 'application/json' },
+        accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: '0xA', payTo: '0xB' }],
+      });
+      const developers = decode((await get('/api/developers/284882218')).headers['payment-required']);
+      expect(developers.accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:8453', 'eip155:137']);
+    });
+
+    it('an x402 payment that buys nothing → 402 naming the reason, with a fresh challenge', async () => {
+      pay.handler = () => {
+        throw { code: ErrorCode.PaymentReplayed, message: 'payment already used' };
+      };
+      const res = await get('/api/apps/1', { 'payment-signature': 'e30=' });
+      expectEnvelope(res, 402, 'payment already used');
+      expect(decode(res.headers['payment-required'])).toMatchObject({ error: 'payment already used', accepts: [{ amount: '3000' }] });
+      expect(catalog.calls).toHaveLength(0);
+    });
+
+    it('an unreachable facilitator → 502 naming it', async () => {
+      pay.handler = () => {
+        throw { code: ErrorCode.FacilitatorUnavailable, message: 'payment facilitator unreachable' };
+      };
+      expectEnvelope(await get('/api/apps/1', { 'payment-signature': 'e30=' }), 502, 'payment facilitator unreachable');
       expect(catalog.calls).toHaveLength(0);
     });
 
@@ -231,6 +280,72 @@ describe('gateway over HTTP', () => {
 
     it('a malformed URL → 400 envelope', async () => {
       expectEnvelope(await paid('/api/apps/%E0%A4%A'), 400, 'malformed url');
+    });
+  });
+
+  describe('x402', () => {
+    it('a settled payment buys the call: payment-response header, then the data', async () => {
+      const res = await get('/api/apps/1?country=jp', { 'payment-signature': 'c2lnbmVk' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['payment-response']).toBe('cmVjZWlwdA==');
+      expect(pay.calls).toEqual([
+        expect.objectContaining({
+          paymentSignature: 'c2lnbmVk',
+          offer: { price: '3000', networks: 'standard' },
+          resource: expect.objectContaining({ url: 'http://gateway.test/api/apps/1?country=jp' }),
+          route: 'apps.get',
+        }),
+      ]);
+      expect(debit.calls).toHaveLength(0);
+      expect(catalog.calls).toHaveLength(1);
+    });
+
+    it('an invalid request with a payment → 400 and the payment is never sent to payments', async () => {
+      expectEnvelope(await get('/api/apps?term=', { 'payment-signature': 'c2lnbmVk' }), 400, 'term is required');
+      expect(pay.calls).toHaveLength(0);
+    });
+  });
+
+  describe('top-up', () => {
+    const post = (url: string, headers: Record<string, string> = {}) => request('POST', url, headers);
+
+    it.each([
+      ['/api/credits/topup', 'amount is required'],
+      ['/api/credits/topup?amount=0.5', 'amount must be a USD amount from 1 to 10000 with at most 6 decimals'],
+      ['/api/credits/topup?amount=1.0000001', 'amount must be a USD amount from 1 to 10000 with at most 6 decimals'],
+      ['/api/credits/topup?amount=10000.01', 'amount must be a USD amount from 1 to 10000 with at most 6 decimals'],
+      ['/api/credits/topup?amount=abc', 'amount must be a USD amount from 1 to 10000 with at most 6 decimals'],
+      ['/api/credits/topup?amount=1&amount=2', 'amount must be given only once'],
+    ])('%s → 400 %s', async (url, message) => {
+      expectEnvelope(await post(url, { 'payment-signature': 'c2lnbmVk' }), 400, message);
+      expect(topUp.calls).toHaveLength(0);
+    });
+
+    it('unpaid → 402 challenge for exactly that amount', async () => {
+      const res = await post('/api/credits/topup?amount=5');
+      expectEnvelope(res, 402, 'payment_required');
+      expect(decode(res.headers['payment-required']).accepts).toEqual([expect.objectContaining({ amount: '5000000', network: 'eip155:8453' })]);
+    });
+
+    it('paid → a new key holding the amount, shown once', async () => {
+      const res = await post('/api/credits/topup?amount=5', { 'payment-signature': 'c2lnbmVk' });
+      expect(res.statusCode).toBe(200);
+      expect(JSON.parse(res.body).data).toEqual({
+        apiKey: KEY,
+        prefix: KEY.slice(0, 12),
+        balance: '5.000000',
+        currency: 'USD',
+        warning: 'Store this key now: it is shown only this once and cannot be recovered.',
+      });
+      expect(res.headers['payment-response']).toBe('cmVjZWlwdA==');
+      expect(topUp.calls[0]).toMatchObject({ amount: '5000000', paymentSignature: 'c2lnbmVk' });
+      expect(topUp.calls[0].keyHash).toBeUndefined();
+    });
+
+    it('paid with a key → recharges that key', async () => {
+      const res = await post('/api/credits/topup?amount=2.5', { 'payment-signature': 'c2lnbmVk', authorization: `Bearer ${KEY}` });
+      expect(JSON.parse(res.body).data).toMatchObject({ balance: '2.500000', credited: '2.500000' });
+      expect(topUp.calls[0].keyHash).toMatch(/^[0-9a-f]{64}$/);
     });
   });
 

@@ -1,14 +1,38 @@
+import { type X402Offer, type X402Resource } from '@appcat/contracts';
+import { RpcCallError } from '@appcat/microservice';
 import { Injectable } from '@nestjs/common';
-import type { PricedRoute } from '@appcat/routes';
+import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { HttpError, Messages } from '../errors/http-error.js';
+import { httpErrorFor } from '../errors/http-status.js';
+import { X402Client } from './x402.client.js';
+
+export const PAYMENT_REQUIRED_HEADER = 'payment-required';
+export const PAYMENT_RESPONSE_HEADER = 'payment-response';
 
 /**
- * Builds the 402 answer for a priced call that offered no payment. The x402 `payment-required`
- * header (the machine-readable requirements) is added here once x402 is enabled.
+ * Builds 402 answers: the envelope with `message` (payment_required, or the reason a payment was
+ * refused) and the x402 `payment-required` header, base64 of a v2 PaymentRequired listing one
+ * `accepts` entry per network.
  */
 @Injectable()
 export class PaymentChallenge {
-  required(_route: PricedRoute, _resourceUrl: string): HttpError {
-    return new HttpError(402, Messages.paymentRequired);
+  constructor(private readonly x402: X402Client) {}
+
+  /** The 402 for `offer` on `resource`; `reason` explains why a payment that was sent bought nothing. */
+  async required(offer: X402Offer, resource: X402Resource, requestId: string, reason?: string): Promise<HttpError> {
+    let accepts;
+    try {
+      accepts = await this.x402.accepts(offer, requestId);
+    } catch (error) {
+      if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
+      throw error;
+    }
+    const header = encodePaymentRequiredHeader({
+      x402Version: 2,
+      ...(reason ? { error: reason } : {}),
+      resource,
+      accepts: accepts as never,
+    });
+    return new HttpError(402, reason ?? Messages.paymentRequired, { [PAYMENT_REQUIRED_HEADER]: header });
   }
 }

@@ -26,9 +26,14 @@ export function readPaymentCredentials(headers: IncomingHttpHeaders): PaymentCre
     return { kind: 'x402', paymentSignature: Array.isArray(signature) ? signature.join(',') : signature };
   }
   if (authorization === undefined) return { kind: 'none' };
+  return { kind: 'credits', keyHash: readBearerKeyHash(authorization) };
+}
+
+/** The hash of the key in an `Authorization: Bearer <key>` header; 401 for anything else. */
+export function readBearerKeyHash(authorization: string): ApiKeyHash {
   const match = BEARER.exec(authorization);
   if (!match) throw new HttpError(401, 'authorization must be "Bearer <api key>"');
   // A string that cannot be a key is refused here, without a round trip to payments.
   if (!looksLikeApiKey(match[1])) throw new HttpError(401, 'invalid api key');
-  return { kind: 'credits', keyHash: hashApiKey(match[1]) };
+  return hashApiKey(match[1]);
 }

@@ -1,4 +1,4 @@
-import { formatUsd } from '@appcat/contracts';
+import { formatUsd, type X402Offer, type X402Resource } from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -7,7 +7,8 @@ import type { GatewayConfig } from '../config.js';
 import { CreditsClient } from '../credits/credits.client.js';
 import { OK_MESSAGE, sendEnvelope } from '../envelope/envelope.js';
 import { HttpError } from '../errors/http-error.js';
-import { PaymentChallenge } from '../payment/payment-challenge.js';
+import { PAYMENT_RESPONSE_HEADER, PaymentChallenge } from '../payment/payment-challenge.js';
+import { X402PaymentService } from '../payment/x402-payment.service.js';
 import { readPaymentCredentials } from '../payment/payment-credentials.js';
 import { CatalogClient } from './catalog.client.js';
 
@@ -28,6 +29,7 @@ export class PricedCallService {
     private readonly credits: CreditsClient,
     private readonly catalog: CatalogClient,
     private readonly challenge: PaymentChallenge,
+    private readonly x402Payments: X402PaymentService,
   ) {}
 
   async handle(route: PricedRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -36,12 +38,16 @@ export class PricedCallService {
     const query = route.toCatalogQuery(input.params);
 
     const credentials = readPaymentCredentials(request.headers);
+    const offer: X402Offer = { price: route.price.toString(), networks: route.networks };
+    const resource: X402Resource = { url: this.config.publicBaseUrl + request.url, description: route.description, mimeType: 'application/json' };
     switch (credentials.kind) {
       case 'none':
-        throw this.challenge.required(route, this.config.publicBaseUrl + request.url);
-      case 'x402':
-        // Accepting x402 payloads arrives with the x402 issue; until then a payload buys nothing.
-        throw this.challenge.required(route, this.config.publicBaseUrl + request.url);
+        throw await this.challenge.required(offer, resource, request.id);
+      case 'x402': {
+        const receipt = await this.x402Payments.pay(credentials.paymentSignature, offer, resource, route.id, request.id);
+        reply.header(PAYMENT_RESPONSE_HEADER, receipt.paymentResponse);
+        break;
+      }
       case 'credits': {
         const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, request.id);
         reply.header(CREDITS_REMAINING_HEADER, formatUsd(balance));

@@ -1,0 +1,40 @@
+import { ErrorCode, type X402Offer, type X402Receipt, type X402Resource, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
+import { RpcCallError } from '@appcat/microservice';
+import { Injectable } from '@nestjs/common';
+import { httpErrorFor } from '../errors/http-status.js';
+import { PaymentChallenge } from './payment-challenge.js';
+import { X402Client } from './x402.client.js';
+
+const REFUSED_PAYMENT: ReadonlySet<ErrorCode> = new Set([ErrorCode.PaymentInvalid, ErrorCode.PaymentReplayed, ErrorCode.PaymentSettlementFailed]);
+
+/**
+ * Pays with x402 through payments. A payment that buys nothing is answered like an unpaid request —
+ * 402 with a fresh `payment-required` header — but with the reason in `message` and in the header's
+ * `error`, so the caller can fix it and pay again.
+ */
+@Injectable()
+export class X402PaymentService {
+  constructor(
+    private readonly x402: X402Client,
+    private readonly challenge: PaymentChallenge,
+  ) {}
+
+  async pay(paymentSignature: string, offer: X402Offer, resource: X402Resource, route: string, requestId: string): Promise<X402Receipt> {
+    return this.refusingWithChallenge(offer, resource, requestId, () => this.x402.pay({ paymentSignature, offer, resource, route, requestId }));
+  }
+
+  async topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {
+    const offer: X402Offer = { price: request.amount, networks: 'standard' };
+    return this.refusingWithChallenge(offer, request.resource, request.requestId, () => this.x402.topUp(request));
+  }
+
+  private async refusingWithChallenge<T>(offer: X402Offer, resource: X402Resource, requestId: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof RpcCallError)) throw error;
+      if (REFUSED_PAYMENT.has(error.code)) throw await this.challenge.required(offer, resource, requestId, error.message);
+      throw httpErrorFor(error.code, error.message);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import {
+  Subject,
+  type X402AcceptsReply,
+  type X402Offer,
+  type X402PayRequest,
+  type X402Receipt,
+  type X402Requirement,
+  type X402TopUpReply,
+  type X402TopUpRequest,
+} from '@appcat/contracts';
+import { type NatsRpcClient } from '@appcat/microservice';
+import { Inject, Injectable } from '@nestjs/common';
+import { NATS_RPC } from '../nats-rpc.provider.js';
+
+/** How long an `accepts` list is reused before payments is asked again. */
+const ACCEPTS_TTL_MS = 60_000;
+
+/**
+ * x402 as payments offers it over NATS. `accepts` lists are cached: an unpaid request (the cheapest
+ * thing to flood us with) costs no round trip once the list is known. Failures are RpcCallErrors.
+ */
+@Injectable()
+export class X402Client {
+  private readonly accepted = new Map<string, { accepts: X402Requirement[]; until: number }>();
+
+  constructor(@Inject(NATS_RPC) private readonly nats: NatsRpcClient) {}
+
+  async accepts(offer: X402Offer, requestId: string): Promise<X402Requirement[]> {
+    const key = `${offer.networks}:${offer.price}`;
+    const cached = this.accepted.get(key);
+    if (cached && cached.until > Date.now()) return cached.accepts;
+    const reply = await this.nats.request<X402AcceptsReply>(Subject.X402Accepts, { offer }, { service: 'payments', requestId });
+    if (this.accepted.size > 256) this.accepted.clear();
+    this.accepted.set(key, { accepts: reply.accepts, until: Date.now() + ACCEPTS_TTL_MS });
+    return reply.accepts;
+  }
+
+  pay(request: X402PayRequest): Promise<X402Receipt> {
+    return this.nats.request<X402Receipt>(Subject.X402Pay, request, { service: 'payments', requestId: request.requestId });
+  }
+
+  topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {
+    return this.nats.request<X402TopUpReply>(Subject.CreditsTopUp, request, { service: 'payments', requestId: request.requestId });
+  }
+}
