@@ -1,0 +1,5 @@
+export * from './abi.js';
+export * from './accounts.js';
+export * from './anvil-binary.js';
+export * from './local-chain.js';
+export * from './usdc-deployments.js';
