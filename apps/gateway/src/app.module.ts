@@ -4,6 +4,8 @@ import type { GatewayConfig } from './config.js';
 import { CreditsClient } from './credits/credits.client.js';
 import { CreditsController } from './credits/credits.controller.js';
 import { NatsRpcShutdown, natsRpcProvider } from './nats-rpc.provider.js';
+import { GatewayOps } from './ops/gateway-ops.js';
+import { HealthController } from './ops/health.controller.js';
 import { PaymentChallenge } from './payment/payment-challenge.js';
 import { X402PaymentService } from './payment/x402-payment.service.js';
 import { X402Client } from './payment/x402.client.js';
@@ -16,11 +18,12 @@ export class GatewayModule {
   static forRoot(config: GatewayConfig): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [CreditsController],
+      controllers: [CreditsController, HealthController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         natsRpcProvider,
         NatsRpcShutdown,
+        GatewayOps,
         CreditsClient,
         CatalogClient,
         X402Client,

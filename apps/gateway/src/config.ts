@@ -1,4 +1,5 @@
 import { type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
+import { type OpsConfig, readOpsConfig } from '@appcat/ops';
 
 export interface GatewayConfig {
   host: string;
@@ -10,6 +11,9 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** Trust X-Forwarded-* from the load balancer in front. */
   trustProxy: boolean;
+  ops: OpsConfig;
+  /** After SIGTERM, how long the gateway keeps serving while reporting unready, so the load balancer stops sending first. */
+  shutdownDelayMs: number;
 }
 
 export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
@@ -22,6 +26,8 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
       nats: readNatsConfig(e),
       bodyLimitBytes: e.int('BODY_LIMIT_BYTES', 16_384, { min: 1024, max: 1_048_576 }),
       trustProxy: e.bool('TRUST_PROXY', false),
+      ops: readOpsConfig(e, 9100),
+      shutdownDelayMs: e.int('SHUTDOWN_DELAY_MS', 0, { min: 0, max: 60_000 }),
     };
   }, env);
 }

@@ -5,6 +5,7 @@ import { GatewayModule } from './app.module.js';
 import type { GatewayConfig } from './config.js';
 import { EnvelopeExceptionFilter } from './envelope/envelope-exception.filter.js';
 import { fastifyOptions } from './http/fastify-options.js';
+import { GatewayOps } from './ops/gateway-ops.js';
 
 /** Builds the gateway, initialised but not listening: `app.listen(port, host)` or `app.inject()` next. */
 export async function createGatewayApp(
@@ -20,6 +21,10 @@ export async function createGatewayApp(
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  const { metrics } = app.get(GatewayOps);
+  fastify.addHook('onResponse', async (request, reply) => {
+    metrics.requests.inc({ route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
   });
 
   await app.init();

@@ -1,10 +1,12 @@
+import { createJsonLogger, JsonNestLogger } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import { readGatewayConfig } from './config.js';
 import { createGatewayApp } from './gateway-app.js';
 
 async function main(): Promise<void> {
   const config = readGatewayConfig();
-  const app = await createGatewayApp(config);
+  Logger.overrideLogger(new JsonNestLogger(createJsonLogger('gateway', config.ops.logLevel)));
+  const app = await createGatewayApp(config, { logger: new JsonNestLogger(createJsonLogger('gateway', config.ops.logLevel)) });
   await app.listen(config.port, config.host);
   new Logger('Gateway').log(`listening on http://${config.host}:${config.port} (public ${config.publicBaseUrl})`);
 }

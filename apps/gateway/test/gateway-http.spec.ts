@@ -77,6 +77,8 @@ describe('gateway over HTTP', () => {
       nats: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
       bodyLimitBytes: 16_384,
       trustProxy: false,
+      ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },
+      shutdownDelayMs: 0,
     };
     app = await createGatewayApp(config, { logger: false });
     await app.listen(0, '127.0.0.1');
@@ -360,6 +362,14 @@ describe('gateway over HTTP', () => {
     it('needs a key', async () => {
       expectEnvelope(await get('/api/credits/balance'), 401, 'an api key is required: Authorization: Bearer <api key>');
     });
+  });
+
+  it('answers liveness and readiness on the public port, free', async () => {
+    expect(JSON.parse((await get('/healthz')).body)).toEqual({ status: 200, message: 'ok', data: { status: 'alive' } });
+    const ready = await get('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(JSON.parse(ready.body).data).toEqual({ checks: { nats: 'ok' } });
+    expect(debit.calls).toHaveLength(0);
   });
 
   it('echoes a safe x-request-id and makes one otherwise', async () => {

@@ -29,6 +29,9 @@ interface NestReplyPacket {
  * Every failure comes out as an {@link RpcCallError} with a typed code.
  */
 export class NatsRpcClient {
+  /** Observes every request: subject, seconds taken, and 'ok' or the error code (for metrics). */
+  onRequest?: (subject: string, seconds: number, outcome: string) => void;
+
   private constructor(
     readonly connection: NatsConnection,
     private readonly timeoutMs: number,
@@ -57,6 +60,18 @@ export class NatsRpcClient {
    * @param service names the service in error messages ("payments", "catalog").
    */
   async request<Res>(subject: string, data: unknown, options: { service: string; requestId?: string; timeoutMs?: number }): Promise<Res> {
+    const started = performance.now();
+    try {
+      const response = await this.send<Res>(subject, data, options);
+      this.onRequest?.(subject, (performance.now() - started) / 1000, 'ok');
+      return response;
+    } catch (error) {
+      this.onRequest?.(subject, (performance.now() - started) / 1000, error instanceof RpcCallError ? error.code : 'error');
+      throw error;
+    }
+  }
+
+  private async send<Res>(subject: string, data: unknown, options: { service: string; requestId?: string; timeoutMs?: number }): Promise<Res> {
     const id = randomUUID();
     const headers = natsHeaders();
     if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);

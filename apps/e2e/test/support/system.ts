@@ -52,6 +52,7 @@ export class System {
       APPLE_AMP_API_BASE_URL: emulator.url,
       UPSTREAM_TIMEOUT_MS: '2000',
       PORT: '0',
+      OPS_PORT: '0',
     };
     const payments: INestMicroservice[] = [];
     for (let i = 0; i < (options.paymentsReplicas ?? 1); i++) {

@@ -10,6 +10,7 @@ import { HttpError } from '../errors/http-error.js';
 import { PAYMENT_RESPONSE_HEADER, PaymentChallenge } from '../payment/payment-challenge.js';
 import { X402PaymentService } from '../payment/x402-payment.service.js';
 import { readPaymentCredentials } from '../payment/payment-credentials.js';
+import { GatewayOps } from '../ops/gateway-ops.js';
 import { CatalogClient } from './catalog.client.js';
 
 /** Header on credit-paid answers: what the key has left, so agents need no extra balance call. */
@@ -30,6 +31,7 @@ export class PricedCallService {
     private readonly catalog: CatalogClient,
     private readonly challenge: PaymentChallenge,
     private readonly x402Payments: X402PaymentService,
+    private readonly ops: GatewayOps,
   ) {}
 
   async handle(route: PricedRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -46,11 +48,13 @@ export class PricedCallService {
       case 'x402': {
         const receipt = await this.x402Payments.pay(credentials.paymentSignature, offer, resource, route.id, request.id);
         reply.header(PAYMENT_RESPONSE_HEADER, receipt.paymentResponse);
+        this.ops.metrics.charges.inc({ method: 'x402', network: receipt.network });
         break;
       }
       case 'credits': {
         const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, request.id);
         reply.header(CREDITS_REMAINING_HEADER, formatUsd(balance));
+        this.ops.metrics.charges.inc({ method: 'credits', network: 'none' });
         break;
       }
     }

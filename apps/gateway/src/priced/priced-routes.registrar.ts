@@ -4,6 +4,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendEnvelope } from '../envelope/envelope.js';
 import { HttpError, Messages } from '../errors/http-error.js';
+import { GatewayOps } from '../ops/gateway-ops.js';
 import { PricedCallService } from './priced-call.service.js';
 
 const OTHER_METHODS = ['DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const;
@@ -24,6 +25,7 @@ export class PricedRoutesRegistrar implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly calls: PricedCallService,
+    private readonly ops: GatewayOps,
   ) {}
 
   onModuleInit(): void {
@@ -44,11 +46,26 @@ export class PricedRoutesRegistrar implements OnModuleInit {
       await this.calls.handle(route, request, reply);
     } catch (error) {
       if (error instanceof HttpError) {
+        this.ops.metrics.declines.inc({ reason: declineReason(error) });
         sendEnvelope(reply.headers(error.headers), error.status, error.message);
         return;
       }
       this.logger.error(`${route.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       sendEnvelope(reply, 500, Messages.internal);
     }
+  }
+}
+
+/** A few stable labels, not the free-text message (which names parameters and amounts). */
+function declineReason(error: HttpError): string {
+  switch (error.status) {
+    case 400:
+      return 'invalid_request';
+    case 401:
+      return 'invalid_key';
+    case 402:
+      return error.message === Messages.paymentRequired || error.message === Messages.topupRequired ? error.message : 'payment_refused';
+    default:
+      return error.status >= 500 ? 'dependency_failed' : `http_${error.status}`;
   }
 }

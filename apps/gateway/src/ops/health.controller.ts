@@ -1,0 +1,21 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { sendEnvelope } from '../envelope/envelope.js';
+import { GatewayOps } from './gateway-ops.js';
+
+/** Liveness and readiness on the public port too, for load balancers that probe only that. Free. */
+@Controller()
+export class HealthController {
+  constructor(private readonly ops: GatewayOps) {}
+
+  @Get('healthz')
+  healthz(@Res() reply: FastifyReply): void {
+    sendEnvelope(reply, 200, 'ok', { status: 'alive' });
+  }
+
+  @Get('readyz')
+  async readyz(@Res() reply: FastifyReply): Promise<void> {
+    const { ready, checks } = await this.ops.readiness.evaluate();
+    sendEnvelope(reply, ready ? 200 : 503, ready ? 'ok' : 'not ready', { checks });
+  }
+}
