@@ -47,7 +47,7 @@ describe('admin CLI against a running payments service', () => {
     database = await createTestDatabase('admin_cli', applyMigrations);
     const databaseUrl = database.url;
     app = await createPaymentsApp(
-      readPaymentsConfig({ NATS_URL: nats.url, REDIS_URL: redis.url, DATABASE_URL: databaseUrl, NATS_SHUTDOWN_GRACE_MS: '50' }),
+      readPaymentsConfig({ NATS_URL: nats.url, REDIS_URL: redis.url, DATABASE_URL: databaseUrl, NATS_SHUTDOWN_GRACE_MS: '50', OPS_PORT: '0' }),
       { logger: false },
     );
   });

@@ -1,9 +1,13 @@
+import { createJsonLogger, JsonNestLogger } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import { createPaymentsApp } from './app.js';
 import { readPaymentsConfig } from './config/payments-config.js';
 
 async function main(): Promise<void> {
-  const app = await createPaymentsApp(readPaymentsConfig());
+  const config = readPaymentsConfig();
+  const logger = new JsonNestLogger(createJsonLogger('payments', config.ops.logLevel));
+  Logger.overrideLogger(logger);
+  const app = await createPaymentsApp(config, { logger });
   app.enableShutdownHooks();
   new Logger('payments').log('payments answering on NATS');
 }

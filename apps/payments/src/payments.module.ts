@@ -8,6 +8,7 @@ import { KeyRepository } from './keys/key-repository.js';
 import { KeyService } from './keys/key-service.js';
 import { PaymentsResources } from './payments-resources.js';
 import { PAYMENTS_CONFIG } from './payments-tokens.js';
+import { PaymentsOps } from './payments-ops.js';
 import { X402Controller } from './handlers/x402.controller.js';
 import { X402Payments } from './x402/x402-payments.js';
 import { X402TopUps } from './x402/x402-top-ups.js';
@@ -21,6 +22,7 @@ export class PaymentsModule {
       providers: [
         { provide: PAYMENTS_CONFIG, useValue: config },
         PaymentsResources,
+        PaymentsOps,
         {
           provide: CreditStore,
           useFactory: (resources: PaymentsResources) => new CreditStore(resources.redis, config.ledger.stream),
@@ -35,12 +37,12 @@ export class PaymentsModule {
         { provide: KeyService, useFactory: (keys: KeyRepository, store: CreditStore) => new KeyService(keys, store), inject: [KeyRepository, CreditStore] },
         {
           provide: X402Payments,
-          useFactory: (resources: PaymentsResources) => {
-            const payments = new X402Payments(config.x402, resources.redis);
+          useFactory: (resources: PaymentsResources, ops: PaymentsOps) => {
+            const payments = new X402Payments(config.x402, resources.redis, ops.metrics);
             payments.warmUp();
             return payments;
           },
-          inject: [PaymentsResources],
+          inject: [PaymentsResources, PaymentsOps],
         },
         { provide: X402TopUps, useFactory: (payments: X402Payments, keys: KeyService) => new X402TopUps(payments, keys), inject: [X402Payments, KeyService] },
       ],

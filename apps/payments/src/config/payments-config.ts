@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type EnvReader, type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
 import { readX402Config, type X402Config } from '../x402/x402-config.js';
+import { type OpsConfig, readOpsConfig } from '@appcat/ops';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/appcat';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -31,6 +32,7 @@ export interface PaymentsConfig {
   unknownKeyTtlMs: number;
   ledger: LedgerConfig;
   x402: X402Config;
+  ops: OpsConfig;
 }
 
 export function readDatabaseUrl(env: EnvReader): string {
@@ -55,6 +57,7 @@ export function readPaymentsConfig(environment: Record<string, string | undefine
         claimIdleMs: env.int('LEDGER_CLAIM_IDLE_MS', 30_000, { min: 100, max: 3_600_000 }),
       },
       x402: readX402Config(env),
+      ops: readOpsConfig(env, 9101),
     }),
     environment,
   );

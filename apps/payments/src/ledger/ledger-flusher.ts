@@ -27,6 +27,8 @@ export class LedgerFlusher {
   /** Read this consumer's own unacknowledged entries before new ones (after a failure or at start). */
   private retryOwnPending = true;
   private nextReclaimAt = 0;
+  /** Observes each batch written to Postgres: how many debits, and the oldest one's charge time (ms). */
+  onFlushed?: (count: number, oldestChargedAtMs: number) => void;
 
   constructor(
     /** A connection of its own: XREADGROUP BLOCK holds it while waiting. */
@@ -152,6 +154,8 @@ export class LedgerFlusher {
     if (debits.length > 0) {
       const applied = await applyLedgerBatch(this.pool, debits);
       if (applied.orphans > 0) this.logger.error(`${applied.orphans} ledger debits name keys unknown to Postgres; skipped`);
+      const oldest = debits.reduce((min, debit) => (debit.chargedAtMs < min ? debit.chargedAtMs : min), debits[0].chargedAtMs);
+      this.onFlushed?.(debits.length, Number(oldest));
     }
     const deadLetters = this.redis.multi();
     for (const [id, fields] of malformed) deadLetters.xadd(`${this.config.stream}:dead`, '*', 'source', id, ...(fields ?? []));

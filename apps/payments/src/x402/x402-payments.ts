@@ -13,6 +13,7 @@ import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { FacilitatorTimeoutError, type PaymentPayload, type PaymentRequirements, SettleError, type SettleResponse, VerifyError } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
+import type { PaymentsMetrics } from '@appcat/ops';
 import type { Redis } from 'ioredis';
 import { PaymentLock } from './payment-lock.js';
 import type { X402Config, X402Network } from './x402-config.js';
@@ -46,6 +47,7 @@ export class X402Payments {
   constructor(
     private readonly config: X402Config,
     redis: Redis,
+    private readonly metrics?: PaymentsMetrics,
   ) {
     const token = config.facilitatorAuthToken;
     const facilitator = new HTTPFacilitatorClient({
@@ -120,6 +122,9 @@ export class X402Payments {
     if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
 
     let settled: SettleResponse;
+    const started = performance.now();
+    const observe = (outcome: string) =>
+      this.metrics?.settlementSeconds.observe({ network: requirement.network, outcome }, (performance.now() - started) / 1000);
     try {
       const verified = await this.server.verifyPayment(payload, requirement);
       if (!verified.isValid) throw invalid(`payment rejected: ${verified.invalidReason ?? 'invalid'}`);
@@ -128,8 +133,11 @@ export class X402Payments {
     } catch (error) {
       // A payload that bought nothing can be retried; one whose settlement may have happened cannot.
       if (!(error instanceof FacilitatorTimeoutError)) await this.lock.release(identity);
-      throw this.failure(error);
+      const failure = this.failure(error);
+      observe(failure.code);
+      throw failure;
     }
+    observe('settled');
     await this.lock.markUsed(identity, lockMs);
     const receipt: X402Receipt = {
       paymentResponse: encodePaymentResponseHeader({

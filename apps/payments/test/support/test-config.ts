@@ -9,6 +9,7 @@ export function testConfig(urls: { nats: string; redis: string; database: string
     NATS_SHUTDOWN_GRACE_MS: '50',
     LEDGER_BLOCK_MS: '100',
     DATABASE_POOL_SIZE: '4',
+    OPS_PORT: '0',
     ...env,
   });
 }
