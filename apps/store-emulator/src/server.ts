@@ -1,27 +1,25 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Catalogue } from './catalogue/catalogue.js';
+import { type CatalogueListing, listCatalogue } from './control/catalogue-listing.js';
+import { answerControl, CONTROL_PREFIX, type ControlPlane } from './control/control-routes.js';
+import { EndpointStats, type EndpointStatsSnapshot } from './control/endpoint-stats.js';
+import { endpointOf } from './control/endpoints.js';
+import { type ActiveFault, FaultBook, type FaultSpec } from './control/fault-book.js';
+import { EmulatedRateLimit, type RateLimitSettings } from './control/rate-limit.js';
+import type { RequestFault, RequestHook } from './control/request-fault.js';
 import { json, type EmulatorRequest, type EmulatorResponse, type Route } from './http.js';
 import { webCatalogueToken } from './render/store-page.js';
 import { ampApiRoutes } from './routes/amp-api.js';
 import { itunesRoutes } from './routes/itunes.js';
 import { webRoutes } from './routes/web.js';
 
+export type { RequestFault, RequestHook } from './control/request-fault.js';
+
 export const DEFAULT_SEED = 20_250_101;
 
-/**
- * What a request hook may do to a request before the emulator answers it: wait, answer something
- * else, or drop the connection. Room for failure injection (throttling, outages, slow hosts).
- */
-export interface RequestFault {
-  delayMs?: number;
-  /** Answer with this instead of the real response. */
-  response?: EmulatorResponse;
-  /** Destroy the socket without answering, as a reset connection would. */
-  destroy?: boolean;
-}
-
-export type RequestHook = (request: EmulatorRequest) => RequestFault | undefined;
+/** Control requests carry small JSON bodies; anything bigger is refused. */
+const MAX_CONTROL_BODY_BYTES = 65_536;
 
 export interface StoreEmulatorOptions {
   /** 0 or undefined: a free port. */
@@ -29,6 +27,8 @@ export interface StoreEmulatorOptions {
   host?: string;
   seed?: number;
   onRequest?: RequestHook;
+  /** Apple's rate limit, emulated; off unless a limit is above 0. */
+  rateLimit?: Partial<RateLimitSettings>;
 }
 
 export interface StoreEmulator {
@@ -44,6 +44,17 @@ export interface StoreEmulator {
   token(): string;
   /** Issues a new token, so clients holding the old one get 401 until they re-read a page. */
   rotateToken(): string;
+  /** Injects a fault (as `POST /__emulator/faults` does); the in-process request hook runs first. */
+  addFault(fault: FaultSpec): ActiveFault;
+  /** Removes every injected fault (as `DELETE /__emulator/faults`). */
+  clearFaults(): void;
+  /** Upstream requests per endpoint since the last reset (as `GET /__emulator/stats`). */
+  stats(): EndpointStatsSnapshot;
+  resetStats(): void;
+  /** Changes the emulated rate limit (as `PUT /__emulator/rate-limit`); the windows start empty. */
+  setRateLimit(settings: Partial<RateLimitSettings>): RateLimitSettings;
+  /** Ids that exist, for load generators (as `GET /__emulator/catalogue`). */
+  catalogue(): CatalogueListing;
 }
 
 export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Promise<StoreEmulator> {
@@ -54,6 +65,12 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
   let hook = options.onRequest;
   let requests = 0;
   let baseUrl = '';
+  const stats = new EndpointStats();
+  const faults = new FaultBook();
+  const rateLimit = new EmulatedRateLimit(options.rateLimit);
+  let listing: CatalogueListing | undefined;
+  const rotateToken = () => (token = webCatalogueToken(seed, ++rotation));
+  const control: ControlPlane = { stats, faults, rateLimit, listing: () => (listing ??= listCatalogue(catalogue)), rotateToken };
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
 
@@ -79,16 +96,41 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
     res.end(body);
   };
 
+  const handleControl = (req: IncomingMessage, res: ServerResponse, request: EmulatorRequest) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_CONTROL_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size > MAX_CONTROL_BODY_BYTES) return send(res, json(413, { error: 'body too large' }));
+      let response: EmulatorResponse;
+      try {
+        response = answerControl(control, request, Buffer.concat(chunks).toString('utf8'));
+      } catch (error) {
+        response = json(500, { error: error instanceof Error ? error.message : 'emulator failure' });
+      }
+      send(res, response);
+    });
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    requests++;
     const rawUrl = req.url ?? '/';
     const parsed = new URL(rawUrl, 'http://emulator.invalid');
     const request: EmulatorRequest = { method: req.method ?? 'GET', path: parsed.pathname, query: parsed.searchParams, headers: req.headers };
+    if (request.path.startsWith(CONTROL_PREFIX)) return handleControl(req, res, request);
+    requests++;
+    const endpoint = endpointOf(request.path);
+    stats.count(endpoint);
     let fault: RequestFault | undefined;
     let response: EmulatorResponse;
     try {
-      fault = hook?.(request);
-      response = fault?.response ?? answer(request);
+      fault = hook?.(request) ?? faults.take(request);
+      if (fault) stats.countFault();
+      const refused = fault?.response || fault?.destroy ? undefined : rateLimit.check(endpoint);
+      if (refused) stats.countRateLimited();
+      response = fault?.response ?? refused ?? answer(request);
     } catch (error) {
       response = json(500, { errorMessage: error instanceof Error ? error.message : 'emulator failure' });
     }
@@ -121,7 +163,13 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
     requestCount: () => requests,
     setRequestHook: (next) => (hook = next),
     token: () => token,
-    rotateToken: () => (token = webCatalogueToken(seed, ++rotation)),
+    rotateToken,
+    addFault: (fault) => faults.add(fault),
+    clearFaults: () => faults.clear(),
+    stats: () => stats.read(),
+    resetStats: () => stats.reset(),
+    setRateLimit: (settings) => rateLimit.configure(settings),
+    catalogue: () => control.listing(),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();

@@ -1,0 +1,25 @@
+/**
+ * The upstream endpoints the emulator serves, by name: what stats count, what faults and the rate
+ * limit match. Names follow Apple's hosts: iTunes Search/Lookup and the reviews feed
+ * (itunes.apple.com), store pages (apps.apple.com), the web catalogue (amp-api).
+ */
+export const ENDPOINTS = ['search', 'lookup', 'reviews', 'page', 'amp-apps', 'amp-app-bundles', 'amp-search', 'other'] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
+const AMP_PATH = /^\/v1\/catalog\/[^/]+\/(apps|app-bundles|search)(?:\/|$)/;
+const FEED_PATH = /^\/[A-Za-z]{2}\/rss\/customerreviews\//i;
+const PAGE_PATH = /^\/[a-z]{2}\/(app|app-bundle|developer)(?:\/|$)/;
+
+export function endpointOf(path: string): Endpoint {
+  if (path === '/search') return 'search';
+  if (path === '/lookup') return 'lookup';
+  if (FEED_PATH.test(path)) return 'reviews';
+  const amp = AMP_PATH.exec(path);
+  if (amp) return `amp-${amp[1]}` as Endpoint;
+  if (PAGE_PATH.test(path)) return 'page';
+  return 'other';
+}
+
+export function isEndpoint(value: unknown): value is Endpoint {
+  return typeof value === 'string' && (ENDPOINTS as readonly string[]).includes(value);
+}
