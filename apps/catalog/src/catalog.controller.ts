@@ -2,6 +2,7 @@ import { type CatalogReply, type CatalogRequest, ErrorCode, QueueGroup, Subject 
 import { WireException } from '@appcat/microservice';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { traceProvenance } from './cache/provenance.js';
 import { fetchFromStore, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
 
 @Controller()
@@ -11,6 +12,7 @@ export class CatalogController {
   @MessagePattern(Subject.CatalogFetch, { queue: QueueGroup.Catalog })
   async fetch(@Payload() request: CatalogRequest): Promise<CatalogReply> {
     if (typeof request?.query?.route !== 'string') throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
-    return { data: await fetchFromStore(this.store, request.query) };
+    const { result, provenance } = await traceProvenance(() => fetchFromStore(this.store, request.query));
+    return { data: result, ...provenance };
   }
 }

@@ -1,26 +1,24 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { CatalogInfrastructure } from './catalog-infrastructure.js';
 import { CatalogController } from './catalog.controller.js';
 import type { CatalogConfig } from './config.js';
 import { createStoreAdapter } from './store/create-store-adapter.js';
 import { STORE_ADAPTER } from './store/store-adapter.js';
-import { FetchUpstreamHttpClient, UPSTREAM_HTTP_CLIENT, type UpstreamHttpClient } from './upstream/upstream-http-client.js';
+import type { UpstreamHttpClient } from './upstream/upstream-http-client.js';
 
 @Module({})
 export class CatalogModule {
-  /** @param http replaces the plain fetch client, e.g. with one that counts or caches. */
+  /** @param http the client that reaches the network, e.g. one that counts requests; guarded and cached either way. */
   static register(config: CatalogConfig, http?: UpstreamHttpClient): DynamicModule {
     return {
       module: CatalogModule,
       controllers: [CatalogController],
       providers: [
-        {
-          provide: UPSTREAM_HTTP_CLIENT,
-          useValue: http ?? new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent }),
-        },
+        { provide: CatalogInfrastructure, useFactory: () => CatalogInfrastructure.start(config, http) },
         {
           provide: STORE_ADAPTER,
-          useFactory: (client: UpstreamHttpClient) => createStoreAdapter(config, client),
-          inject: [UPSTREAM_HTTP_CLIENT],
+          useFactory: (infrastructure: CatalogInfrastructure) => createStoreAdapter(config, infrastructure.http, infrastructure.store),
+          inject: [CatalogInfrastructure],
         },
       ],
     };

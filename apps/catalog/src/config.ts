@@ -1,7 +1,15 @@
-import { readConfig, readNatsConfig, type NatsConfig } from '@appcat/config';
+import { type EnvReader, readConfig, readNatsConfig, type NatsConfig } from '@appcat/config';
 
 export const CATALOG_STORES = ['apple'] as const;
 export type CatalogStore = (typeof CATALOG_STORES)[number];
+
+/** How fast the catalog may call one upstream host, shared by every replica. */
+export interface UpstreamRateLimit {
+  /** Sustained calls a minute; 0 switches the limiter off for that host. */
+  perMinute: number;
+  /** Calls that may go out at once after a quiet spell. */
+  burst: number;
+}
 
 export interface AppleStoreConfig {
   /** iTunes Search, Lookup and the customer reviews feed. */
@@ -14,6 +22,60 @@ export interface AppleStoreConfig {
   tokenPagePath: string;
   /** The reviews feed answers only iTunes-like clients. */
   userAgent: string;
+  rateLimits: { itunes: UpstreamRateLimit; web: UpstreamRateLimit; ampApi: UpstreamRateLimit };
+}
+
+export interface RedisSettings {
+  url: string;
+  /** Prepended to every key and channel, so several deployments can share one Redis. */
+  keyPrefix: string;
+  /** A Redis command slower than this counts as Redis being down (the catalog then works without it). */
+  commandTimeoutMs: number;
+}
+
+/** Seconds an upstream resource stays fresh, per kind (see docs/catalog-resilience.md). */
+export interface CacheTtls {
+  /** An app's lookup record, a bundle. */
+  detailsSeconds: number;
+  /** A developer's app list, customers-also-bought lists. */
+  listsSeconds: number;
+  /** A search's whole result list (apps), a bundle search page. */
+  searchSeconds: number;
+  /** Page 1 of the reviews feed sorted by most recent. */
+  recentReviewsSeconds: number;
+  /** Every other reviews page. */
+  reviewsSeconds: number;
+  /** "Nothing here": unknown ids, apps not sold in a storefront. */
+  notFoundSeconds: number;
+  /** The web catalogue token read from a store page. */
+  tokenSeconds: number;
+  /** Oldest data served, marked stale, when the upstream fails. */
+  staleSeconds: number;
+}
+
+export interface CacheSettings {
+  ttl: CacheTtls;
+  /** A replica loading a resource holds its lock this long, renewed while it works; a dead one frees it after this. */
+  lockTtlMs: number;
+  /** Longest a request waits for another request (any replica) loading the same resource. */
+  lockWaitMs: number;
+  /** A failed load is remembered this long, so identical requests fail fast (or get stale data) instead of piling up. */
+  failureTtlMs: number;
+  /** Lookups of different ids arriving within this window go out as one upstream call. */
+  batchWindowMs: number;
+  /** Most ids in one batched upstream call. */
+  batchMaxIds: number;
+}
+
+export interface BreakerSettings {
+  /** Consecutive failures (5xx, timeouts, unreachable) that open a host's breaker. */
+  failureThreshold: number;
+  /** How long a breaker opened by failures stays open before one probe may go; doubles while probes fail. */
+  openMs: number;
+  /** How long a 403-empty or a 429 without Retry-After keeps the breaker open. */
+  throttleOpenMs: number;
+  /** Cap of any open period, Retry-After included. */
+  maxOpenMs: number;
 }
 
 export interface CatalogConfig {
@@ -22,15 +84,35 @@ export interface CatalogConfig {
   apple: AppleStoreConfig;
   /** Budget of one upstream HTTP request, headers and body, in ms. */
   upstreamTimeoutMs: number;
+  /** Longest a request waits for a rate-limiter token before it is refused; 0 refuses at once. */
+  rateLimitMaxWaitMs: number;
+  redis: RedisSettings;
+  cache: CacheSettings;
+  breaker: BreakerSettings;
 }
 
 export const DEFAULT_UPSTREAM_USER_AGENT = 'iTunes/12.13 (Macintosh; OS X 14.5) AppleWebKit/618.2.12';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+function readRateLimit(e: EnvReader, prefix: string, perMinute: number, burst: number): UpstreamRateLimit {
+  return {
+    perMinute: e.int(`${prefix}_RATE_PER_MIN`, perMinute, { min: 0, max: 1_000_000 }),
+    burst: e.int(`${prefix}_BURST`, burst, { min: 1, max: 100_000 }),
+  };
+}
+
+const seconds = (e: EnvReader, name: string, fallback: number) => e.int(name, fallback, { min: 1, max: 30 * DAY });
 
 export function readCatalogConfig(env: Record<string, string | undefined> = process.env): CatalogConfig {
   return readConfig((e) => {
     const tokenPagePath = e.string('APPLE_TOKEN_PAGE_PATH', '/us/app/facebook/id284882215');
     // A path only: "//host" or a scheme would let the setting move the request to another host.
     if (!/^\/(?!\/)[^\s?#\\]*$/.test(tokenPagePath)) e.fail(`APPLE_TOKEN_PAGE_PATH must be a path starting with one "/", got ${JSON.stringify(tokenPagePath)}`);
+    const keyPrefix = e.string('CATALOG_REDIS_PREFIX', 'catalog:');
+    if (/\s/.test(keyPrefix)) e.fail(`CATALOG_REDIS_PREFIX must not contain spaces, got ${JSON.stringify(keyPrefix)}`);
     return {
       nats: readNatsConfig(e),
       store: e.oneOf('CATALOG_STORE', 'apple', CATALOG_STORES),
@@ -40,8 +122,44 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
         ampApiBaseUrl: e.url('APPLE_AMP_API_BASE_URL', 'http://127.0.0.1:4010'),
         tokenPagePath,
         userAgent: e.string('UPSTREAM_USER_AGENT', DEFAULT_UPSTREAM_USER_AGENT),
+        // Apple's guidance for Search/Lookup is about 20 calls a minute per IP; the burst stays small
+        // so that a burst plus a minute of steady calls does not go far past it.
+        rateLimits: {
+          itunes: readRateLimit(e, 'ITUNES', 20, 5),
+          web: readRateLimit(e, 'APPLE_WEB', 6, 2),
+          ampApi: readRateLimit(e, 'APPLE_AMP_API', 60, 10),
+        },
       },
       upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', 5000, { min: 100, max: 120_000 }),
+      rateLimitMaxWaitMs: e.int('UPSTREAM_RATE_LIMIT_MAX_WAIT_MS', 2000, { min: 0, max: 60_000 }),
+      redis: {
+        url: e.url('REDIS_URL', DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
+        keyPrefix,
+        commandTimeoutMs: e.int('CATALOG_REDIS_COMMAND_TIMEOUT_MS', 500, { min: 20, max: 60_000 }),
+      },
+      cache: {
+        ttl: {
+          detailsSeconds: seconds(e, 'CACHE_TTL_DETAILS_S', 12 * HOUR),
+          listsSeconds: seconds(e, 'CACHE_TTL_LISTS_S', DAY),
+          searchSeconds: seconds(e, 'CACHE_TTL_SEARCH_S', 2 * HOUR),
+          recentReviewsSeconds: seconds(e, 'CACHE_TTL_RECENT_REVIEWS_S', 30 * 60),
+          reviewsSeconds: seconds(e, 'CACHE_TTL_REVIEWS_S', 6 * HOUR),
+          notFoundSeconds: seconds(e, 'CACHE_TTL_NOT_FOUND_S', HOUR),
+          tokenSeconds: seconds(e, 'CACHE_TTL_TOKEN_S', 6 * HOUR),
+          staleSeconds: seconds(e, 'CACHE_STALE_MAX_AGE_S', 7 * DAY),
+        },
+        lockTtlMs: e.int('CACHE_LOCK_TTL_MS', 3000, { min: 50, max: 120_000 }),
+        lockWaitMs: e.int('CACHE_LOCK_WAIT_MS', 8000, { min: 10, max: 120_000 }),
+        failureTtlMs: e.int('CACHE_FAILURE_TTL_MS', 2000, { min: 0, max: 600_000 }),
+        batchWindowMs: e.int('UPSTREAM_BATCH_WINDOW_MS', 15, { min: 0, max: 1000 }),
+        batchMaxIds: e.int('UPSTREAM_BATCH_MAX_IDS', 100, { min: 1, max: 200 }),
+      },
+      breaker: {
+        failureThreshold: e.int('BREAKER_FAILURE_THRESHOLD', 5, { min: 1, max: 1000 }),
+        openMs: e.int('BREAKER_OPEN_MS', 30_000, { min: 10, max: 3_600_000 }),
+        throttleOpenMs: e.int('BREAKER_THROTTLE_OPEN_MS', 60_000, { min: 10, max: 3_600_000 }),
+        maxOpenMs: e.int('BREAKER_MAX_OPEN_MS', 600_000, { min: 10, max: 86_400_000 }),
+      },
     };
   }, env);
 }

@@ -1,7 +1,16 @@
-import type { WireError } from '@appcat/contracts';
+import { type CatalogQuery, type CatalogReply, type CatalogRequest, Subject, type WireError } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import type { StoreEmulator } from '@appcat/store-emulator';
+import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
+import { type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
+import type { INestMicroservice } from '@nestjs/common';
+import { type ClientProxy, ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { firstValueFrom } from 'rxjs';
+import { createCatalogApp } from '../src/catalog-app.js';
+import { CatalogController } from '../src/catalog.controller.js';
 import { readCatalogConfig, type CatalogConfig } from '../src/config.js';
+import type { ListData } from '../src/store/store-adapter.js';
 import type { UpstreamHttpClient, UpstreamRequest, UpstreamResponse } from '../src/upstream/upstream-http-client.js';
 
 /** Catalog settings pointing every upstream at one emulator (or any local server). */
@@ -42,4 +51,76 @@ export async function requestsDuring(emulator: StoreEmulator, work: () => Promis
   const before = emulator.requestCount();
   await work();
   return emulator.requestCount() - before;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const listOf = (reply: CatalogReply) => reply.data as ListData<Record<string, unknown>>;
+
+/**
+ * A private Redis, NATS and store emulator, and `replicas` catalog apps sharing them, each in its
+ * own Nest app (its own Redis connections, in-flight map and token memory), as separate processes
+ * would be.
+ */
+export class CatalogSystem {
+  private constructor(
+    readonly redisServer: ManagedProcess,
+    readonly nats: ManagedProcess,
+    readonly emulator: StoreEmulator,
+    readonly config: CatalogConfig,
+    readonly replicas: INestMicroservice[],
+    readonly client: ClientProxy,
+    /** A plain connection to the same Redis, to look inside or to play a dead replica. */
+    readonly redis: Redis,
+  ) {}
+
+  static async start(options: { replicas?: number; env?: Record<string, string> } = {}): Promise<CatalogSystem> {
+    const [redisServer, nats, emulator] = await Promise.all([startRedisServer(), startNatsServer(), startStoreEmulator()]);
+    const config = configFor(emulator.url, {
+      NATS_URL: nats.url,
+      REDIS_URL: redisServer.url,
+      CATALOG_REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+      // Generous limits unless a test is about them: the emulator does not throttle by default.
+      ITUNES_RATE_PER_MIN: '0',
+      APPLE_WEB_RATE_PER_MIN: '0',
+      APPLE_AMP_API_RATE_PER_MIN: '0',
+      UPSTREAM_TIMEOUT_MS: '2000',
+      ...options.env,
+    });
+    const replicas: INestMicroservice[] = [];
+    for (let i = 0; i < (options.replicas ?? 1); i++) {
+      const app = await createCatalogApp(config, { logger: ['error'] });
+      await app.listen();
+      replicas.push(app);
+    }
+    const client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [nats.url] } });
+    await client.connect();
+    return new CatalogSystem(redisServer, nats, emulator, config, replicas, client, new Redis(redisServer.url, { protocol: 2 }));
+  }
+
+  /** One catalog.fetch over NATS, answered by whichever replica the queue group picks. */
+  fetch(query: CatalogQuery): Promise<CatalogReply> {
+    return firstValueFrom(this.client.send<CatalogReply, CatalogRequest>(Subject.CatalogFetch, { query, requestId: randomUUID() }));
+  }
+
+  /** The same request handled by one given replica (its controller called directly). */
+  via(replica: number, query: CatalogQuery): Promise<CatalogReply> {
+    return this.replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() });
+  }
+
+  /** Forgets everything shared (cache, limiter buckets, breakers) and every injected fault. */
+  async reset(): Promise<void> {
+    await this.redis.flushdb();
+    this.emulator.clearFaults();
+    this.emulator.setRequestHook();
+    this.emulator.resetStats();
+  }
+
+  async stop(): Promise<void> {
+    await this.client?.close();
+    await Promise.all(this.replicas.map((r) => r.close()));
+    this.redis.disconnect();
+    await this.emulator.close();
+    await Promise.all([this.nats.stop(), this.redisServer.stop()]);
+  }
 }

@@ -76,6 +76,10 @@ export class AppleUrls {
     return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/app-bundles/${pathSegment(id)}`, { platform: 'web', include: params.include, l: params.lang });
   }
 
+  ampBundles(country: string, ids: string[], params: { include?: string; lang?: string }): URL {
+    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/app-bundles`, { ids: ids.join(','), platform: 'web', include: params.include, l: params.lang });
+  }
+
   ampSearch(country: string, term: string, params: { types: string; limit: number; offset: number; lang?: string }): URL {
     return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/search`, {
       term,

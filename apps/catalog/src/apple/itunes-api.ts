@@ -2,6 +2,7 @@ import type { ReviewSort } from '@appcat/contracts';
 import type { Review } from '../store/store-adapter.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import { badResponse, expectSuccess, isRecord, parseJsonBody, quoteUpstreamText, throttled } from '../upstream/upstream-failures.js';
+import { ITUNES_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import { parseReviewsFeed } from './reviews-feed.js';
 
@@ -30,7 +31,7 @@ export class ItunesApi {
 
   async reviewsPage(country: string, trackId: string, page: number, sort: ReviewSort): Promise<Review[]> {
     const url = this.urls.reviewsFeed(country, trackId, page, sort);
-    const response = await this.http.get({ url, headers: { accept: 'application/atom+xml, application/xml, text/xml' } });
+    const response = await this.http.get({ url, upstream: ITUNES_UPSTREAM, headers: { accept: 'application/atom+xml, application/xml, text/xml' } });
     expectSuccess(response, url.host);
     return parseReviewsFeed(response.body, trackId, url.host);
   }
@@ -40,7 +41,7 @@ export class ItunesApi {
    * parameter it rejects, such as an unknown lang.
    */
   private async getResults(url: URL): Promise<ItunesResults> {
-    const response = await this.http.get({ url });
+    const response = await this.http.get({ url, upstream: ITUNES_UPSTREAM });
     const slowDown = throttled(response, url.host);
     if (slowDown) throw slowDown;
     let body: unknown;

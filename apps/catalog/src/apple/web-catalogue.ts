@@ -1,15 +1,19 @@
+import type { Freshness, ResourceStore } from '../cache/resource-store.js';
 import type { UpstreamHttpClient, UpstreamResponse } from '../upstream/upstream-http-client.js';
 import { badResponse, expectSuccess, httpError, isRecord, parseJsonBody, throttled } from '../upstream/upstream-failures.js';
+import { APPLE_AMP_UPSTREAM, APPLE_WEB_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import { readBearerToken } from './bearer-token.js';
 
 /** A JSON:API resource of the web catalogue, passed through as it is. */
 export type AmpResource = Record<string, unknown> & { id?: unknown; type?: unknown; relationships?: unknown };
 
+const TOKEN_KEY = 'apple:web-token';
+
 /**
- * Client of the web catalogue (amp-api). Its bearer token is read from an apps.apple.com page once
- * and kept in memory; when the API answers 401 the token has expired or rotated, so it is read again
- * once and the request repeated.
+ * Client of the web catalogue (amp-api). Its bearer token is read from an apps.apple.com page once,
+ * shared through the resource store (so one replica's read serves all) and kept in memory; when the
+ * API answers 401 the token has expired or rotated, so it is read again once and the request repeated.
  */
 export class WebCatalogue {
   private token?: Promise<string>;
@@ -19,6 +23,8 @@ export class WebCatalogue {
   constructor(
     private readonly http: UpstreamHttpClient,
     private readonly urls: AppleUrls,
+    private readonly store: ResourceStore,
+    private readonly tokenFreshness: Freshness,
   ) {}
 
   /** The `data` resources of a JSON:API document, or undefined when the API answers 404. */
@@ -34,7 +40,7 @@ export class WebCatalogue {
     let token = await this.currentToken();
     let response = await this.request(url, token);
     if (response.status === 401) {
-      this.forget(token);
+      await this.forget(token);
       token = await this.currentToken();
       response = await this.request(url, token);
     }
@@ -46,13 +52,16 @@ export class WebCatalogue {
   }
 
   private request(url: URL, token: string): Promise<UpstreamResponse> {
-    return this.http.get({ url, headers: { authorization: `Bearer ${token}`, origin: this.urls.webOrigin(), accept: 'application/json' } });
+    return this.http.get({ url, upstream: APPLE_AMP_UPSTREAM, headers: { authorization: `Bearer ${token}`, origin: this.urls.webOrigin(), accept: 'application/json' } });
   }
 
   /** Requests arriving while the page is being read share that one read. */
   private currentToken(): Promise<string> {
     if (!this.token) {
-      const reading = this.readToken();
+      const reading = this.store.get({ key: TOKEN_KEY, freshness: this.tokenFreshness, load: () => this.readToken(), untracked: true }).then((token) => {
+        if (!token) throw badResponse('a page without the web catalogue token', this.urls.tokenPage().host);
+        return token;
+      });
       this.token = reading;
       reading.then(
         (token) => (this.known = token),
@@ -65,15 +74,16 @@ export class WebCatalogue {
   }
 
   /** Drops the token after a 401, unless a concurrent request has already replaced it. */
-  private forget(stale: string): void {
+  private async forget(stale: string): Promise<void> {
     if (this.known !== stale) return;
     this.token = undefined;
     this.known = undefined;
+    await this.store.drop(TOKEN_KEY);
   }
 
   private async readToken(): Promise<string> {
     const url = this.urls.tokenPage();
-    const page = await this.http.get({ url, headers: { accept: 'text/html' } });
+    const page = await this.http.get({ url, upstream: APPLE_WEB_UPSTREAM, headers: { accept: 'text/html' } });
     const slowDown = throttled(page, url.host);
     if (slowDown) throw slowDown;
     if (page.status < 200 || page.status > 299) throw httpError(page, url.host);

@@ -1,12 +1,26 @@
 import { AppleStoreAdapter } from '../apple/apple-store-adapter.js';
-import type { CatalogConfig } from '../config.js';
+import { appleRateLimits } from '../apple/apple-upstreams.js';
+import type { ResourceStore } from '../cache/resource-store.js';
+import type { CatalogConfig, UpstreamRateLimit } from '../config.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import type { StoreAdapter } from './store-adapter.js';
 
-/** The adapter for the configured store (CATALOG_STORE). */
-export function createStoreAdapter(config: CatalogConfig, http: UpstreamHttpClient): StoreAdapter {
+/** The adapter for the configured store (CATALOG_STORE), on the shared cache and the guarded client. */
+export function createStoreAdapter(config: CatalogConfig, http: UpstreamHttpClient, store: ResourceStore): StoreAdapter {
   switch (config.store) {
     case 'apple':
-      return new AppleStoreAdapter(config.apple, http);
+      return new AppleStoreAdapter(config.apple, http, {
+        store,
+        ttl: config.cache.ttl,
+        batch: { windowMs: config.cache.batchWindowMs, maxIds: config.cache.batchMaxIds },
+      });
+  }
+}
+
+/** Rate limits of the configured store's upstream hosts, by the names its adapter gives requests. */
+export function upstreamRateLimits(config: CatalogConfig): Map<string, UpstreamRateLimit> {
+  switch (config.store) {
+    case 'apple':
+      return appleRateLimits(config.apple);
   }
 }

@@ -84,3 +84,16 @@ export function quoteUpstreamText(text: string): string {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+const UPSTREAM_FAILURES: ReadonlySet<string> = new Set([
+  ErrorCode.UpstreamTimeout,
+  ErrorCode.UpstreamUnreachable,
+  ErrorCode.UpstreamThrottled,
+  ErrorCode.UpstreamHttpError,
+  ErrorCode.UpstreamBadResponse,
+]);
+
+/** The upstream (or our guard in front of it) failed: stale data may stand in for the answer. */
+export function isUpstreamFailure(error: unknown): error is WireException {
+  return error instanceof WireException && UPSTREAM_FAILURES.has(error.code);
+}

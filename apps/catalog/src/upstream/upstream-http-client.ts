@@ -3,6 +3,11 @@ import { upstreamNetworkFailure } from './upstream-failures.js';
 export interface UpstreamRequest {
   url: URL;
   headers?: Record<string, string>;
+  /**
+   * Which upstream this is, for its rate limit and circuit breaker (e.g. "itunes"); the URL's host
+   * when absent. Named rather than derived from the host because one emulator can play every host.
+   */
+  upstream?: string;
 }
 
 /** Whatever the upstream answered, any status; only failures to get an answer throw. */

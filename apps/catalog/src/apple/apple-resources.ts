@@ -1,0 +1,211 @@
+import type { ReviewSort } from '@appcat/contracts';
+import { createHash } from 'node:crypto';
+import type { Freshness, ResourceStore } from '../cache/resource-store.js';
+import type { CacheTtls } from '../config.js';
+import type { Review } from '../store/store-adapter.js';
+import { Batcher } from '../upstream/batcher.js';
+import { badResponse, isRecord } from '../upstream/upstream-failures.js';
+import type { AppleUrls } from './apple-urls.js';
+import type { ItunesApi, ItunesRecord } from './itunes-api.js';
+import type { AmpResource, WebCatalogue } from './web-catalogue.js';
+
+/** Search has no offset upstream: the most Apple gives, fetched once and sliced per page. */
+export const SEARCH_FETCH_LIMIT = 200;
+const DEVELOPER_APPS_LIMIT = 200;
+export const SIMILAR_APPS = 'customers-also-bought-apps';
+
+export interface BatchSettings {
+  windowMs: number;
+  maxIds: number;
+}
+
+type LookupKey = 'id' | 'bundleId';
+interface LookupGroup {
+  key: LookupKey;
+  country: string;
+  lang?: string;
+}
+interface CatalogueGroup {
+  country: string;
+  lang?: string;
+}
+
+export function relatedData(resource: AmpResource, relationship: string): AmpResource[] {
+  const relationships = isRecord(resource.relationships) ? resource.relationships : {};
+  const related = relationships[relationship];
+  return isRecord(related) && Array.isArray(related.data) ? related.data.filter(isRecord) : [];
+}
+
+/** Apple matches search terms case-insensitively and ignores extra spaces; so does the cache key. */
+export function normaliseTerm(term: string): string {
+  return term.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** A value as one segment of a cache key: no ":" inside, long values hashed. */
+function part(value: string | number | undefined): string {
+  if (value === undefined || value === '') return '-';
+  const encoded = encodeURIComponent(String(value));
+  return encoded.length <= 160 ? encoded : `h${createHash('sha256').update(String(value)).digest('base64url')}`;
+}
+
+const keyOf = (...parts: (string | number | undefined)[]) => `apple:${parts.map(part).join(':')}`;
+
+/**
+ * Ids that can share a comma-separated list: numeric ids, and bundle identifiers made of the
+ * characters they allow. Anything else is asked alone, so it cannot spoil (or split) a batch.
+ */
+const batchable = (id: string, key: LookupKey = 'id') => (key === 'id' ? /^\d{1,19}$/ : /^[A-Za-z0-9._-]{1,255}$/).test(id);
+
+/** Groups ids by what else the URL carries; an id that cannot be batched gets a group of its own. */
+const groupOf = (id: string, batchableId: boolean, ...params: (string | undefined)[]) => [...params.map((p) => p ?? ''), ...(batchableId ? [] : [id])].join('|');
+
+/**
+ * Apple's upstream resources, each cached on its own (see docs/catalog-resilience.md) so that every
+ * route using one reuses it: the 200-result search list, an app's lookup record, a developer's list,
+ * a reviews feed page, an app's customers-also-bought list, a bundle, a bundle search page. Lookups of
+ * apps, similar lists and bundles that miss the cache at about the same time go out as one batched
+ * call per storefront and language.
+ */
+export class AppleResources {
+  private readonly details: Freshness;
+  private readonly lists: Freshness;
+  private readonly searches: Freshness;
+  private readonly recentReviews: Freshness;
+  private readonly reviewPages: Freshness;
+  private readonly lookups: Batcher<LookupGroup, ItunesRecord>;
+  private readonly similarLists: Batcher<CatalogueGroup, AmpResource[]>;
+  private readonly bundles: Batcher<CatalogueGroup, AmpResource>;
+
+  constructor(
+    private readonly itunes: ItunesApi,
+    private readonly web: WebCatalogue,
+    private readonly urls: AppleUrls,
+    private readonly store: ResourceStore,
+    ttl: CacheTtls,
+    batch: BatchSettings,
+  ) {
+    const freshness = (seconds: number): Freshness => ({ freshMs: seconds * 1000, notFoundMs: ttl.notFoundSeconds * 1000, staleMs: ttl.staleSeconds * 1000 });
+    this.details = freshness(ttl.detailsSeconds);
+    this.lists = freshness(ttl.listsSeconds);
+    this.searches = freshness(ttl.searchSeconds);
+    this.recentReviews = freshness(ttl.recentReviewsSeconds);
+    this.reviewPages = freshness(ttl.reviewsSeconds);
+    this.lookups = new Batcher(batch.windowMs, batch.maxIds, (group, ids) => this.lookupBatch(group, ids));
+    this.similarLists = new Batcher(batch.windowMs, batch.maxIds, (group, ids) => this.similarBatch(group, ids));
+    this.bundles = new Batcher(batch.windowMs, batch.maxIds, (group, ids) => this.bundleBatch(group, ids));
+  }
+
+  /** The whole result list of a search, at most 200 records. */
+  async searchApps(term: string, country: string, lang: string | undefined): Promise<ItunesRecord[]> {
+    const normalised = normaliseTerm(term);
+    const results = await this.store.get({
+      key: keyOf('search', country, lang, normalised),
+      freshness: this.searches,
+      load: async () => (await this.itunes.search(normalised, country, lang, SEARCH_FETCH_LIMIT)).results,
+    });
+    return results ?? [];
+  }
+
+  /** An app's software record by track id or bundle identifier; undefined when not sold there. */
+  app(appId: string, country: string, lang: string | undefined): Promise<ItunesRecord | undefined> {
+    const key: LookupKey = /^\d+$/.test(appId) ? 'id' : 'bundleId';
+    const id = key === 'id' ? appId : appId.toLowerCase();
+    return this.store.get({
+      key: this.appKey(key, id, country, lang),
+      freshness: this.details,
+      load: () => this.lookups.load(groupOf(id, batchable(id, key), key, country, lang), { key, country, lang }, id),
+    });
+  }
+
+  /** The artist record followed by its apps; undefined when the id is not a developer's. */
+  developer(artistId: string): Promise<ItunesRecord[] | undefined> {
+    return this.store.get({
+      key: keyOf('developer', artistId),
+      freshness: this.lists,
+      load: async () => {
+        const { results } = await this.itunes.lookup('id', [artistId], { limit: DEVELOPER_APPS_LIMIT });
+        const own = results.filter((r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'));
+        return own[0]?.wrapperType === 'artist' ? own : undefined;
+      },
+    });
+  }
+
+  async reviews(country: string, trackId: string, page: number, sort: ReviewSort): Promise<Review[]> {
+    const reviews = await this.store.get({
+      key: keyOf('reviews', country, trackId, sort, page),
+      freshness: page === 1 && sort === 'recent' ? this.recentReviews : this.reviewPages,
+      load: () => this.itunes.reviewsPage(country, trackId, page, sort),
+    });
+    return reviews ?? [];
+  }
+
+  /** Apps customers also bought with this one; undefined when the web catalogue does not know the app. */
+  similarApps(country: string, trackId: string, lang: string | undefined): Promise<AmpResource[] | undefined> {
+    return this.store.get({
+      key: keyOf('similar', country, lang, trackId),
+      freshness: this.lists,
+      load: () => this.similarLists.load(groupOf(trackId, batchable(trackId), country, lang), { country, lang }, trackId),
+    });
+  }
+
+  /** A bundle with its member apps in full; undefined when unknown there. */
+  bundle(country: string, bundleId: string, lang: string | undefined): Promise<AmpResource | undefined> {
+    return this.store.get({
+      key: keyOf('bundle', country, lang, bundleId),
+      freshness: this.details,
+      load: () => this.bundles.load(groupOf(bundleId, batchable(bundleId), country, lang), { country, lang }, bundleId),
+    });
+  }
+
+  /** One page of bundle search results: the web catalogue pages searches itself (25 at most a call). */
+  async searchBundles(term: string, country: string, lang: string | undefined, page: number, pageSize: number): Promise<AmpResource[]> {
+    const normalised = normaliseTerm(term);
+    const bundles = await this.store.get({
+      key: keyOf('bundle-search', country, lang, page, normalised),
+      freshness: this.searches,
+      load: async () => {
+        const url = this.urls.ampSearch(country, normalised, { types: 'app-bundles', limit: pageSize, offset: (page - 1) * pageSize, lang });
+        const document = await this.web.getDocument(url);
+        if (document === undefined) return [];
+        if (!isRecord(document.results)) throw badResponse('search results without results', url.host);
+        const found = document.results['app-bundles'];
+        return isRecord(found) && Array.isArray(found.data) ? found.data.filter(isRecord) : [];
+      },
+    });
+    return bundles ?? [];
+  }
+
+  private appKey(key: LookupKey, id: string, country: string, lang: string | undefined): string {
+    return keyOf('app', country, lang, key, id);
+  }
+
+  private async lookupBatch(group: LookupGroup, ids: string[]): Promise<Map<string, ItunesRecord>> {
+    const { results } = await this.itunes.lookup(group.key, ids, { country: group.country, lang: group.lang });
+    const found = new Map<string, ItunesRecord>();
+    const aliases: Promise<void>[] = [];
+    const asked = new Set(ids);
+    for (const record of results) {
+      if (record.wrapperType !== 'software') continue;
+      const trackId = String(record.trackId);
+      const bundleId = String(record.bundleId).toLowerCase();
+      const id = group.key === 'id' ? trackId : bundleId;
+      if (!asked.has(id) || found.has(id)) continue;
+      found.set(id, record);
+      // The same record answers the other way of asking for it.
+      const alias = group.key === 'id' ? this.appKey('bundleId', bundleId, group.country, group.lang) : this.appKey('id', trackId, group.country, group.lang);
+      aliases.push(this.store.put(alias, this.details, record));
+    }
+    await Promise.all(aliases);
+    return found;
+  }
+
+  private async similarBatch(group: CatalogueGroup, ids: string[]): Promise<Map<string, AmpResource[]>> {
+    const apps = (await this.web.getResources(this.urls.ampApps(group.country, ids, { include: SIMILAR_APPS, lang: group.lang }))) ?? [];
+    return new Map(apps.map((app) => [String(app.id), relatedData(app, SIMILAR_APPS)]));
+  }
+
+  private async bundleBatch(group: CatalogueGroup, ids: string[]): Promise<Map<string, AmpResource>> {
+    const bundles = (await this.web.getResources(this.urls.ampBundles(group.country, ids, { include: 'apps', lang: group.lang }))) ?? [];
+    return new Map(bundles.map((bundle) => [String(bundle.id), bundle]));
+  }
+}

@@ -1,0 +1,18 @@
+import type { AppleStoreConfig, UpstreamRateLimit } from '../config.js';
+
+/**
+ * Apple's three upstream hosts, as the rate limiter and the circuit breaker know them: iTunes
+ * Search/Lookup and the reviews feed (itunes.apple.com), the store pages the web catalogue token is
+ * read from (apps.apple.com), the web catalogue (amp-api).
+ */
+export const ITUNES_UPSTREAM = 'itunes';
+export const APPLE_WEB_UPSTREAM = 'apple-web';
+export const APPLE_AMP_UPSTREAM = 'apple-amp';
+
+export function appleRateLimits(config: AppleStoreConfig): Map<string, UpstreamRateLimit> {
+  return new Map([
+    [ITUNES_UPSTREAM, config.rateLimits.itunes],
+    [APPLE_WEB_UPSTREAM, config.rateLimits.web],
+    [APPLE_AMP_UPSTREAM, config.rateLimits.ampApi],
+  ]);
+}

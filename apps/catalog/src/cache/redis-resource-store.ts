@@ -1,0 +1,252 @@
+import type { CatalogSource, WireError } from '@appcat/contracts';
+import { ErrorCode } from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+import { Logger } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { isUpstreamFailure } from '../upstream/upstream-failures.js';
+import { FAIL_SCRIPT, FILL_SCRIPT, PROBE_SCRIPT, RENEW_SCRIPT } from './cache-scripts.js';
+import type { FillNotifier } from './fill-notifier.js';
+import { recordProvenance } from './provenance.js';
+import type { Freshness, ResourceRequest, ResourceStore } from './resource-store.js';
+
+export interface RedisResourceStoreOptions {
+  keyPrefix: string;
+  lockTtlMs: number;
+  lockWaitMs: number;
+  failureTtlMs: number;
+}
+
+interface CacheCommands {
+  catalogProbe(entry: string, lock: string, failure: string, now: string, freshMs: string, notFoundMs: string, token: string, lockTtlMs: string): Promise<[string, string, string]>;
+  catalogFill(entry: string, lock: string, token: string, value: string, keepMs: string, channel: string): Promise<number>;
+  catalogFail(entry: string, lock: string, failure: string, token: string, failureJson: string, failureTtlMs: string, channel: string): Promise<number>;
+  catalogRenew(lock: string, token: string, ttlMs: string): Promise<number>;
+}
+
+interface Entry<T> {
+  fetchedAt: number;
+  notFound: boolean;
+  value: T | undefined;
+}
+
+interface Outcome<T> {
+  value: T | undefined;
+  source: CatalogSource;
+  fetchedAt: number;
+}
+
+type Probe<T> = { state: 'fresh' | 'failed' | 'locked' | 'busy'; entry?: Entry<T>; failure?: WireException };
+
+interface Keys {
+  entry: string;
+  lock: string;
+  failure: string;
+}
+
+function encodeEntry(fetchedAt: number, value: unknown): string {
+  return value === undefined ? `${fetchedAt}|1|` : `${fetchedAt}|0|${JSON.stringify(value)}`;
+}
+
+function decodeEntry<T>(raw: string): Entry<T> | undefined {
+  const match = /^(\d+)\|([01])\|/.exec(raw);
+  if (!match) return undefined;
+  const notFound = match[2] === '1';
+  try {
+    return { fetchedAt: Number(match[1]), notFound, value: notFound ? undefined : (JSON.parse(raw.slice(match[0].length)) as T) };
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeFailure(raw: string): WireException {
+  try {
+    const { code, message } = JSON.parse(raw) as WireError;
+    return new WireException(code, message);
+  } catch {
+    return new WireException(ErrorCode.UpstreamBadResponse, 'upstream store failed moments ago');
+  }
+}
+
+/** How long Redis keeps an entry: a found value as long as it may be served stale. */
+function keepMs(freshness: Freshness, value: unknown): number {
+  return value === undefined ? freshness.notFoundMs : Math.max(freshness.freshMs, freshness.staleMs);
+}
+
+/**
+ * The cache shared by every catalog replica, in Redis. For each resource, at most one load is in
+ * flight across all replicas: within a replica, identical requests share one promise; across
+ * replicas, the first takes a lock (renewed while it loads, so a dead holder frees it within one lock
+ * TTL) and the others wait for the filled entry, woken over pub/sub and polling as a fallback, for a
+ * bounded time. A failed load is remembered briefly so that identical requests fail fast, or get
+ * stale data, instead of queueing up on the upstream. When Redis itself fails, requests go to the
+ * upstream directly (still merged within the replica).
+ */
+export class RedisResourceStore implements ResourceStore {
+  private readonly logger = new Logger('ResourceCache');
+  private readonly inflight = new Map<string, Promise<Outcome<unknown>>>();
+  private readonly redis: Redis & CacheCommands;
+  private readonly pollMs: number;
+  private lastRedisWarning = 0;
+
+  constructor(
+    redis: Redis,
+    private readonly notifier: FillNotifier,
+    private readonly options: RedisResourceStoreOptions,
+  ) {
+    redis.defineCommand('catalogProbe', { numberOfKeys: 3, lua: PROBE_SCRIPT });
+    redis.defineCommand('catalogFill', { numberOfKeys: 2, lua: FILL_SCRIPT });
+    redis.defineCommand('catalogFail', { numberOfKeys: 3, lua: FAIL_SCRIPT });
+    redis.defineCommand('catalogRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
+    this.redis = redis as Redis & CacheCommands;
+    // Pub/sub wakes waiters at once; polling only covers lost messages and locks freed by expiry.
+    this.pollMs = Math.min(250, Math.max(20, Math.floor(options.lockTtlMs / 4)));
+  }
+
+  async get<T>(request: ResourceRequest<T>): Promise<T | undefined> {
+    let shared = this.inflight.get(request.key) as Promise<Outcome<T>> | undefined;
+    const leader = shared === undefined;
+    if (!shared) {
+      const started = this.resolve(request);
+      shared = started;
+      this.inflight.set(request.key, started);
+      const forget = () => {
+        if (this.inflight.get(request.key) === started) this.inflight.delete(request.key);
+      };
+      started.then(forget, forget);
+    }
+    const outcome = await shared;
+    // Only the request that made the upstream call reports 'upstream'; the ones merged into it were
+    // spared a call, which is what a cache hit means to the caller.
+    if (!request.untracked) recordProvenance(!leader && outcome.source === 'upstream' ? 'cache' : outcome.source, outcome.fetchedAt);
+    return outcome.value;
+  }
+
+  async put<T>(key: string, freshness: Freshness, value: T): Promise<void> {
+    await this.withRedis(() => this.redis.set(this.keysOf(key).entry, encodeEntry(Date.now(), value), 'PX', keepMs(freshness, value)), undefined);
+  }
+
+  async drop(key: string): Promise<void> {
+    await this.withRedis(() => this.redis.del(this.keysOf(key).entry), undefined);
+  }
+
+  private keysOf(key: string): Keys {
+    const { keyPrefix } = this.options;
+    return { entry: `${keyPrefix}c:${key}`, lock: `${keyPrefix}lock:${key}`, failure: `${keyPrefix}fail:${key}` };
+  }
+
+  private async resolve<T>(request: ResourceRequest<T>): Promise<Outcome<T>> {
+    const keys = this.keysOf(request.key);
+    const token = randomUUID();
+    const probe = await this.probe<T>(request, keys, token);
+    // An entry that does not decode is treated like Redis being away: ask the upstream.
+    if (!probe || (probe.state === 'fresh' && !probe.entry)) return this.loadWithoutRedis(request);
+    return this.settle(request, keys, token, probe, Date.now() + this.options.lockWaitMs);
+  }
+
+  private async probe<T>(request: ResourceRequest<T>, keys: Keys, token: string): Promise<Probe<T> | undefined> {
+    const { freshMs, notFoundMs } = request.freshness;
+    const reply = await this.withRedis(
+      () => this.redis.catalogProbe(keys.entry, keys.lock, keys.failure, String(Date.now()), String(freshMs), String(notFoundMs), token, String(this.options.lockTtlMs)),
+      undefined,
+    );
+    if (!reply) return undefined;
+    const [state, rawEntry, rawFailure] = reply;
+    return {
+      state: state as Probe<T>['state'],
+      entry: rawEntry ? decodeEntry<T>(rawEntry) : undefined,
+      failure: rawFailure ? decodeFailure(rawFailure) : undefined,
+    };
+  }
+
+  private settle<T>(request: ResourceRequest<T>, keys: Keys, token: string, probe: Probe<T>, deadline: number): Promise<Outcome<T>> {
+    switch (probe.state) {
+      case 'fresh':
+        return Promise.resolve({ value: probe.entry!.value, source: 'cache', fetchedAt: probe.entry!.fetchedAt });
+      case 'failed':
+        return Promise.resolve(this.staleOr(request, probe.entry, probe.failure!));
+      case 'locked':
+        return this.loadAndFill(request, keys, token, probe.entry);
+      case 'busy':
+        return this.waitForFill(request, keys, token, probe.entry, deadline);
+    }
+  }
+
+  /** Stale data when there is some young enough; otherwise the failure. */
+  private staleOr<T>(request: ResourceRequest<T>, entry: Entry<T> | undefined, failure: WireException): Outcome<T> {
+    if (entry && !entry.notFound && Date.now() - entry.fetchedAt < request.freshness.staleMs) {
+      return { value: entry.value, source: 'stale', fetchedAt: entry.fetchedAt };
+    }
+    throw failure;
+  }
+
+  private async loadAndFill<T>(request: ResourceRequest<T>, keys: Keys, token: string, stale: Entry<T> | undefined): Promise<Outcome<T>> {
+    const { lockTtlMs, failureTtlMs } = this.options;
+    const renewal = setInterval(() => {
+      this.redis.catalogRenew(keys.lock, token, String(lockTtlMs)).catch(() => undefined);
+    }, Math.max(10, Math.floor(lockTtlMs / 3)));
+    renewal.unref();
+    let value: T | undefined;
+    try {
+      value = await request.load();
+    } catch (error) {
+      clearInterval(renewal);
+      // Only upstream failures are worth remembering; anything else (a bug) must not be replayed.
+      const failure = isUpstreamFailure(error) ? error : undefined;
+      const memo = failure ? JSON.stringify(failure.getError()) : '';
+      await this.withRedis(
+        () => this.redis.catalogFail(keys.entry, keys.lock, keys.failure, token, memo, String(failure ? failureTtlMs : 0), this.channel),
+        undefined,
+      );
+      if (!failure) throw error;
+      return this.staleOr(request, stale, failure);
+    }
+    clearInterval(renewal);
+    const fetchedAt = Date.now();
+    await this.withRedis(
+      () => this.redis.catalogFill(keys.entry, keys.lock, token, encodeEntry(fetchedAt, value), String(keepMs(request.freshness, value)), this.channel),
+      undefined,
+    );
+    return { value, source: 'upstream', fetchedAt };
+  }
+
+  private async waitForFill<T>(request: ResourceRequest<T>, keys: Keys, token: string, stale: Entry<T> | undefined, deadline: number): Promise<Outcome<T>> {
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        return this.staleOr(
+          request,
+          stale,
+          new WireException(ErrorCode.UpstreamTimeout, `upstream store did not answer within ${this.options.lockWaitMs} ms (another request for the same data was waiting for it)`),
+        );
+      }
+      await this.notifier.wait(keys.entry, Math.min(this.pollMs, remaining));
+      const probe = await this.probe<T>(request, keys, token);
+      if (!probe || (probe.state === 'fresh' && !probe.entry)) return this.loadWithoutRedis(request);
+      if (probe.state !== 'busy') return this.settle(request, keys, token, probe, deadline);
+      stale = probe.entry ?? stale;
+    }
+  }
+
+  private async loadWithoutRedis<T>(request: ResourceRequest<T>): Promise<Outcome<T>> {
+    const value = await request.load();
+    return { value, source: 'upstream', fetchedAt: Date.now() };
+  }
+
+  private get channel(): string {
+    return this.notifier.channel;
+  }
+
+  /** Runs a Redis call; when Redis fails, logs (at most every 30 s) and answers `fallback`. */
+  private async withRedis<R, F>(call: () => Promise<R>, fallback: F): Promise<R | F> {
+    try {
+      return await call();
+    } catch (error) {
+      if (Date.now() - this.lastRedisWarning > 30_000) {
+        this.lastRedisWarning = Date.now();
+        this.logger.warn(`Redis unavailable, serving without the shared cache: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      return fallback;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { recordProvenance } from './provenance.js';
+
+/** How long one kind of upstream resource is good for, ms. */
+export interface Freshness {
+  /** Served from the cache without asking the upstream. */
+  freshMs: number;
+  /** Same, for a "not found" answer. */
+  notFoundMs: number;
+  /** Oldest value served (marked stale) when the upstream fails; not-found answers are never served stale. */
+  staleMs: number;
+}
+
+/** One upstream resource: where it is cached and how to load it. */
+export interface ResourceRequest<T> {
+  /** Unique per resource, without the deployment prefix, e.g. `itunes:app:us:-:id:284882215`. */
+  key: string;
+  freshness: Freshness;
+  /** Asks the upstream; undefined means the upstream says it does not exist (cached as not found). */
+  load(): Promise<T | undefined>;
+  /** Not part of the reply's data (the web catalogue token), so not reported in its provenance. */
+  untracked?: boolean;
+}
+
+/**
+ * The catalog's access to upstream resources: a cache shared by every replica that merges identical
+ * loads in flight. Adapters describe resources; this decides whether the upstream is asked.
+ */
+export interface ResourceStore {
+  get<T>(request: ResourceRequest<T>): Promise<T | undefined>;
+  /** Stores a value learned on the side (an app found by bundle id is also the app by track id). */
+  put<T>(key: string, freshness: Freshness, value: T): Promise<void>;
+  /** Forgets a resource (a web catalogue token the API has just rejected). */
+  drop(key: string): Promise<void>;
+}
+
+/** No cache: every request asks the upstream. For adapter tests and tools that want raw behaviour. */
+export class UncachedResources implements ResourceStore {
+  async get<T>(request: ResourceRequest<T>): Promise<T | undefined> {
+    const value = await request.load();
+    if (!request.untracked) recordProvenance('upstream', Date.now());
+    return value;
+  }
+
+  async put(): Promise<void> {}
+
+  async drop(): Promise<void> {}
+}

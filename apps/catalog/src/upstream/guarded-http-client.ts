@@ -1,0 +1,86 @@
+import { ErrorCode } from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+import type { UpstreamRateLimit } from '../config.js';
+import { type BreakerCause, CAUSE_CODES, type RedisCircuitBreaker } from './circuit-breaker.js';
+import type { RedisRateLimiter } from './rate-limiter.js';
+import type { UpstreamHttpClient, UpstreamRequest, UpstreamResponse } from './upstream-http-client.js';
+
+const inSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/** Retry-After as seconds or an HTTP date, in ms; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const text = value.trim();
+  if (/^\d{1,9}$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function failureCause(error: WireException): BreakerCause | undefined {
+  if (error.code === ErrorCode.UpstreamTimeout) return 'timeout';
+  if (error.code === ErrorCode.UpstreamUnreachable) return 'unreachable';
+  return undefined;
+}
+
+function openMessage(cause: BreakerCause, detail: string, host: string, retryMs: number): string {
+  const what = cause === 'throttle' ? 'is throttling us' : 'is failing';
+  return `upstream store ${what} (${detail}, ${host}); retry after ${inSeconds(retryMs)} s`;
+}
+
+/**
+ * Every upstream call goes through here: the host's circuit breaker first (an open one refuses at
+ * once), then its rate limiter (a token now, one within a bounded wait, or a refusal), then the
+ * call, whose outcome feeds the breaker. Apple's throttling (403 with an empty body, 429) becomes our
+ * own UPSTREAM_THROTTLED naming the cause and when to retry, never Apple's status as if it were the
+ * caller's fault.
+ */
+export class GuardedHttpClient implements UpstreamHttpClient {
+  constructor(
+    private readonly inner: UpstreamHttpClient,
+    private readonly breaker: RedisCircuitBreaker,
+    private readonly limiter: RedisRateLimiter,
+    private readonly limits: ReadonlyMap<string, UpstreamRateLimit>,
+  ) {}
+
+  async get(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const host = request.url.host;
+    const upstream = request.upstream ?? host;
+    const gate = await this.breaker.check(upstream);
+    if (gate.verdict === 'deny') throw new WireException(CAUSE_CODES[gate.cause], openMessage(gate.cause, gate.detail, host, gate.retryAfterMs));
+
+    const limit = this.limits.get(upstream);
+    if (limit && limit.perMinute > 0) {
+      const grant = await this.limiter.take(upstream, limit);
+      if (!grant.granted) {
+        throw new WireException(
+          ErrorCode.UpstreamThrottled,
+          `upstream store rate limit reached: ${limit.perMinute} calls a minute to ${host}; retry after ${inSeconds(grant.retryAfterMs)} s`,
+        );
+      }
+      if (grant.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, grant.waitMs));
+    }
+
+    let response: UpstreamResponse;
+    try {
+      response = await this.inner.get(request);
+    } catch (error) {
+      const cause = error instanceof WireException ? failureCause(error) : undefined;
+      if (cause) await this.breaker.failed(upstream, cause, cause === 'timeout' ? 'timed out' : 'unreachable');
+      throw error;
+    }
+
+    const throttled = response.status === 429 || (response.status === 403 && response.body.trim() === '');
+    if (throttled) {
+      const detail = response.status === 429 ? 'HTTP 429' : 'HTTP 403 with an empty body';
+      const openMs = await this.breaker.failed(upstream, 'throttle', detail, retryAfterMs(response.headers.get('retry-after')));
+      const hint = openMs > 0 ? openMs : (retryAfterMs(response.headers.get('retry-after')) ?? 1000);
+      throw new WireException(ErrorCode.UpstreamThrottled, openMessage('throttle', detail, host, hint));
+    }
+    if (response.status >= 500) {
+      await this.breaker.failed(upstream, 'http', `HTTP ${response.status}`);
+    } else if (gate.verdict === 'probe' || gate.failures > 0) {
+      await this.breaker.succeeded(upstream);
+    }
+    return response;
+  }
+}

@@ -1,0 +1,102 @@
+import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
+import { REFERENCE_IDS } from '@appcat/store-emulator';
+import { CatalogSystem, listOf, sleep } from './support.js';
+
+/** Short TTLs, so expiry is seen within a test; long ones for what must not expire. */
+const ENV = {
+  CACHE_TTL_DETAILS_S: '1',
+  CACHE_TTL_NOT_FOUND_S: '1',
+  CACHE_TTL_RECENT_REVIEWS_S: '1',
+  CACHE_TTL_REVIEWS_S: '600',
+  CACHE_STALE_MAX_AGE_S: '600',
+  CACHE_FAILURE_TTL_MS: '300',
+  BREAKER_FAILURE_THRESHOLD: '100',
+  UPSTREAM_TIMEOUT_MS: '300',
+};
+
+const app = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
+
+describe('cache freshness, expiry and stale answers', () => {
+  let system: CatalogSystem;
+
+  beforeAll(async () => {
+    system = await CatalogSystem.start({ replicas: 2, env: ENV });
+  });
+  beforeEach(() => system.reset());
+  afterAll(() => system?.stop());
+
+  it('asks the upstream again once an entry has expired', async () => {
+    expect((await system.fetch(app('us'))).source).toBe('upstream');
+    expect((await system.fetch(app('us'))).source).toBe('cache');
+    await sleep(1100);
+    expect((await system.fetch(app('us'))).source).toBe('upstream');
+    expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
+  });
+
+  it('gives each kind its own TTL: page 1 of recent reviews expires, other pages do not', async () => {
+    const page = (p: number): CatalogQuery => ({ route: 'apps.reviews', appId: String(REFERENCE_IDS.app), page: p, country: 'us', sort: 'recent' });
+    await system.fetch(page(1));
+    await system.fetch(page(2));
+    await sleep(1100);
+    expect((await system.fetch(page(1))).source).toBe('upstream');
+    expect(await system.fetch(page(2))).toMatchObject({ source: 'cache', ageSeconds: 1 });
+    expect(system.emulator.stats().byEndpoint.reviews).toBe(3);
+  });
+
+  it('remembers "not found" for its own TTL', async () => {
+    const unknown: CatalogQuery = { route: 'apps.get', appId: '999999999', country: 'us' };
+    expect(await system.fetch(unknown)).toMatchObject({ data: { resultCount: 0, results: [] }, source: 'upstream' });
+    expect(await system.fetch(unknown)).toMatchObject({ data: { resultCount: 0, results: [] }, source: 'cache' });
+    await sleep(1100);
+    expect((await system.fetch(unknown)).source).toBe('upstream');
+    expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
+  });
+
+  it('serves an expired entry, marked stale with its age, when the upstream fails; and does not ask again at once', async () => {
+    const fresh = await system.fetch(app('gb'));
+    await sleep(1100);
+    system.emulator.addFault({ match: { endpoint: 'lookup' }, status: 503 });
+    const stale = await system.fetch(app('gb'));
+    expect(stale).toEqual({ data: fresh.data, source: 'stale', ageSeconds: expect.any(Number) });
+    expect(stale.ageSeconds).toBeGreaterThanOrEqual(1);
+    // The failure is remembered for CACHE_FAILURE_TTL_MS: identical requests get the stale copy without a call.
+    expect((await system.fetch(app('gb'))).source).toBe('stale');
+    expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
+    system.emulator.clearFaults();
+    await sleep(350);
+    expect((await system.fetch(app('gb'))).source).toBe('upstream');
+  });
+
+  it('serves stale data on timeouts, unreadable answers and throttling too', async () => {
+    await system.fetch(app('de'));
+    await sleep(1100);
+    for (const fault of [{ delayMs: 1000 }, { malformed: true }, { status: 403 }]) {
+      system.emulator.clearFaults();
+      system.emulator.addFault({ match: { endpoint: 'lookup' }, ...fault });
+      const lookups = system.emulator.stats().byEndpoint.lookup;
+      expect([fault, (await system.fetch(app('de'))).source]).toEqual([fault, 'stale']);
+      expect(system.emulator.stats().byEndpoint.lookup).toBe(lookups + 1);
+      // Let the remembered failure expire, so the next fault is met by a real call.
+      await sleep(350);
+    }
+  });
+
+  it('a cold failure is a typed upstream error naming the cause (the gateway answers 502)', async () => {
+    system.emulator.addFault({ match: { endpoint: 'lookup' }, status: 503 });
+    await expect(system.fetch(app('jp'))).rejects.toEqual({
+      code: ErrorCode.UpstreamHttpError,
+      message: `upstream store answered HTTP 503 (${new URL(system.emulator.url).host})`,
+    });
+  });
+
+  it('a stale answer used for a derived route marks the whole reply stale', async () => {
+    const query: CatalogQuery = { route: 'bundles.reviews', bundleId: String(REFERENCE_IDS.bundle), page: 1, country: 'us', sort: 'recent' };
+    const fresh = await system.fetch(query);
+    await sleep(1100);
+    // The bundle (12 h kind, 1 s here) and page 1 of recent reviews have expired; the feed now fails.
+    system.emulator.addFault({ match: { endpoint: 'reviews' }, status: 500 });
+    const reply = await system.fetch(query);
+    expect(reply).toMatchObject({ source: 'stale', ageSeconds: expect.any(Number) });
+    expect(listOf(reply).results).toEqual(listOf(fresh).results);
+  });
+});

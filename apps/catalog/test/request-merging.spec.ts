@@ -1,0 +1,127 @@
+import { type CatalogQuery, type CatalogReply, ErrorCode } from '@appcat/contracts';
+import { REFERENCE_IDS } from '@appcat/store-emulator';
+import { CatalogSystem, listOf, wireErrorOf } from './support.js';
+
+const LOCK_TTL_MS = 400;
+const LOCK_WAIT_MS = 1500;
+
+const facebook = (country = 'us'): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
+
+describe('one upstream call per resource, across requests and replicas', () => {
+  let system: CatalogSystem;
+
+  beforeAll(async () => {
+    system = await CatalogSystem.start({ replicas: 2, env: { CACHE_LOCK_TTL_MS: String(LOCK_TTL_MS), CACHE_LOCK_WAIT_MS: String(LOCK_WAIT_MS) } });
+  });
+  beforeEach(() => system.reset());
+  afterAll(() => system?.stop());
+
+  it('1,000 concurrent identical requests over NATS, two replicas: exactly one upstream call', async () => {
+    // A slow upstream keeps the first call in flight while the other 999 arrive at both replicas.
+    system.emulator.addFault({ match: { endpoint: 'lookup' }, delayMs: 300 });
+    const replies = await Promise.all(Array.from({ length: 1000 }, () => system.fetch(facebook())));
+    expect(system.emulator.stats().byEndpoint.lookup).toBe(1);
+    expect(system.emulator.stats().requests).toBe(1);
+    expect(new Set(replies.map((r) => JSON.stringify(r.data))).size).toBe(1);
+    expect(listOf(replies[0]).results[0]).toMatchObject({ trackId: REFERENCE_IDS.app });
+    // Only the request that made the call says so; every other one was spared a call.
+    expect(replies.filter((r) => r.source === 'upstream')).toHaveLength(1);
+    expect(replies.filter((r) => r.source === 'cache')).toHaveLength(999);
+  });
+
+  it('a replica answers from what another replica fetched', async () => {
+    const first = await system.via(0, facebook('gb'));
+    const second = await system.via(1, facebook('gb'));
+    expect([first.source, second.source]).toEqual(['upstream', 'cache']);
+    expect(second.data).toEqual(first.data);
+    expect(system.emulator.stats().requests).toBe(1);
+  });
+
+  it('identical requests at two replicas at once: one waits for the other\'s call', async () => {
+    system.emulator.addFault({ match: { endpoint: 'search' }, delayMs: 200 });
+    const query: CatalogQuery = { route: 'apps.search', term: 'chess', page: 1, country: 'de' };
+    const replies = await Promise.all([system.via(0, query), system.via(1, query), system.via(0, query), system.via(1, query)]);
+    expect(system.emulator.stats().byEndpoint.search).toBe(1);
+    expect(replies.map((r) => r.source).sort()).toEqual(['cache', 'cache', 'cache', 'upstream']);
+  });
+
+  it('a replica that died holding the lock delays the others by at most the lock TTL', async () => {
+    // The dead replica's lock on France's Facebook lookup: it will never fill the entry.
+    const key = `${system.config.redis.keyPrefix}lock:apple:app:fr:-:id:${REFERENCE_IDS.app}`;
+    await system.redis.set(key, 'dead-replica', 'PX', LOCK_TTL_MS);
+    const began = performance.now();
+    const reply = await system.fetch(facebook('fr'));
+    const waited = performance.now() - began;
+    expect(reply.source).toBe('upstream');
+    expect(listOf(reply).resultCount).toBe(1);
+    expect(waited).toBeGreaterThanOrEqual(LOCK_TTL_MS * 0.5);
+    expect(waited).toBeLessThan(LOCK_WAIT_MS);
+    expect(system.emulator.stats().requests).toBe(1);
+  });
+
+  it('waits a bounded time for a lock that is never released, then fails as a timeout', async () => {
+    const key = `${system.config.redis.keyPrefix}lock:apple:app:jp:-:id:${REFERENCE_IDS.app}`;
+    // A holder that keeps renewing but never finishes: the waiter gives up after CACHE_LOCK_WAIT_MS.
+    await system.redis.set(key, 'stuck-replica', 'PX', 60_000);
+    const began = performance.now();
+    const error = await system.fetch(facebook('jp')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.UpstreamTimeout, message: expect.stringContaining(`within ${LOCK_WAIT_MS} ms`) });
+    expect(performance.now() - began).toBeLessThan(LOCK_WAIT_MS + 1000);
+    expect(system.emulator.stats().requests).toBe(0);
+  });
+
+  it('looks up apps requested at about the same time in one call per storefront', async () => {
+    const ids = system.emulator
+      .catalogue()
+      .apps.filter((a) => a.storefronts.includes('us') && a.storefronts.includes('gb'))
+      .slice(0, 40)
+      .map((a) => String(a.trackId));
+    const replies: CatalogReply[] = await Promise.all(
+      ids.flatMap((appId) => [system.via(0, { route: 'apps.get', appId, country: 'us' }), system.via(0, { route: 'apps.get', appId, country: 'gb' })]),
+    );
+    expect(replies.every((r) => listOf(r).resultCount === 1)).toBe(true);
+    expect(replies.map((r) => String(listOf(r).results[0].trackId))).toEqual(ids.flatMap((id) => [id, id]));
+    expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
+  });
+
+  it('an app found by bundle identifier is also cached under its track id', async () => {
+    const byBundle = await system.fetch({ route: 'apps.get', appId: 'com.facebook.Facebook', country: 'ca' });
+    const byId = await system.fetch(facebook('ca'));
+    expect(byId).toMatchObject({ source: 'cache', data: byBundle.data });
+    expect(system.emulator.stats().requests).toBe(1);
+  });
+
+  it('derived routes reuse cached resources: bundle reviews and similar bundles read the bundle and its apps once', async () => {
+    const bundle = String(REFERENCE_IDS.bundle);
+    await system.fetch({ route: 'bundles.get', bundleId: bundle, country: 'us' });
+    const members = (listOf(await system.fetch({ route: 'bundles.get', bundleId: bundle, country: 'us' })).results[0] as { relationships: { apps: { data: unknown[] } } })
+      .relationships.apps.data.length;
+    system.emulator.resetStats();
+    await system.fetch({ route: 'bundles.reviews', bundleId: bundle, page: 1, country: 'us', sort: 'recent' });
+    expect(system.emulator.stats().byEndpoint).toMatchObject({ 'amp-app-bundles': 0, reviews: members });
+    // The member apps' review pages are the apps' own: asking for an app's reviews now costs nothing.
+    const facebookReviews = await system.fetch({ route: 'apps.reviews', appId: String(REFERENCE_IDS.app), page: 1, country: 'us', sort: 'recent' });
+    expect(facebookReviews.source).toBe('cache');
+    await system.fetch({ route: 'bundles.similar', bundleId: bundle, country: 'us' });
+    // One batched web catalogue call (ids=) for every member's similar list.
+    expect(system.emulator.stats().byEndpoint).toMatchObject({ 'amp-app-bundles': 0, 'amp-apps': 1, reviews: members });
+    const similar = await system.fetch({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' });
+    expect(similar.source).toBe('cache');
+  });
+
+  it('caches the whole search list once and slices every page from it', async () => {
+    const pages = await Promise.all([1, 2, 3].map((page) => system.fetch({ route: 'apps.search', term: 'Chess', page, country: 'us' })));
+    const again = await system.fetch({ route: 'apps.search', term: '  chess ', page: 4, country: 'us' });
+    expect(system.emulator.stats().byEndpoint.search).toBe(1);
+    expect(again.source).toBe('cache');
+    const ids = pages.flatMap((p) => listOf(p).results.map((r) => r.trackId));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('a failed upstream call is not retried by every waiting request', async () => {
+    system.emulator.addFault({ match: { endpoint: 'lookup' }, status: 503, delayMs: 150 });
+    const errors = await Promise.all(Array.from({ length: 20 }, (_, i) => wireErrorOf(system.via(i % 2, facebook('br')))));
+    expect(errors.every((e) => e.code === ErrorCode.UpstreamHttpError)).toBe(true);
+    expect(system.emulator.stats().byEndpoint.lookup).toBe(1);
+  });
+});
