@@ -1,6 +1,6 @@
 import { freePort } from '@appcat/testing';
 import { type Chain, createPublicClient, createTestClient, createWalletClient, defineChain, http } from 'viem';
-import { nonceManager, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { testUsdcAbi } from './abi.js';
 import { DEV_ACCOUNTS, type LocalChainAccounts } from './accounts.js';
 import { spawnAnvil } from './anvil-process.js';
@@ -74,7 +74,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     const testClient = createTestClient({ mode: 'anvil', chain, transport, pollingInterval });
     const publicClient = createPublicClient({ chain, transport, pollingInterval });
     const minter = createWalletClient({
-      account: privateKeyToAccount(DEV_ACCOUNTS.minter.privateKey, { nonceManager }),
+      account: privateKeyToAccount(DEV_ACCOUNTS.minter.privateKey),
       chain,
       transport,
       pollingInterval,
@@ -96,8 +96,18 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
 
     const balanceOf = (address: `0x${string}`) =>
       publicClient.readContract({ address: usdc.address, abi: testUsdcAbi, functionName: 'balanceOf', args: [address] });
+    // Mints leave one at a time, each taking the minter's pending nonce from this chain. (viem's
+    // nonceManager would carry nonces over from another chain with the same id in this process.)
+    let minting: Promise<unknown> = Promise.resolve();
+    const send = (to: `0x${string}`, amount: bigint) => {
+      const sent = minting.then(() =>
+        minter.writeContract({ address: usdc.address, abi: testUsdcAbi, functionName: 'mint', args: [to, amount] }),
+      );
+      minting = sent.catch(() => undefined);
+      return sent;
+    };
     const mint = async (to: `0x${string}`, amount: bigint) => {
-      const hash = await minter.writeContract({ address: usdc.address, abi: testUsdcAbi, functionName: 'mint', args: [to, amount] });
+      const hash = await send(to, amount);
       const receipt = await publicClient.waitForTransactionReceipt({ hash });
       if (receipt.status !== 'success') throw new Error(`mint of ${amount} to ${to} reverted (${hash})`);
       return hash;

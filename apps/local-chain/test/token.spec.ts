@@ -3,7 +3,7 @@ import {
   createPublicClient,
   createWalletClient,
   decodeEventLog,
-  hashDomain,
+  domainSeparator,
   http,
   parseSignature,
   toFunctionSignature,
@@ -111,15 +111,7 @@ describe('TestUSDC on a local Base chain', () => {
     expect(await read('version')).toBe('2');
     expect(await read('decimals')).toBe(6);
     expect(await read('DOMAIN_SEPARATOR')).toBe(
-      hashDomain({
-        domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: BASE_USDC },
-        types: { EIP712Domain: [
-          { name: 'name', type: 'string' },
-          { name: 'version', type: 'string' },
-          { name: 'chainId', type: 'uint256' },
-          { name: 'verifyingContract', type: 'address' },
-        ] },
-      }),
+      domainSeparator({ domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: BASE_USDC } }),
     );
     const { domain, fields } = await publicClient.getEip712Domain({ address: BASE_USDC });
     expect(fields).toBe('0x0f'); // name, version, chainId, verifyingContract; no salt
@@ -211,7 +203,7 @@ describe('TestUSDC on a local Base chain', () => {
         .sort();
     expect(signatures(testUsdcAbi)).toEqual(signatures(compiled));
     expect(testUsdcAbi.filter((i) => i.type === 'event').map((e) => e.name).sort()).toEqual(
-      compiled.filter((i) => i.type === 'event').map((e) => (e as { name: string }).name).sort(),
+      compiled.filter((i) => i.type === 'event').map((e) => (e as unknown as { name: string }).name).sort(),
     );
   });
 });
