@@ -1,0 +1,51 @@
+import { ConfigError } from '@appcat/config';
+import { readFacilitatorConfig } from './config.js';
+import { DEFAULT_FACILITATOR_PRIVATE_KEY } from './server.js';
+
+describe('readFacilitatorConfig', () => {
+  it('defaults to Base on the local chain, port 4020, anvil account #1, no auth', () => {
+    expect(readFacilitatorConfig({})).toEqual({
+      host: '127.0.0.1',
+      port: 4020,
+      rpcUrl: 'http://127.0.0.1:8545',
+      networks: [{ network: 'eip155:8453', rpcUrl: 'http://127.0.0.1:8545' }],
+      privateKey: DEFAULT_FACILITATOR_PRIVATE_KEY,
+      authToken: undefined,
+      receiptTimeoutMs: 30_000,
+    });
+  });
+
+  it('gives each network the shared RPC unless it names its own', () => {
+    const config = readFacilitatorConfig({
+      FACILITATOR_RPC_URL: 'http://chain:8545/',
+      FACILITATOR_NETWORKS: 'eip155:8453, eip155:143=http://monad:8546',
+      FACILITATOR_AUTH_TOKEN: 'tok',
+    });
+    expect(config.networks).toEqual([
+      { network: 'eip155:8453', rpcUrl: 'http://chain:8545' },
+      { network: 'eip155:143', rpcUrl: 'http://monad:8546' },
+    ]);
+    expect(config.authToken).toBe('tok');
+  });
+
+  it('reports every bad setting at once', () => {
+    const read = () =>
+      readFacilitatorConfig({
+        FACILITATOR_NETWORKS: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp,eip155:1=ftp://x,eip155:8453,eip155:8453',
+        FACILITATOR_PRIVATE_KEY: '0x1234',
+        FACILITATOR_PORT: 'eighty',
+      });
+    expect(read).toThrow(ConfigError);
+    try {
+      read();
+    } catch (error) {
+      expect((error as ConfigError).problems).toEqual([
+        'FACILITATOR_NETWORKS has "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", expected eip155:<chain id>',
+        'FACILITATOR_NETWORKS gives eip155:1 the RPC "ftp://x", expected an http(s) URL',
+        'FACILITATOR_NETWORKS lists eip155:8453 twice',
+        'FACILITATOR_PRIVATE_KEY must be 0x followed by 64 hex digits',
+        'FACILITATOR_PORT must be an integer from 0 to 65535, got "eighty"',
+      ]);
+    }
+  });
+});

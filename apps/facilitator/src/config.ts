@@ -1,0 +1,50 @@
+import { readConfig } from '@appcat/config';
+import type { Hex } from 'viem';
+import {
+  DEFAULT_FACILITATOR_PORT,
+  DEFAULT_FACILITATOR_PRIVATE_KEY,
+  DEFAULT_RECEIPT_TIMEOUT_MS,
+  type DevFacilitatorOptions,
+} from './server.js';
+import type { FacilitatorNetwork } from './x402-facilitator.js';
+
+export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks'>> & {
+  networks: FacilitatorNetwork[];
+  authToken?: string;
+};
+
+/**
+ * FACILITATOR_NETWORKS is a comma-separated list of CAIP-2 EVM networks; an entry may name its own
+ * JSON-RPC endpoint as `eip155:143=http://127.0.0.1:8546`, the others use FACILITATOR_RPC_URL.
+ */
+export function readFacilitatorConfig(env: Record<string, string | undefined> = process.env): FacilitatorConfig {
+  return readConfig((e) => {
+    const rpcUrl = e.url('FACILITATOR_RPC_URL', 'http://127.0.0.1:8545');
+    const networks: FacilitatorNetwork[] = [];
+    for (const entry of e.string('FACILITATOR_NETWORKS', 'eip155:8453').split(',').map((s) => s.trim()).filter(Boolean)) {
+      const [network = '', ownRpcUrl] = entry.split('=', 2).map((s) => s.trim());
+      if (!/^eip155:[1-9]\d*$/.test(network)) {
+        e.fail(`FACILITATOR_NETWORKS has ${JSON.stringify(network)}, expected eip155:<chain id>`);
+        continue;
+      }
+      if (ownRpcUrl !== undefined && !/^https?:\/\/\S+$/.test(ownRpcUrl)) {
+        e.fail(`FACILITATOR_NETWORKS gives ${network} the RPC ${JSON.stringify(ownRpcUrl)}, expected an http(s) URL`);
+        continue;
+      }
+      if (networks.some((n) => n.network === network)) e.fail(`FACILITATOR_NETWORKS lists ${network} twice`);
+      networks.push({ network: network as FacilitatorNetwork['network'], rpcUrl: ownRpcUrl ?? rpcUrl });
+    }
+    if (networks.length === 0) e.fail('FACILITATOR_NETWORKS names no network');
+    const privateKey = e.string('FACILITATOR_PRIVATE_KEY', DEFAULT_FACILITATOR_PRIVATE_KEY);
+    if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) e.fail('FACILITATOR_PRIVATE_KEY must be 0x followed by 64 hex digits');
+    return {
+      host: e.string('FACILITATOR_HOST', '127.0.0.1'),
+      port: e.int('FACILITATOR_PORT', DEFAULT_FACILITATOR_PORT, { min: 0, max: 65535 }),
+      rpcUrl,
+      networks,
+      privateKey: privateKey as Hex,
+      authToken: e.optionalString('FACILITATOR_AUTH_TOKEN'),
+      receiptTimeoutMs: e.int('FACILITATOR_RECEIPT_TIMEOUT_MS', DEFAULT_RECEIPT_TIMEOUT_MS, { min: 100, max: 600_000 }),
+    };
+  }, env);
+}

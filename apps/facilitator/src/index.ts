@@ -1,0 +1,4 @@
+export * from './config.js';
+export * from './evm-signer.js';
+export * from './server.js';
+export * from './x402-facilitator.js';
