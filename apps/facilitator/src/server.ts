@@ -106,7 +106,7 @@ function errorMessage(error: unknown): string {
 
 /**
  * A facilitator for local x402 flows, speaking the facilitator HTTP API (POST /verify, POST /settle,
- * GET /supported) over @x402/core's x402Facilitator. Malformed bodies are answered 400 with an
+ * GET /supported; plus GET /healthz, open without the token) over @x402/core's x402Facilitator. Malformed bodies are answered 400 with an
  * `invalid_payload` verdict, payments this facilitator has no scheme for with an `unsupported_scheme`
  * verdict, and failures of its own (RPC down, etc.) 500 `{ error }`.
  */
@@ -141,12 +141,15 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
       stats.refusedUnavailable += 1;
       return reply.code(503).send({ error: 'facilitator unavailable' });
     }
+    // Health checks (Compose, Kubernetes) carry no credentials.
+    if (request.url.split('?')[0] === '/healthz') return;
     if (options.authToken && !bearerMatches(request.headers.authorization, options.authToken)) {
       stats.refusedUnauthorized += 1;
       return reply.code(401).send({ error: 'unauthorized' });
     }
   });
 
+  app.get('/healthz', async () => ({ ok: true }));
   app.get('/supported', async () => supported);
 
   app.post('/verify', async (request, reply) => {

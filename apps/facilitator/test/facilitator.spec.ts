@@ -213,9 +213,10 @@ describe('dev facilitator over a local Base chain', () => {
       const refusedBefore = facilitator.stats().refusedUnavailable;
       facilitator.setUnavailable(true);
       expect((await fetch(`${facilitator.url}/supported`)).status).toBe(503);
+      expect((await fetch(`${facilitator.url}/healthz`)).status).toBe(503);
       const payload = await pay();
       expect((await post('/settle', payload, requirements)).status).toBe(503);
-      expect(facilitator.stats().refusedUnavailable).toBe(refusedBefore + 2);
+      expect(facilitator.stats().refusedUnavailable).toBe(refusedBefore + 3);
       facilitator.setUnavailable(false);
       expect(await post('/verify', payload, requirements)).toMatchObject({ status: 200, body: { isValid: true } });
     });
@@ -262,6 +263,8 @@ describe('dev facilitator with a bearer token', () => {
     expect((await fetch(`${facilitator.url}/supported`, { headers: { authorization: 'Bearer s3cre' } })).status).toBe(401);
     expect((await fetch(`${facilitator.url}/verify`, { method: 'POST', body: '{}' })).status).toBe(401);
     expect(facilitator.stats().refusedUnauthorized).toBe(3);
+    // Health checks carry no credentials.
+    expect((await fetch(`${facilitator.url}/healthz`)).status).toBe(200);
   });
 
   it('serves requests with the token, as HTTPFacilitatorClient sends it', async () => {

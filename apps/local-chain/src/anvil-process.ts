@@ -22,10 +22,13 @@ async function answersJsonRpc(rpcUrl: string): Promise<boolean> {
   }
 }
 
-/** Spawns anvil on 127.0.0.1:port and resolves once its JSON-RPC answers. */
-export async function spawnAnvil(port: number, chainId: number, startTimeoutMs = 15_000): Promise<AnvilProcess> {
+/**
+ * Spawns anvil listening on host:port and resolves once its JSON-RPC answers. The returned URL is
+ * what this process reaches it by: loopback when anvil listens on every interface.
+ */
+export async function spawnAnvil(host: string, port: number, chainId: number, startTimeoutMs = 15_000): Promise<AnvilProcess> {
   const binary = resolveAnvilBinary();
-  const child = spawn(binary, ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--quiet'], {
+  const child = spawn(binary, ['--host', host, '--port', String(port), '--chain-id', String(chainId), '--quiet'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -50,7 +53,8 @@ export async function spawnAnvil(port: number, chainId: number, startTimeoutMs =
     clearTimeout(killer);
   };
 
-  const rpcUrl = `http://127.0.0.1:${port}`;
+  const reachableHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const rpcUrl = `http://${reachableHost.includes(':') ? `[${reachableHost}]` : reachableHost}:${port}`;
   const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (spawnError) {

@@ -13,7 +13,9 @@ export const DEFAULT_LOCAL_CHAIN_PORT = 8545;
 export const DEFAULT_PAYER_FUNDING = 1_000_000_000n;
 
 export interface LocalChainOptions {
-  /** Port on 127.0.0.1. Default 8545; 0 picks a free port (what tests want). */
+  /** Interface anvil listens on. Default 127.0.0.1; 0.0.0.0 in a container. */
+  host?: string;
+  /** Default 8545; 0 picks a free port (what tests want). */
   port?: number;
   /** Default 8453 (Base). Chains in the USDC table get their real USDC address and domain. */
   chainId?: number;
@@ -24,6 +26,7 @@ export interface LocalChainOptions {
 }
 
 export interface LocalChain {
+  /** JSON-RPC endpoint as this process reaches it (loopback when anvil listens on 0.0.0.0). */
   rpcUrl: string;
   chainId: number;
   /** CAIP-2 id of the chain, e.g. `eip155:8453`. */
@@ -59,7 +62,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const port = options.port === 0 ? await freePort() : (options.port ?? DEFAULT_LOCAL_CHAIN_PORT);
   const [token, multicall] = await Promise.all([loadArtifact('TestUSDC'), loadArtifact('Multicall3')]);
 
-  const anvil = await spawnAnvil(port, chainId);
+  const anvil = await spawnAnvil(options.host ?? '127.0.0.1', port, chainId);
   try {
     const { rpcUrl } = anvil;
     const chain = defineChain({

@@ -2,12 +2,12 @@ import { readLocalChainConfig } from './config.js';
 import { startLocalChain } from './local-chain.js';
 
 const config = readLocalChainConfig();
-const chain = await startLocalChain({ port: config.port, chainId: config.chainId });
+const chain = await startLocalChain(config);
 const { payer, payTo, facilitator } = chain.accounts;
 const usdc = (await chain.balanceOf(payer.address)) / 1_000_000n;
 process.stdout.write(
   [
-    `local chain ${chain.network} on ${chain.rpcUrl}`,
+    `local chain ${chain.network} on ${config.host}:${new URL(chain.rpcUrl).port} (${chain.rpcUrl})`,
     `  test USDC "${chain.usdcDomain.name}" v${chain.usdcDomain.version} at ${chain.usdcAddress}`,
     `  demo payer ${payer.address} holds ${usdc} USDC`,
     `  demo payer key ${payer.privateKey} (anvil's published dev key: local use only)`,
