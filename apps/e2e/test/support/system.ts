@@ -1,10 +1,12 @@
 import { createCatalogApp, readCatalogConfig } from '@appcat/catalog';
 import { type AdminKeyCreated, type AdminKeyRef, formatUsd, parseUsd, Subject } from '@appcat/contracts';
+import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
 import { createGatewayApp, readGatewayConfig } from '@appcat/gateway';
+import { type LocalChain, startLocalChain } from '@appcat/local-chain';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
-import { createTestDatabase, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
+import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pg from 'pg';
@@ -34,14 +36,28 @@ export class System {
     readonly admin: NatsRpcClient,
   ) {}
 
-  static async start(options: { paymentsReplicas?: number } = {}): Promise<System> {
+  /**
+   * @param options.x402 also start a local chain (anvil with test USDC at Base's USDC address) and the
+   *   dev facilitator, with `facilitatorNetworks` listed in its /supported, and point payments at it.
+   */
+  static async start(
+    options: { paymentsReplicas?: number; x402?: boolean; facilitatorNetworks?: string[]; env?: Record<string, string> } = {},
+  ): Promise<System> {
     const [nats, redis, database, emulator] = await Promise.all([
       startNatsServer(),
       startRedisServer(),
       createTestDatabase('e2e', applyMigrations),
       startStoreEmulator({ port: 0 }),
     ]);
+    const chain = options.x402 ? await startLocalChain({ port: 0 }) : undefined;
+    const facilitator = chain
+      ? await startDevFacilitator({ rpcUrl: chain.rpcUrl, port: 0, networks: options.facilitatorNetworks ?? [chain.network] })
+      : undefined;
+    const gatewayPort = await freePort();
     const env = {
+      ...(facilitator ? { X402_FACILITATOR_URL: facilitator.url } : {}),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
+      ...options.env,
       NATS_URL: nats.url,
       REDIS_URL: redis.url,
       DATABASE_URL: database.url,
@@ -51,7 +67,7 @@ export class System {
       APPLE_WEB_BASE_URL: emulator.url,
       APPLE_AMP_API_BASE_URL: emulator.url,
       UPSTREAM_TIMEOUT_MS: '2000',
-      PORT: '0',
+      PORT: String(gatewayPort),
       OPS_PORT: '0',
     };
     const payments: INestMicroservice[] = [];
@@ -61,12 +77,18 @@ export class System {
     const catalog = await createCatalogApp(readCatalogConfig(env), { logger: false });
     await catalog.listen();
     const gateway = await createGatewayApp(readGatewayConfig(env), { logger: false });
-    await gateway.listen(0, '127.0.0.1');
-    const { port } = gateway.getHttpServer().address() as { port: number };
+    await gateway.listen(gatewayPort, '127.0.0.1');
+    const port = gatewayPort;
     const admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 5000, shutdownGraceMs: 0 }, 'e2e-admin');
     const db = new pg.Pool({ connectionString: database.url, max: 2 });
-    return new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
+    const system = new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
+    system.chain = chain;
+    system.facilitator = facilitator;
+    return system;
   }
+
+  chain?: LocalChain;
+  facilitator?: DevFacilitator;
 
   async stop(): Promise<void> {
     await this.gateway.close();
@@ -75,6 +97,8 @@ export class System {
     await this.admin.close();
     await this.db.end();
     await this.emulator.close();
+    await this.facilitator?.stop();
+    await this.chain?.stop();
     await Promise.all([this.nats.stop(), this.redis.stop()]);
     await this.database.drop();
   }

@@ -1,0 +1,192 @@
+/*
+ * x402 end to end, offline: anvil with test USDC at Base's real USDC address, the dev facilitator
+ * settling on it, and the official @x402 client paying the gateway. Every payment is checked on chain.
+ */
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { x402Client } from '@x402/core/client';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { privateKeyToAccount } from 'viem/accounts';
+import { System } from './support/system.js';
+
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+describe('x402 through every service', () => {
+  let system: System;
+  let client: x402Client;
+  let paidFetch: typeof fetch;
+  let payTo: `0x${string}`;
+
+  beforeAll(async () => {
+    system = await System.start({ x402: true });
+    const chain = system.chain!;
+    payTo = chain.accounts.payTo.address;
+    client = new x402Client();
+    registerExactEvmScheme(client, { signer: privateKeyToAccount(chain.accounts.payer.privateKey) });
+    paidFetch = wrapFetchWithPayment(fetch, client);
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  async function challenge(path: string, init: RequestInit = {}): Promise<PaymentRequired> {
+    const res = await fetch(system.baseUrl + path, init);
+    expect(res.status).toBe(402);
+    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+  }
+
+  /** A signed payment for `path`'s challenge, as the header the client would send. */
+  async function signedFor(path: string, init: RequestInit = {}, tamper?: (payload: PaymentPayload) => void): Promise<string> {
+    const payload = await client.createPaymentPayload(await challenge(path, init));
+    tamper?.(payload);
+    return encodePaymentSignatureHeader(payload);
+  }
+
+  const send = async (path: string, signature: string, init: RequestInit = {}) => {
+    const res = await fetch(system.baseUrl + path, { ...init, headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature } });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as { status: number; message: string; data: unknown } };
+  };
+
+  it('challenges an unpaid call with the route, price, USDC on Base and our payTo', async () => {
+    const required = await challenge('/api/apps?term=chess');
+    expect(required).toMatchObject({
+      x402Version: 2,
+      resource: { url: `${system.baseUrl}/api/apps?term=chess`, description: 'Search App Store apps by term', mimeType: 'application/json' },
+    });
+    expect(required.accepts).toEqual([
+      expect.objectContaining({ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: BASE_USDC, payTo, extra: expect.objectContaining({ name: 'USD Coin', version: '2' }) }),
+    ]);
+  });
+
+  it('the official client pays a call: 200 with data, a receipt, and exactly 3000 more USDC for payTo', async () => {
+    const before = await system.chain!.balanceOf(payTo);
+    const res = await paidFetch(system.baseUrl + '/api/apps/284882215');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: { results: { trackId: number }[] } };
+    expect(body.data.results[0].trackId).toBe(284882215);
+    const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: system.chain!.accounts.payer.address });
+    expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(res.headers.get('payment-response')!.length).toBeLessThan(1024);
+    expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+  });
+
+  it('one payload sent twice, then five times at once, is delivered once each time', async () => {
+    const before = await system.chain!.balanceOf(payTo);
+    const first = await signedFor('/api/apps/284882215');
+    expect((await send('/api/apps/284882215', first)).status).toBe(200);
+    const again = await send('/api/apps/284882215', first);
+    expect(again.status).toBe(402);
+    expect(again.body.message).toBe('payment already used');
+    expect(again.headers.get('payment-required')).toBeTruthy();
+
+    const second = await signedFor('/api/apps/284882215');
+    const answers = await Promise.all(Array.from({ length: 5 }, () => send('/api/apps/284882215', second)));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 402)).toHaveLength(4);
+    expect((await system.chain!.balanceOf(payTo)) - before).toBe(6000n);
+  });
+
+  it.each([
+    ['malformed base64', () => Promise.resolve('%%%not-base64%%%'), /payment-signature is not a base64 JSON x402 payment payload/],
+    ['malformed JSON', () => Promise.resolve(Buffer.from('{"x402Version":').toString('base64')), /payment-signature is not a base64 JSON x402 payment payload/],
+    [
+      'a wrong network',
+      () => signedFor('/api/apps/1', {}, (p) => ((p.accepted as { network: string }).network = 'eip155:1')),
+      /network eip155:1 is not accepted here/,
+    ],
+    [
+      'a wrong asset',
+      () => signedFor('/api/apps/1', {}, (p) => ((p.accepted as { asset: string }).asset = '0x0000000000000000000000000000000000000001')),
+      /not the USDC this resource accepts/,
+    ],
+    [
+      'a wrong payTo',
+      () => signedFor('/api/apps/1', {}, (p) => ((p.accepted as { payTo: string }).payTo = '0x0000000000000000000000000000000000000002')),
+      /not addressed to this service/,
+    ],
+    ['too small an amount', () => signedFor('/api/apps/1', {}, (p) => ((p.accepted as { amount: string }).amount = '2999')), /below the price/],
+    [
+      'a bad signature',
+      () =>
+        signedFor('/api/apps/1', {}, (p) => {
+          const evm = p.payload as { signature: string };
+          evm.signature = evm.signature.slice(0, -4) + (evm.signature.endsWith('aaaa') ? 'bbbb' : 'aaaa');
+        }),
+      /payment rejected/,
+    ],
+    [
+      'an expired authorization',
+      () =>
+        signedFor('/api/apps/1', {}, (p) => {
+          (p.payload as { authorization: { validBefore: string } }).authorization.validBefore = '1';
+        }),
+      /payment rejected/,
+    ],
+    ['a payload bought for another resource', () => signedFor('/api/apps/2'), /payment was made for another resource/],
+    ['a payload bought for a top-up', () => signedFor('/api/credits/topup?amount=1', { method: 'POST' }), /another resource|does not match the price/],
+  ])('%s → 402 naming the reason, nothing delivered, nothing paid', async (_name, make, reason) => {
+    const before = await system.chain!.balanceOf(payTo);
+    const answer = await send('/api/apps/1', await make());
+    expect(answer.status).toBe(402);
+    expect(answer.body.message).toMatch(reason);
+    expect(answer.body.data).toBeNull();
+    expect(answer.headers.get('payment-required')).toBeTruthy();
+    expect(await system.chain!.balanceOf(payTo)).toBe(before);
+  });
+
+  it('a 0.003 payment cannot buy a top-up', async () => {
+    const callPayment = await client.createPaymentPayload(await challenge('/api/apps/1'));
+    (callPayment as { resource?: unknown }).resource = undefined;
+    const answer = await send('/api/credits/topup?amount=1', encodePaymentSignatureHeader(callPayment), { method: 'POST' });
+    expect(answer.status).toBe(402);
+    expect(answer.body.message).toMatch(/below the price \(1000000 required\)/);
+  });
+
+  it('a top-up creates a key holding exactly the amount paid; a recharge adds to it; a replay credits once', async () => {
+    const before = await system.chain!.balanceOf(payTo);
+    const created = await paidFetch(system.baseUrl + '/api/credits/topup?amount=1', { method: 'POST' });
+    expect(created.status).toBe(200);
+    const { data } = (await created.json()) as { data: { apiKey: string; balance: string } };
+    expect(data.balance).toBe('1.000000');
+    expect(await system.balance(data.apiKey)).toBe('1.000000');
+    expect((await system.get('/api/apps/284882215', data.apiKey)).status).toBe(200);
+
+    // The official client refuses to sign more than USD 1 a payment by default; a recharge of 1 is enough here.
+    const init = { method: 'POST', headers: { authorization: `Bearer ${data.apiKey}` } };
+    const recharge = await signedFor('/api/credits/topup?amount=1', init);
+    const recharged = await send('/api/credits/topup?amount=1', recharge, init);
+    expect(recharged.status).toBe(200);
+    expect(recharged.body.data).toMatchObject({ balance: '1.997000', credited: '1.000000' });
+    const replayed = await send('/api/credits/topup?amount=1', recharge, init);
+    expect(replayed.status).toBe(402);
+    expect(await system.balance(data.apiKey)).toBe('1.997000');
+    expect((await system.chain!.balanceOf(payTo)) - before).toBe(2_000_000n);
+  });
+
+  it('a revoked key cannot be recharged, and no money moves', async () => {
+    const created = await system.createKey('1');
+    await system.revoke(created.id);
+    const before = await system.chain!.balanceOf(payTo);
+    const init = { method: 'POST', headers: { authorization: `Bearer ${created.key}` } };
+    const answer = await send('/api/credits/topup?amount=1', await signedFor('/api/credits/topup?amount=1', init), init);
+    expect(answer.status).toBe(401);
+    expect(await system.chain!.balanceOf(payTo)).toBe(before);
+  });
+
+  it('an unreachable facilitator → 502 naming it, nothing delivered', async () => {
+    const signature = await signedFor('/api/apps/284882215');
+    system.facilitator!.setUnavailable(true);
+    try {
+      const answer = await send('/api/apps/284882215', signature);
+      expect(answer.status).toBe(502);
+      expect(answer.body.message).toMatch(/facilitator/);
+    } finally {
+      system.facilitator!.setUnavailable(false);
+    }
+    // The payload was not used: it can still buy the call.
+    expect((await send('/api/apps/284882215', signature)).status).toBe(200);
+  });
+});
