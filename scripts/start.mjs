@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { defaults, ensureDependencies, ensureInfrastructure, hostPort, log, waitListening } from './lib/infra.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** anvil's first default account: published everywhere, worthless outside a local chain. */
+const DEMO_PAYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 process.chdir(root);
 
 const env = {
@@ -21,6 +23,8 @@ const env = {
 };
 const port = Number(env.PORT ?? 3000);
 const useEmulator = (env.START_STORE_EMULATOR ?? 'true') !== 'false';
+// The local chain and dev facilitator stand in for Base and a real facilitator unless one is configured.
+const useLocalPayments = env.X402_FACILITATOR_URL === undefined && (env.START_LOCAL_PAYMENTS ?? 'true') !== 'false';
 
 ensureDependencies(root);
 const startedInfra = await ensureInfrastructure(env);
@@ -79,6 +83,12 @@ try {
     startService('store-emulator', 'apps/store-emulator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.STORE_EMULATOR_PORT ?? 4010) }, 15_000, 'store emulator');
   }
+  if (useLocalPayments) {
+    startService('local-chain', 'apps/local-chain/dist/main.js');
+    await waitListening({ host: '127.0.0.1', port: Number(env.LOCAL_CHAIN_PORT ?? 8545) }, 30_000, 'local chain');
+    startService('facilitator', 'apps/facilitator/dist/main.js');
+    await waitListening({ host: '127.0.0.1', port: Number(env.FACILITATOR_PORT ?? 4020) }, 30_000, 'dev facilitator');
+  }
   startService('payments', 'apps/payments/dist/main.js');
   startService('catalog', 'apps/catalog/dist/main.js');
   startService('gateway', 'apps/gateway/dist/main.js');
@@ -98,6 +108,12 @@ try {
       `  Demo key:  ${created.key}   (USD ${created.balance}; local use only, shown once)`,
       `  Try:       curl -H "Authorization: Bearer ${created.key}" "${base}/api/apps?term=chess"`,
       `  Balance:   curl -H "Authorization: Bearer ${created.key}" "${base}/api/credits/balance"`,
+      ...(useLocalPayments
+        ? [
+            `  x402:      npm run demo:x402   (an agent pays per call with @x402/fetch on the local chain)`,
+            `  Payer key: ${DEMO_PAYER_KEY}   (anvil's published dev key, 1,000 test USDC; local use only)`,
+          ]
+        : []),
       '',
       '  Ctrl-C stops everything npm start started.',
       '',

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// `npm run demo:x402`: an agent pays for catalog calls per call with the official x402 client, against
+// the gateway that `npm start` runs, on the local chain. Prints each receipt, then buys a USD 1 key.
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { privateKeyToAccount } from 'viem/accounts';
+
+const gateway = process.env.GATEWAY_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+// anvil's first default account: the demo payer funded by the local chain (local use only).
+const payerKey = process.env.DEMO_PAYER_KEY ?? '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+
+const client = new x402Client();
+registerExactEvmScheme(client, { signer: privateKeyToAccount(payerKey) });
+const paidFetch = wrapFetchWithPayment(fetch, client);
+
+async function pay(path, init) {
+  const response = await paidFetch(gateway + path, init);
+  const body = await response.json();
+  const header = response.headers.get('payment-response');
+  const receipt = header ? decodePaymentResponseHeader(header) : undefined;
+  process.stdout.write(`${init?.method ?? 'GET'} ${path} → ${response.status} ${body.message}\n`);
+  if (receipt) process.stdout.write(`  paid on ${receipt.network} by ${receipt.payer}: tx ${receipt.transaction}\n`);
+  return body;
+}
+
+const search = await pay('/api/apps?term=chess');
+process.stdout.write(`  ${search.data?.resultCount ?? 0} apps, first: ${search.data?.results?.[0]?.trackName ?? '-'}\n`);
+await pay('/api/apps/284882215/reviews?sort=helpful');
+await pay('/api/developers/284882218');
+const topUp = await pay('/api/credits/topup?amount=1', { method: 'POST' });
+if (topUp.data?.apiKey) process.stdout.write(`  new key ${topUp.data.apiKey} holding USD ${topUp.data.balance} (shown once)\n`);
