@@ -2,29 +2,75 @@ import { ConfigError } from '@appcat/config';
 import { DEFAULT_UPSTREAM_USER_AGENT, readCatalogConfig } from './config.js';
 
 describe('readCatalogConfig', () => {
-  it('defaults every upstream to the local store emulator', () => {
-    expect(readCatalogConfig({})).toMatchObject({
+  it('defaults every upstream to the local store emulator, and limits and caches as Apple needs', () => {
+    expect(readCatalogConfig({})).toEqual({
       store: 'apple',
       upstreamTimeoutMs: 5000,
+      rateLimitMaxWaitMs: 2000,
       apple: {
         itunesBaseUrl: 'http://127.0.0.1:4010',
         webBaseUrl: 'http://127.0.0.1:4010',
         ampApiBaseUrl: 'http://127.0.0.1:4010',
         tokenPagePath: '/us/app/facebook/id284882215',
         userAgent: DEFAULT_UPSTREAM_USER_AGENT,
+        rateLimits: { itunes: { perMinute: 20, burst: 5 }, web: { perMinute: 6, burst: 2 }, ampApi: { perMinute: 60, burst: 10 } },
       },
-      nats: { servers: ['nats://127.0.0.1:4222'] },
+      nats: { servers: ['nats://127.0.0.1:4222'], requestTimeoutMs: 10_000, shutdownGraceMs: 2000 },
+      redis: { url: 'redis://127.0.0.1:6379', keyPrefix: 'catalog:', commandTimeoutMs: 500 },
+      cache: {
+        ttl: {
+          detailsSeconds: 12 * 3600,
+          listsSeconds: 24 * 3600,
+          searchSeconds: 2 * 3600,
+          recentReviewsSeconds: 30 * 60,
+          reviewsSeconds: 6 * 3600,
+          notFoundSeconds: 3600,
+          tokenSeconds: 6 * 3600,
+          staleSeconds: 7 * 24 * 3600,
+        },
+        lockTtlMs: 3000,
+        lockWaitMs: 8000,
+        failureTtlMs: 2000,
+        batchWindowMs: 15,
+        batchMaxIds: 100,
+      },
+      breaker: { failureThreshold: 5, openMs: 30_000, throttleOpenMs: 60_000, maxOpenMs: 600_000 },
     });
   });
 
-  it('rejects an unknown store, a bad timeout, a non-HTTP base URL and a token page path that names a host', () => {
+  it('reads every setting from the environment', () => {
+    const config = readCatalogConfig({
+      REDIS_URL: 'rediss://cache.internal:6380/2',
+      CATALOG_REDIS_PREFIX: 'cat-eu:',
+      ITUNES_RATE_PER_MIN: '0',
+      APPLE_AMP_API_BURST: '3',
+      CACHE_TTL_SEARCH_S: '60',
+      CACHE_STALE_MAX_AGE_S: '86400',
+      BREAKER_THROTTLE_OPEN_MS: '5000',
+      UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0',
+    });
+    expect(config.redis).toMatchObject({ url: 'rediss://cache.internal:6380/2', keyPrefix: 'cat-eu:' });
+    expect(config.apple.rateLimits).toMatchObject({ itunes: { perMinute: 0 }, ampApi: { perMinute: 60, burst: 3 } });
+    expect(config.cache.ttl).toMatchObject({ searchSeconds: 60, staleSeconds: 86_400 });
+    expect(config.breaker.throttleOpenMs).toBe(5000);
+    expect(config.rateLimitMaxWaitMs).toBe(0);
+  });
+
+  it('rejects an unknown store, a bad timeout, a non-HTTP base URL, a token page path that names a host, and a bad Redis URL or TTL', () => {
     const read = () =>
-      readCatalogConfig({ CATALOG_STORE: 'google', UPSTREAM_TIMEOUT_MS: '0', ITUNES_BASE_URL: 'file:///etc', APPLE_TOKEN_PAGE_PATH: '//evil.example/x' });
+      readCatalogConfig({
+        CATALOG_STORE: 'google',
+        UPSTREAM_TIMEOUT_MS: '0',
+        ITUNES_BASE_URL: 'file:///etc',
+        APPLE_TOKEN_PAGE_PATH: '//evil.example/x',
+        REDIS_URL: 'http://redis',
+        CACHE_TTL_DETAILS_S: '0',
+      });
     expect(read).toThrow(ConfigError);
     try {
       read();
     } catch (error) {
-      expect((error as ConfigError).problems).toHaveLength(4);
+      expect((error as ConfigError).problems).toHaveLength(6);
     }
   });
 });

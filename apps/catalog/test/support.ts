@@ -95,7 +95,9 @@ export class CatalogSystem {
     }
     const client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [nats.url] } });
     await client.connect();
-    return new CatalogSystem(redisServer, nats, emulator, config, replicas, client, new Redis(redisServer.url, { protocol: 2 }));
+    const redis = new Redis(redisServer.url, { protocol: 2, disconnectTimeout: 200 });
+    redis.on('error', () => undefined);
+    return new CatalogSystem(redisServer, nats, emulator, config, replicas, client, redis);
   }
 
   /** One catalog.fetch over NATS, answered by whichever replica the queue group picks. */

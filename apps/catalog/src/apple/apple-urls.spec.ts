@@ -5,7 +5,6 @@ const urls = new AppleUrls({
   webBaseUrl: 'https://web.example',
   ampApiBaseUrl: 'https://amp.example',
   tokenPagePath: '/us/app/facebook/id284882215',
-  userAgent: 'iTunes/12',
 });
 
 describe('AppleUrls', () => {

@@ -28,7 +28,7 @@ const FEED_SORT: Record<ReviewSort, string> = { recent: 'mostRecent', helpful: '
 
 /** Every upstream URL the Apple adapter requests, built from configured base URLs only. */
 export class AppleUrls {
-  constructor(private readonly config: AppleStoreConfig) {}
+  constructor(private readonly config: Pick<AppleStoreConfig, 'itunesBaseUrl' | 'webBaseUrl' | 'ampApiBaseUrl' | 'tokenPagePath'>) {}
 
   search(term: string, country: string, lang: string | undefined, limit: number): URL {
     return withQuery(this.config.itunesBaseUrl, '/search', {

@@ -15,6 +15,8 @@ export function connectRedis(settings: RedisSettings, name: string, overrides: R
     enableOfflineQueue: false,
     // Keep trying to come back, at most every 2 s.
     retryStrategy: (attempt) => Math.min(2000, 50 * 2 ** Math.min(attempt, 6)),
+    // Closing a connection whose socket is already gone otherwise holds the process for 2 s.
+    disconnectTimeout: 200,
     ...overrides,
   });
 }

@@ -12,6 +12,8 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
   if (!value) return undefined;
   const text = value.trim();
   if (/^\d{1,9}$/.test(text)) return Number(text) * 1000;
+  // Only the HTTP date format: Date.parse takes "1.5" or "-5" for dates too.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined;
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

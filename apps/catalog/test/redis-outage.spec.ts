@@ -1,0 +1,30 @@
+import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
+import { REFERENCE_IDS } from '@appcat/store-emulator';
+import { CatalogSystem, listOf } from './support.js';
+
+describe('when Redis goes away', () => {
+  let system: CatalogSystem;
+
+  beforeAll(async () => {
+    system = await CatalogSystem.start({ replicas: 1, env: { ITUNES_RATE_PER_MIN: '60', ITUNES_BURST: '3', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0' } });
+  });
+  afterAll(() => system?.stop());
+
+  it('keeps answering from the upstream, merging within the replica and limiting per replica', async () => {
+    const query: CatalogQuery = { route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us' };
+    expect((await system.fetch(query)).source).toBe('upstream');
+    expect((await system.fetch(query)).source).toBe('cache');
+    await system.redisServer.kill();
+    system.emulator.resetStats();
+
+    system.emulator.addFault({ match: { endpoint: 'lookup' }, delayMs: 100, count: 1 });
+    const merged = await Promise.all(Array.from({ length: 50 }, () => system.fetch(query)));
+    expect(merged.every((r) => listOf(r).resultCount === 1)).toBe(true);
+    expect(system.emulator.stats().byEndpoint.lookup).toBe(1);
+
+    // The replica's own bucket (burst 3) took one token above; two more calls, then refusals.
+    const settled = await Promise.allSettled(['a', 'b', 'c', 'd'].map((term) => system.fetch({ route: 'apps.search', term, page: 1, country: 'us' })));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+    expect((settled[3] as PromiseRejectedResult).reason).toMatchObject({ code: ErrorCode.UpstreamThrottled });
+  });
+});
