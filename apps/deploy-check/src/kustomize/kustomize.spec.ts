@@ -1,0 +1,94 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderKustomization } from './kustomize.js';
+
+let root: string;
+
+function write(path: string, text: string): void {
+  mkdirSync(join(root, path, '..'), { recursive: true });
+  writeFileSync(join(root, path), text);
+}
+
+const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: { app: web }
+  template:
+    metadata:
+      labels: { app: web }
+    spec:
+      containers:
+        - name: web
+          image: web:1.0.0
+          env:
+            - { name: MODE, value: base }
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+`;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'kustomize-'));
+  write('base/app.yaml', deployment);
+  write('base/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [app.yaml]\n');
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('renderKustomization', () => {
+  it('applies patches, then namespace, labels and images, in that order', () => {
+    write('prod/patch.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          env:\n            - { name: MODE, value: prod }\n');
+    write(
+      'prod/kustomization.yaml',
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        'namespace: shop',
+        'resources: [../base]',
+        'labels:',
+        '  - pairs: { team: web }',
+        '    includeTemplates: true',
+        'images:',
+        '  - { name: web, newName: registry.example.com/web, newTag: "2.0.0" }',
+        'patches:',
+        '  - path: patch.yaml',
+      ].join('\n'),
+    );
+    const [web, namespace] = renderKustomization(join(root, 'prod'));
+    expect(web.metadata).toEqual({ name: 'web', namespace: 'shop', labels: { team: 'web' } });
+    const template = (web.spec as { template: { metadata: { labels: object }; spec: { containers: { image: string; env: object }[] } } }).template;
+    expect(template.metadata.labels).toEqual({ app: 'web', team: 'web' });
+    expect(template.spec.containers[0].image).toBe('registry.example.com/web:2.0.0');
+    expect(template.spec.containers[0].env).toEqual([{ name: 'MODE', value: 'prod' }]);
+    expect(namespace.metadata).toEqual({ name: 'shop', labels: { team: 'web' } });
+  });
+
+  it('refuses a field it does not implement', () => {
+    write('prod/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\nnamePrefix: prod-\n');
+    expect(() => renderKustomization(join(root, 'prod'))).toThrow('"namePrefix" is not supported');
+  });
+
+  it('refuses a patch that matches nothing', () => {
+    write('prod/patch.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  paused: true\n');
+    write('prod/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\npatches:\n  - path: patch.yaml\n');
+    expect(() => renderKustomization(join(root, 'prod'))).toThrow('Deployment/api matches no resource');
+  });
+
+  it('refuses a resource defined twice', () => {
+    write('prod/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base, ../base/app.yaml]\n');
+    expect(() => renderKustomization(join(root, 'prod'))).toThrow('defined twice');
+  });
+
+  it('sets a digest through images', () => {
+    const digest = `sha256:${'0'.repeat(64)}`;
+    write('prod/kustomization.yaml', `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\nimages:\n  - { name: web, digest: "${digest}" }\n`);
+    const [web] = renderKustomization(join(root, 'prod'));
+    expect(JSON.stringify(web)).toContain(`"image":"web:1.0.0@${digest}"`);
+  });
+});
