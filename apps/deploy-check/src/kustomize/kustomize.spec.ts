@@ -80,6 +80,24 @@ describe('renderKustomization', () => {
     expect(() => renderKustomization(join(root, 'prod'))).toThrow('Deployment/api matches no resource');
   });
 
+  it('refuses a patch file holding several patches, as kustomize before v5.2.1 does', () => {
+    write('prod/patch.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  paused: true\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n');
+    write('prod/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\npatches:\n  - path: patch.yaml\n');
+    expect(() => renderKustomization(join(root, 'prod'))).toThrow('exactly one patch, found 2');
+  });
+
+  it('applies a patch with a target to every match, whatever the patch names', () => {
+    write('base/more.yaml', deployment.replace(/web/g, 'api').split('---')[0]);
+    write('base/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [app.yaml, more.yaml]\n');
+    write('prod/patch.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: every-deployment\nspec:\n  paused: true\n');
+    write('prod/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\npatches:\n  - path: patch.yaml\n    target:\n      kind: Deployment\n');
+    const deployments = renderKustomization(join(root, 'prod')).filter((object) => object.kind === 'Deployment');
+    expect(deployments.map((object) => [object.metadata.name, (object.spec as { paused?: boolean }).paused])).toEqual([
+      ['web', true],
+      ['api', true],
+    ]);
+  });
+
   it('refuses a resource defined twice', () => {
     write('prod/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base, ../base/app.yaml]\n');
     expect(() => renderKustomization(join(root, 'prod'))).toThrow('defined twice');

@@ -75,7 +75,8 @@ function applyPatches(objects: K8sObject[], dir: string, patches: PatchEntry[]):
     if (text === undefined) throw new Error(`${dir}: a patch needs a path or an inline patch`);
     const documents = parseYamlDocuments(text, source);
     if (documents.some((document) => Array.isArray(document))) throw new Error(`${source}: JSON 6902 patches are not supported`);
-    if (entry.target && documents.length !== 1) throw new Error(`${source}: a patch with a target must hold exactly one document`);
+    // kustomize before v5.2.1 (kubectl before 1.29) refuses several patches in one entry.
+    if (documents.length !== 1) throw new Error(`${source}: a patch file must hold exactly one patch, found ${documents.length}`);
     for (const document of documents) {
       const patch = asK8sObject(document, source);
       const matches = (object: K8sObject) =>
