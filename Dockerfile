@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # One image for every service (gateway, payments, catalog, the migration step, the admin CLI and the
 # local-only store emulator, chain and facilitator): the command picks the service. See
 # docs/deployment.md for the commands, the ports and how to pin the base image by digest.

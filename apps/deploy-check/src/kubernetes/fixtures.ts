@@ -11,7 +11,7 @@ export function goodDeployment(name = 'gateway', port = 3000): K8sObject {
       template: {
         metadata: { labels: { 'app.kubernetes.io/name': name } },
         spec: {
-          securityContext: { runAsNonRoot: true, runAsUser: 1000 },
+          securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
           containers: [
             {
               name,

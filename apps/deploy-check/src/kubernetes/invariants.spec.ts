@@ -65,7 +65,7 @@ describe('securityProblems', () => {
     expect(securityProblems([goodDeployment()])).toEqual([]);
   });
 
-  it('refuses root, a writable root filesystem and kept capabilities', () => {
+  it('refuses root, a writable root filesystem, no seccomp profile and kept capabilities', () => {
     const deployment = withContainer((container) => {
       container.securityContext = { runAsUser: 0, capabilities: { drop: ['NET_RAW'] } };
     });
@@ -75,6 +75,7 @@ describe('securityProblems', () => {
       'Deployment/gateway container gateway: runs as user 0',
       'Deployment/gateway container gateway: root filesystem is writable',
       'Deployment/gateway container gateway: allowPrivilegeEscalation is not false',
+      'Deployment/gateway container gateway: no RuntimeDefault seccomp profile',
       'Deployment/gateway container gateway: capabilities not dropped (drop: [ALL])',
     ]);
   });

@@ -43,7 +43,10 @@ export function probeAndResourceProblems(objects: K8sObject[]): string[] {
   return problems;
 }
 
-/** Non-root, read-only root filesystem, no privilege escalation, every capability dropped, no host namespaces. */
+/**
+ * Pod Security "restricted" and then some: non-root, a seccomp profile, no privilege escalation, every
+ * capability dropped, a read-only root filesystem, no host namespaces or ports.
+ */
 export function securityProblems(objects: K8sObject[]): string[] {
   const problems: string[] = [];
   for (const object of workloads(objects)) {
@@ -62,6 +65,8 @@ export function securityProblems(objects: K8sObject[]): string[] {
       if (security.readOnlyRootFilesystem !== true) problems.push(`${where}: root filesystem is writable`);
       if (security.allowPrivilegeEscalation !== false) problems.push(`${where}: allowPrivilegeEscalation is not false`);
       if (security.privileged === true) problems.push(`${where}: privileged`);
+      const seccomp = ((security.seccompProfile ?? podSecurity.seccompProfile) as JsonObject | undefined)?.type;
+      if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') problems.push(`${where}: no RuntimeDefault seccomp profile`);
       const drop = ((security.capabilities as JsonObject | undefined)?.drop ?? []) as string[];
       if (!drop.includes('ALL')) problems.push(`${where}: capabilities not dropped (drop: [ALL])`);
       if (((security.capabilities as JsonObject | undefined)?.add as string[] | undefined)?.length) problems.push(`${where}: adds capabilities`);
