@@ -1,4 +1,4 @@
-import { createJsonLogger, JsonNestLogger } from '@appcat/ops';
+import { createJsonLogger, JsonNestLogger, routeConsoleTo } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import { createPaymentsApp } from './app.js';
 import { readPaymentsConfig } from './config/payments-config.js';
@@ -7,6 +7,7 @@ async function main(): Promise<void> {
   const config = readPaymentsConfig();
   const logger = new JsonNestLogger(createJsonLogger('payments', config.ops.logLevel));
   Logger.overrideLogger(logger);
+  routeConsoleTo(logger);
   const app = await createPaymentsApp(config, { logger });
   app.enableShutdownHooks();
   new Logger('payments').log('payments answering on NATS');

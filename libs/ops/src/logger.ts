@@ -63,3 +63,12 @@ export class JsonNestLogger implements LoggerService {
     }
   }
 }
+
+/** Sends what libraries print with console.warn/error (x402's facilitator client does) through the JSON logger. */
+export function routeConsoleTo(logger: JsonNestLogger): void {
+  /* eslint-disable no-console -- this is the one place that replaces console */
+  console.warn = (...parts: unknown[]) => logger.warn(parts.map(String).join(' '), 'console');
+  console.error = (...parts: unknown[]) => logger.error(parts.map(String).join(' '), 'console');
+  console.log = (...parts: unknown[]) => logger.log(parts.map(String).join(' '), 'console');
+  /* eslint-enable no-console */
+}
