@@ -34,7 +34,8 @@ export class PaymentsOps implements OnApplicationBootstrap, BeforeApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.ops.port === 0) return;
-    this.nats = await connect({ servers: this.config.nats.servers, name: 'payments-ops', maxReconnectAttempts: -1, waitOnFirstConnect: true });
+    const { servers, user, password: pass, inboxPrefix } = this.config.nats;
+    this.nats = await connect({ servers, user, pass, inboxPrefix, name: 'payments-ops', maxReconnectAttempts: -1, waitOnFirstConnect: true });
     const server = await startOpsServer({ host: this.config.ops.host, port: this.config.ops.port, readiness: this.readiness, registry: this.metrics.registry });
     this.opsServer = server;
     this.logger.log(`ops port on http://${this.config.ops.host}:${server.port}`);

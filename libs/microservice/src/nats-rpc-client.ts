@@ -43,10 +43,11 @@ export class NatsRpcClient {
    */
   static async connect(config: NatsConfig, name: string, options: { failFast?: boolean } = {}): Promise<NatsRpcClient> {
     try {
+      const auth = { user: config.user, pass: config.password, inboxPrefix: config.inboxPrefix };
       const connection = await connect(
         options.failFast
-          ? { servers: config.servers, name, timeout: 3_000, reconnect: false }
-          : { servers: config.servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250 },
+          ? { servers: config.servers, name, timeout: 3_000, reconnect: false, ...auth }
+          : { servers: config.servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, ...auth },
       );
       return new NatsRpcClient(connection, config.requestTimeoutMs);
     } catch (error) {

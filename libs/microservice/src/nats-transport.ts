@@ -17,6 +17,9 @@ export function natsServerOptions(nats: NatsConfig, queue: string, name: string)
       reconnectTimeWait: 250,
       gracefulShutdown: true,
       gracePeriod: nats.shutdownGraceMs,
+      user: nats.user,
+      pass: nats.password,
+      inboxPrefix: nats.inboxPrefix,
     },
   };
 }
