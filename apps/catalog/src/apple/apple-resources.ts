@@ -12,6 +12,8 @@ import type { AmpResource, WebCatalogue } from './web-catalogue.js';
 /** Search has no offset upstream: the most Apple gives, fetched once and sliced per page. */
 export const SEARCH_FETCH_LIMIT = 200;
 const DEVELOPER_APPS_LIMIT = 200;
+/** Lookup without `country` answers from Apple's default storefront. */
+const DEVELOPER_LOOKUP_STOREFRONT = 'us';
 export const SIMILAR_APPS = 'customers-also-bought-apps';
 
 export interface BatchSettings {
@@ -90,9 +92,20 @@ export class AppleResources {
     this.searches = freshness(ttl.searchSeconds);
     this.recentReviews = freshness(ttl.recentReviewsSeconds);
     this.reviewPages = freshness(ttl.reviewsSeconds);
-    this.lookups = new Batcher(batch.windowMs, batch.maxIds, (group, ids) => this.lookupBatch(group, ids));
-    this.similarLists = new Batcher(batch.windowMs, batch.maxIds, (group, ids) => this.similarBatch(group, ids));
-    this.bundles = new Batcher(batch.windowMs, batch.maxIds, (group, ids) => this.bundleBatch(group, ids));
+    const { windowMs, maxIds } = batch;
+    this.lookups = new Batcher({ windowMs, maxIds, run: (group, ids) => this.lookupBatch(group, ids), gate: () => this.itunes.admit() });
+    this.similarLists = new Batcher({
+      windowMs,
+      maxIds,
+      run: (group, ids) => this.similarBatch(group, ids),
+      gate: (group) => this.web.admit(this.urls.ampApps(group.country, [], {})),
+    });
+    this.bundles = new Batcher({
+      windowMs,
+      maxIds,
+      run: (group, ids) => this.bundleBatch(group, ids),
+      gate: (group) => this.web.admit(this.urls.ampBundles(group.country, [], {})),
+    });
   }
 
   /** The whole result list of a search, at most 200 records. */
@@ -101,7 +114,11 @@ export class AppleResources {
     const results = await this.store.get({
       key: keyOf('search', country, lang, normalised),
       freshness: this.searches,
-      load: async () => (await this.itunes.search(normalised, country, lang, SEARCH_FETCH_LIMIT)).results,
+      load: async () => {
+        const { results } = await this.itunes.search(normalised, country, lang, SEARCH_FETCH_LIMIT);
+        await this.primeApps(results, country, lang);
+        return results;
+      },
     });
     return results ?? [];
   }
@@ -125,7 +142,9 @@ export class AppleResources {
       load: async () => {
         const { results } = await this.itunes.lookup('id', [artistId], { limit: DEVELOPER_APPS_LIMIT });
         const own = results.filter((r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'));
-        return own[0]?.wrapperType === 'artist' ? own : undefined;
+        if (own[0]?.wrapperType !== 'artist') return undefined;
+        await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
+        return own;
       },
     });
   }
@@ -180,32 +199,40 @@ export class AppleResources {
   }
 
   private async lookupBatch(group: LookupGroup, ids: string[]): Promise<Map<string, ItunesRecord>> {
-    const { results } = await this.itunes.lookup(group.key, ids, { country: group.country, lang: group.lang });
+    const { results } = await this.itunes.lookup(group.key, ids, { country: group.country, lang: group.lang }, true);
     const found = new Map<string, ItunesRecord>();
-    const aliases: Promise<void>[] = [];
     const asked = new Set(ids);
     for (const record of results) {
       if (record.wrapperType !== 'software') continue;
-      const trackId = String(record.trackId);
-      const bundleId = String(record.bundleId).toLowerCase();
-      const id = group.key === 'id' ? trackId : bundleId;
-      if (!asked.has(id) || found.has(id)) continue;
-      found.set(id, record);
-      // The same record answers the other way of asking for it.
-      const alias = group.key === 'id' ? this.appKey('bundleId', bundleId, group.country, group.lang) : this.appKey('id', trackId, group.country, group.lang);
-      aliases.push(this.store.put(alias, this.details, record));
+      const id = group.key === 'id' ? String(record.trackId) : String(record.bundleId).toLowerCase();
+      if (asked.has(id) && !found.has(id)) found.set(id, record);
     }
-    await Promise.all(aliases);
+    // The same records answer the other way of asking for them (and the asked ids are filled by the store).
+    await this.primeApps([...found.values()], group.country, group.lang);
     return found;
   }
 
+  /**
+   * Search results, a developer's apps and lookups all carry the apps' full software records: each is
+   * that app's lookup answer in the storefront and language asked, so later lookups cost nothing.
+   */
+  private async primeApps(records: ItunesRecord[], country: string, lang: string | undefined): Promise<void> {
+    const entries: [string, ItunesRecord][] = [];
+    for (const record of records) {
+      if (record.wrapperType !== 'software' || record.trackId === undefined) continue;
+      entries.push([this.appKey('id', String(record.trackId), country, lang), record]);
+      if (typeof record.bundleId === 'string') entries.push([this.appKey('bundleId', record.bundleId.toLowerCase(), country, lang), record]);
+    }
+    await this.store.put(this.details, entries);
+  }
+
   private async similarBatch(group: CatalogueGroup, ids: string[]): Promise<Map<string, AmpResource[]>> {
-    const apps = (await this.web.getResources(this.urls.ampApps(group.country, ids, { include: SIMILAR_APPS, lang: group.lang }))) ?? [];
+    const apps = (await this.web.getResources(this.urls.ampApps(group.country, ids, { include: SIMILAR_APPS, lang: group.lang }), true)) ?? [];
     return new Map(apps.map((app) => [String(app.id), relatedData(app, SIMILAR_APPS)]));
   }
 
   private async bundleBatch(group: CatalogueGroup, ids: string[]): Promise<Map<string, AmpResource>> {
-    const bundles = (await this.web.getResources(this.urls.ampBundles(group.country, ids, { include: 'apps', lang: group.lang }))) ?? [];
+    const bundles = (await this.web.getResources(this.urls.ampBundles(group.country, ids, { include: 'apps', lang: group.lang }), true)) ?? [];
     return new Map(bundles.map((bundle) => [String(bundle.id), bundle]));
   }
 }

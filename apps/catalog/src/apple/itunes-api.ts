@@ -25,8 +25,14 @@ export class ItunesApi {
     return this.getResults(this.urls.search(term, country, lang, limit));
   }
 
-  lookup(key: 'id' | 'bundleId', values: string[], options: { country?: string; lang?: string; limit?: number }): Promise<ItunesResults> {
-    return this.getResults(this.urls.lookup(key, values, options));
+  /** @param admitted a rate-limiter token was already taken (see {@link ItunesApi.admit}). */
+  lookup(key: 'id' | 'bundleId', values: string[], options: { country?: string; lang?: string; limit?: number }, admitted = false): Promise<ItunesResults> {
+    return this.getResults(this.urls.lookup(key, values, options), admitted);
+  }
+
+  /** Waits for a rate-limiter token for a lookup still gathering ids. */
+  async admit(): Promise<void> {
+    await this.http.admit?.(ITUNES_UPSTREAM, this.urls.lookup('id', [], {}));
   }
 
   async reviewsPage(country: string, trackId: string, page: number, sort: ReviewSort): Promise<Review[]> {
@@ -40,8 +46,8 @@ export class ItunesApi {
    * Search and Lookup answer `{resultCount, results}`, or Apple's `{errorMessage}` (HTTP 400) for a
    * parameter it rejects, such as an unknown lang.
    */
-  private async getResults(url: URL): Promise<ItunesResults> {
-    const response = await this.http.get({ url, upstream: ITUNES_UPSTREAM });
+  private async getResults(url: URL, admitted = false): Promise<ItunesResults> {
+    const response = await this.http.get({ url, upstream: ITUNES_UPSTREAM, admitted });
     const slowDown = throttled(response, url.host);
     if (slowDown) throw slowDown;
     let body: unknown;

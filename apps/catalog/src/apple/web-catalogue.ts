@@ -28,21 +28,22 @@ export class WebCatalogue {
   ) {}
 
   /** The `data` resources of a JSON:API document, or undefined when the API answers 404. */
-  async getResources(url: URL): Promise<AmpResource[] | undefined> {
-    const document = await this.getDocument(url);
+  /** @param admitted a rate-limiter token was already taken (see {@link WebCatalogue.admit}). */
+  async getResources(url: URL, admitted = false): Promise<AmpResource[] | undefined> {
+    const document = await this.getDocument(url, admitted);
     if (document === undefined) return undefined;
     if (!Array.isArray(document.data)) throw badResponse('a web catalogue document without data', url.host);
     return document.data.filter(isRecord);
   }
 
   /** A JSON:API document, or undefined when the API answers 404. */
-  async getDocument(url: URL): Promise<Record<string, unknown> | undefined> {
+  async getDocument(url: URL, admitted = false): Promise<Record<string, unknown> | undefined> {
     let token = await this.currentToken();
-    let response = await this.request(url, token);
+    let response = await this.request(url, token, admitted);
     if (response.status === 401) {
       await this.forget(token);
       token = await this.currentToken();
-      response = await this.request(url, token);
+      response = await this.request(url, token, false);
     }
     if (response.status === 404) return undefined;
     expectSuccess(response, url.host);
@@ -51,8 +52,13 @@ export class WebCatalogue {
     return document;
   }
 
-  private request(url: URL, token: string): Promise<UpstreamResponse> {
-    return this.http.get({ url, upstream: APPLE_AMP_UPSTREAM, headers: { authorization: `Bearer ${token}`, origin: this.urls.webOrigin(), accept: 'application/json' } });
+  /** Waits for a rate-limiter token for a request still gathering ids. */
+  async admit(url: URL): Promise<void> {
+    await this.http.admit?.(APPLE_AMP_UPSTREAM, url);
+  }
+
+  private request(url: URL, token: string, admitted: boolean): Promise<UpstreamResponse> {
+    return this.http.get({ url, upstream: APPLE_AMP_UPSTREAM, admitted, headers: { authorization: `Bearer ${token}`, origin: this.urls.webOrigin(), accept: 'application/json' } });
   }
 
   /** Requests arriving while the page is being read share that one read. */

@@ -122,8 +122,12 @@ export class RedisResourceStore implements ResourceStore {
     return outcome.value;
   }
 
-  async put<T>(key: string, freshness: Freshness, value: T): Promise<void> {
-    await this.withRedis(() => this.redis.set(this.keysOf(key).entry, encodeEntry(Date.now(), value), 'PX', keepMs(freshness, value)), undefined);
+  async put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>): Promise<void> {
+    const pipeline = this.redis.pipeline();
+    const now = Date.now();
+    for (const [key, value] of entries) pipeline.set(this.keysOf(key).entry, encodeEntry(now, value), 'PX', keepMs(freshness, value));
+    if (pipeline.length === 0) return;
+    await this.withRedis(() => pipeline.exec(), undefined);
   }
 
   async drop(key: string): Promise<void> {

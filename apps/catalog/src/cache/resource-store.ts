@@ -27,8 +27,11 @@ export interface ResourceRequest<T> {
  */
 export interface ResourceStore {
   get<T>(request: ResourceRequest<T>): Promise<T | undefined>;
-  /** Stores a value learned on the side (an app found by bundle id is also the app by track id). */
-  put<T>(key: string, freshness: Freshness, value: T): Promise<void>;
+  /**
+   * Stores values learned on the side, as if each had been loaded now: an app found by bundle id is
+   * also the app by track id; every record of a search result is that app's lookup record.
+   */
+  put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>): Promise<void>;
   /** Forgets a resource (a web catalogue token the API has just rejected). */
   drop(key: string): Promise<void>;
 }

@@ -3,9 +3,13 @@ import { Batcher } from './batcher.js';
 describe('Batcher', () => {
   const echo = () => {
     const calls: { params: string; ids: string[] }[] = [];
-    const batcher = new Batcher<string, string>(10, 3, async (params, ids) => {
-      calls.push({ params, ids });
-      return new Map(ids.filter((id) => id !== 'missing').map((id) => [id, `${params}:${id}`]));
+    const batcher = new Batcher<string, string>({
+      windowMs: 10,
+      maxIds: 3,
+      run: async (params, ids) => {
+        calls.push({ params, ids });
+        return new Map(ids.filter((id) => id !== 'missing').map((id) => [id, `${params}:${id}`]));
+      },
     });
     return { batcher, calls };
   };
@@ -28,10 +32,64 @@ describe('Batcher', () => {
   });
 
   it('fails every waiter of a failed call', async () => {
-    const batcher = new Batcher<null, string>(5, 10, async () => {
-      throw new Error('upstream down');
+    const batcher = new Batcher<null, string>({
+      windowMs: 5,
+      maxIds: 10,
+      run: async () => {
+        throw new Error('upstream down');
+      },
     });
     const results = await Promise.allSettled([batcher.load('g', null, 'a'), batcher.load('g', null, 'b')]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('holds the next batch of a group while its call is out, so a slow upstream gets fewer, bigger calls', async () => {
+    const calls: string[][] = [];
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const batcher = new Batcher<null, string>({
+      windowMs: 5,
+      maxIds: 100,
+      run: async (_params, ids) => {
+        calls.push(ids);
+        if (calls.length === 1) await slow;
+        return new Map(ids.map((id) => [id, id]));
+      },
+    });
+    const first = batcher.load('g', null, 'a');
+    await new Promise((r) => setTimeout(r, 20));
+    const later = ['b', 'c', 'd'].map((id) => batcher.load('g', null, id));
+    await new Promise((r) => setTimeout(r, 20));
+    const otherGroup = await batcher.load('h', null, 'x');
+    expect(otherGroup).toBe('x');
+    expect(calls).toEqual([['a'], ['x']]);
+    release();
+    expect(await Promise.all([first, ...later])).toEqual(['a', 'b', 'c', 'd']);
+    expect(calls).toEqual([['a'], ['x'], ['b', 'c', 'd']]);
+  });
+
+  it('keeps taking ids while it waits at the gate, and fails them all if the gate refuses', async () => {
+    const calls: string[][] = [];
+    const gates: { open: () => void; refuse: (e: Error) => void }[] = [];
+    const batcher = new Batcher<null, string>({
+      windowMs: 5,
+      maxIds: 3,
+      gate: () => new Promise<void>((open, refuse) => gates.push({ open, refuse })),
+      run: async (_params, ids) => (calls.push(ids), new Map(ids.map((id) => [id, id]))),
+    });
+    const first = batcher.load('g', null, 'a');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(gates).toHaveLength(1);
+    // Arriving while the batch waits for its token: they ride along, up to the batch size.
+    const riders = ['b', 'c'].map((id) => batcher.load('g', null, id));
+    const next = batcher.load('g', null, 'd');
+    gates[0].open();
+    expect(await Promise.all([first, ...riders])).toEqual(['a', 'b', 'c']);
+    expect(calls).toEqual([['a', 'b', 'c']]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(gates).toHaveLength(2);
+    gates[1].refuse(new Error('rate limit'));
+    await expect(next).rejects.toThrow('rate limit');
+    expect(calls).toHaveLength(1);
   });
 });

@@ -3,56 +3,108 @@ interface Waiter<R> {
   reject(error: unknown): void;
 }
 
-interface OpenBatch<P, R> {
+interface Batch<P, R> {
   params: P;
   ids: Map<string, Waiter<R>[]>;
   timer?: NodeJS.Timeout;
+  /** The window has closed: the batch may start as soon as its group has no call out. */
+  due: boolean;
+  /** Waiting for the gate (a rate-limiter token); still taking ids until full. */
+  admitting: boolean;
+}
+
+interface Group<P, R> {
+  /** The batch still taking ids. */
+  open?: Batch<P, R>;
+  /** Batches of this group started (admitting or sent) and not yet answered. */
+  inFlight: number;
+}
+
+export interface BatcherOptions<P, R> {
+  windowMs: number;
+  maxIds: number;
+  /** One upstream call for a batch; ids missing from the map were not found. */
+  run(params: P, ids: string[]): Promise<Map<string, R>>;
+  /** Resolves when the call may go (a rate-limiter token is taken); rejects when it may not. */
+  gate?(params: P): Promise<void>;
 }
 
 /**
  * Gathers single-item loads that arrive close together into one upstream call: Lookup takes a
- * comma-separated id list and the web catalogue `ids=`, so ten apps cost one call (and one rate
- * limiter token) instead of ten. Items are grouped by everything else in the URL (storefront,
- * language); a group goes out when its window closes or it is full.
+ * comma-separated id list and the web catalogue `ids=`, so forty apps cost one call (and one rate
+ * limiter token) instead of forty. Items are grouped by everything else in the URL (storefront,
+ * language).
+ *
+ * A batch starts when its window has closed and no other batch of its group is out, or at once when
+ * it is full. Starting means passing the gate first: while it waits for a rate-limiter token the
+ * batch keeps taking ids, and while a call is out the next batch keeps growing. So the scarcer the
+ * upstream's budget, or the slower its answers, the more ids each call carries.
  */
 export class Batcher<P, R> {
-  private readonly open = new Map<string, OpenBatch<P, R>>();
+  private readonly groups = new Map<string, Group<P, R>>();
 
-  constructor(
-    private readonly windowMs: number,
-    private readonly maxIds: number,
-    /** One upstream call for a group; items missing from the map were not found. */
-    private readonly run: (params: P, ids: string[]) => Promise<Map<string, R>>,
-  ) {}
+  constructor(private readonly options: BatcherOptions<P, R>) {}
 
   /** @param group identifies `params` (the same group, the same params). */
   load(group: string, params: P, id: string): Promise<R | undefined> {
     return new Promise((resolve, reject) => {
-      let batch = this.open.get(group);
+      let state = this.groups.get(group);
+      if (!state) this.groups.set(group, (state = { inFlight: 0 }));
+      let batch = state.open;
       if (!batch) {
-        const created: OpenBatch<P, R> = { params, ids: new Map() };
-        created.timer = setTimeout(() => this.flush(group, created), this.windowMs);
-        this.open.set(group, (batch = created));
+        const created: Batch<P, R> = { params, ids: new Map(), due: false, admitting: false };
+        created.timer = setTimeout(() => {
+          created.due = true;
+          this.startIfDue(group);
+        }, this.options.windowMs);
+        state.open = batch = created;
       }
       const waiting = batch.ids.get(id) ?? [];
       waiting.push({ resolve, reject });
       batch.ids.set(id, waiting);
-      if (batch.ids.size >= this.maxIds) this.flush(group, batch);
+      if (batch.ids.size >= this.options.maxIds) {
+        // Full: it takes no more ids; the next one opens a new batch.
+        state.open = undefined;
+        clearTimeout(batch.timer);
+        if (!batch.admitting) this.start(group, state, batch);
+      }
     });
   }
 
-  private flush(group: string, batch: OpenBatch<P, R>): void {
-    if (this.open.get(group) !== batch) return;
-    this.open.delete(group);
-    clearTimeout(batch.timer);
-    const ids = [...batch.ids.keys()];
-    this.run(batch.params, ids).then(
-      (found) => {
-        for (const [id, waiting] of batch.ids) for (const w of waiting) w.resolve(found.get(id));
-      },
-      (error: unknown) => {
-        for (const waiting of batch.ids.values()) for (const w of waiting) w.reject(error);
-      },
-    );
+  private startIfDue(group: string): void {
+    const state = this.groups.get(group);
+    const batch = state?.open;
+    if (state && batch?.due && !batch.admitting && state.inFlight === 0) this.start(group, state, batch);
+  }
+
+  private start(group: string, state: Group<P, R>, batch: Batch<P, R>): void {
+    batch.admitting = true;
+    state.inFlight++;
+    const settle = () => {
+      state.inFlight--;
+      if (state.open) this.startIfDue(group);
+      else if (state.inFlight === 0 && this.groups.get(group) === state) this.groups.delete(group);
+    };
+    const rejectAll = (error: unknown) => {
+      for (const waiting of batch.ids.values()) for (const w of waiting) w.reject(error);
+    };
+    const admitted = this.options.gate ? this.options.gate(batch.params) : Promise.resolve();
+    admitted
+      .then(() => {
+        if (state.open === batch) state.open = undefined;
+        clearTimeout(batch.timer);
+        return this.options.run(batch.params, [...batch.ids.keys()]);
+      })
+      .then(
+        (found) => {
+          settle();
+          for (const [id, waiting] of batch.ids) for (const w of waiting) w.resolve(found.get(id));
+        },
+        (error: unknown) => {
+          if (state.open === batch) state.open = undefined;
+          settle();
+          rejectAll(error);
+        },
+      );
   }
 }

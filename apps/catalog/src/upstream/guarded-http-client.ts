@@ -44,23 +44,18 @@ export class GuardedHttpClient implements UpstreamHttpClient {
     private readonly limits: ReadonlyMap<string, UpstreamRateLimit>,
   ) {}
 
+  async admit(upstream: string, url: URL): Promise<void> {
+    const gate = await this.breaker.check(upstream);
+    if (gate.verdict === 'deny') throw new WireException(CAUSE_CODES[gate.cause], openMessage(gate.cause, gate.detail, url.host, gate.retryAfterMs));
+    await this.takeToken(upstream, url.host);
+  }
+
   async get(request: UpstreamRequest): Promise<UpstreamResponse> {
     const host = request.url.host;
     const upstream = request.upstream ?? host;
     const gate = await this.breaker.check(upstream);
     if (gate.verdict === 'deny') throw new WireException(CAUSE_CODES[gate.cause], openMessage(gate.cause, gate.detail, host, gate.retryAfterMs));
-
-    const limit = this.limits.get(upstream);
-    if (limit && limit.perMinute > 0) {
-      const grant = await this.limiter.take(upstream, limit);
-      if (!grant.granted) {
-        throw new WireException(
-          ErrorCode.UpstreamThrottled,
-          `upstream store rate limit reached: ${limit.perMinute} calls a minute to ${host}; retry after ${inSeconds(grant.retryAfterMs)} s`,
-        );
-      }
-      if (grant.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, grant.waitMs));
-    }
+    if (!request.admitted) await this.takeToken(upstream, host);
 
     let response: UpstreamResponse;
     try {
@@ -84,5 +79,19 @@ export class GuardedHttpClient implements UpstreamHttpClient {
       await this.breaker.succeeded(upstream);
     }
     return response;
+  }
+
+  /** A token now, or after a bounded wait; refused beyond UPSTREAM_RATE_LIMIT_MAX_WAIT_MS. */
+  private async takeToken(upstream: string, host: string): Promise<void> {
+    const limit = this.limits.get(upstream);
+    if (!limit || limit.perMinute <= 0) return;
+    const grant = await this.limiter.take(upstream, limit);
+    if (!grant.granted) {
+      throw new WireException(
+        ErrorCode.UpstreamThrottled,
+        `upstream store rate limit reached: ${limit.perMinute} calls a minute to ${host}; retry after ${inSeconds(grant.retryAfterMs)} s`,
+      );
+    }
+    if (grant.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, grant.waitMs));
   }
 }

@@ -8,6 +8,8 @@ export interface UpstreamRequest {
    * when absent. Named rather than derived from the host because one emulator can play every host.
    */
   upstream?: string;
+  /** A rate-limiter token was already taken for this request (by a batch that waited for it). */
+  admitted?: boolean;
 }
 
 /** Whatever the upstream answered, any status; only failures to get an answer throw. */
@@ -24,6 +26,12 @@ export interface UpstreamResponse {
 export interface UpstreamHttpClient {
   /** Throws a WireException (UpstreamTimeout, UpstreamUnreachable) when no answer arrives. */
   get(request: UpstreamRequest): Promise<UpstreamResponse>;
+  /**
+   * Takes a rate-limiter token for a request to `url` that is yet to be built, waiting for it if it
+   * must; throws UpstreamThrottled when refused. A batch waits here while it keeps gathering ids,
+   * then sends with `admitted`. Clients without a limiter leave it out.
+   */
+  admit?(upstream: string, url: URL): Promise<void>;
 }
 
 export const UPSTREAM_HTTP_CLIENT = Symbol('UpstreamHttpClient');

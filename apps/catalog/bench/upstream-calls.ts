@@ -1,0 +1,191 @@
+/**
+ * How many upstream calls the catalog makes for realistic traffic. Not a test: it asserts nothing and
+ * prints a table. Starts its own Redis, NATS, store emulator and catalog replicas (separate
+ * processes), then sends catalog.fetch requests drawn from a Zipf mix (see workload.ts) in rounds.
+ *
+ *   npm run bench -w @appcat/catalog
+ *
+ * Settings (environment): BENCH_REQUESTS (1000 a round), BENCH_ROUNDS (3), BENCH_CONCURRENCY (100
+ * requests in flight), BENCH_APPS (10000), BENCH_STOREFRONTS (20), BENCH_ZIPF_S (1.0), BENCH_SEED (1),
+ * BENCH_REPLICAS (2), BENCH_UPSTREAM_LATENCY_MS (100: the emulator answers this much later, as Apple
+ * takes 100-400 ms; the emulator alone answers in a few ms). Any catalog setting in the environment reaches the replicas; unless set, the
+ * upstream rate limits are off (ITUNES_RATE_PER_MIN=0 ...), so the table shows what the cache,
+ * merging and batching save rather than what Apple's limit refuses.
+ */
+import { type CatalogQuery, type CatalogReply, Subject } from '@appcat/contracts';
+import { NatsRpcClient, RpcCallError } from '@appcat/microservice';
+import { EmulatorControlClient, type EndpointStatsSnapshot } from '@appcat/store-emulator';
+import { startNatsServer, startRedisServer } from '@appcat/testing';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { startNode, stopNode } from './processes.js';
+import { ROUTE_MIX, Workload } from './workload.js';
+
+function setting(name: string, fallback: number, min = Number.MIN_VALUE): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number of at least ${min}, got ${raw}`);
+  return value;
+}
+
+const settings = {
+  requests: setting('BENCH_REQUESTS', 1000),
+  rounds: setting('BENCH_ROUNDS', 3),
+  concurrency: setting('BENCH_CONCURRENCY', 100),
+  apps: setting('BENCH_APPS', 10_000),
+  storefronts: setting('BENCH_STOREFRONTS', 20),
+  zipfS: setting('BENCH_ZIPF_S', 1),
+  seed: setting('BENCH_SEED', 1),
+  replicas: setting('BENCH_REPLICAS', 2),
+  upstreamLatencyMs: setting('BENCH_UPSTREAM_LATENCY_MS', 100, 0),
+};
+
+/** Catalog settings the bench chooses unless the environment does. */
+const CATALOG_DEFAULTS: Record<string, string> = {
+  ITUNES_RATE_PER_MIN: '0',
+  APPLE_WEB_RATE_PER_MIN: '0',
+  APPLE_AMP_API_RATE_PER_MIN: '0',
+};
+
+interface RoundResult {
+  requests: number;
+  upstreamCalls: number;
+  byEndpoint: Record<string, number>;
+  fromCache: number;
+  stale: number;
+  errors: Map<string, number>;
+  latenciesMs: number[];
+}
+
+const write = (line = '') => process.stdout.write(`${line}\n`);
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function diff(after: EndpointStatsSnapshot, before: EndpointStatsSnapshot): Record<string, number> {
+  return Object.fromEntries(Object.entries(after.byEndpoint).map(([k, v]) => [k, v - before.byEndpoint[k as keyof typeof before.byEndpoint]]));
+}
+
+async function runRound(client: NatsRpcClient, control: EmulatorControlClient, queries: CatalogQuery[], concurrency: number): Promise<RoundResult> {
+  const before = await control.stats();
+  const result: RoundResult = { requests: queries.length, upstreamCalls: 0, byEndpoint: {}, fromCache: 0, stale: 0, errors: new Map(), latenciesMs: [] };
+  let next = 0;
+  const worker = async () => {
+    while (next < queries.length) {
+      const query = queries[next++];
+      const began = performance.now();
+      try {
+        const reply = await client.request<CatalogReply>(Subject.CatalogFetch, { query, requestId: randomUUID() }, { service: 'catalog' });
+        if (reply.source === 'cache') result.fromCache++;
+        if (reply.source === 'stale') result.stale++;
+      } catch (error) {
+        const code = error instanceof RpcCallError ? error.code : 'ERROR';
+        result.errors.set(code, (result.errors.get(code) ?? 0) + 1);
+      }
+      result.latenciesMs.push(performance.now() - began);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const after = await control.stats();
+  result.upstreamCalls = after.requests - before.requests;
+  result.byEndpoint = diff(after, before);
+  return result;
+}
+
+function printTable(rows: [string, RoundResult][]): void {
+  const header = ['round', 'requests', 'upstream calls', 'calls / 1,000 req', 'cache hit ratio', 'stale', 'errors', 'p50 ms', 'p99 ms'];
+  const lines = rows.map(([name, r]) => {
+    const sorted = [...r.latenciesMs].sort((a, b) => a - b);
+    const errors = [...r.errors.values()].reduce((a, b) => a + b, 0);
+    return [
+      name,
+      String(r.requests),
+      String(r.upstreamCalls),
+      ((r.upstreamCalls * 1000) / r.requests).toFixed(1),
+      `${((100 * (r.fromCache + r.stale)) / r.requests).toFixed(1)} %`,
+      String(r.stale),
+      String(errors),
+      percentile(sorted, 50).toFixed(1),
+      percentile(sorted, 99).toFixed(1),
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const format = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  write(format(header));
+  write(`|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+  for (const line of lines) write(format(line));
+}
+
+function combine(results: RoundResult[]): RoundResult {
+  const total: RoundResult = { requests: 0, upstreamCalls: 0, byEndpoint: {}, fromCache: 0, stale: 0, errors: new Map(), latenciesMs: [] };
+  for (const r of results) {
+    total.requests += r.requests;
+    total.upstreamCalls += r.upstreamCalls;
+    total.fromCache += r.fromCache;
+    total.stale += r.stale;
+    total.latenciesMs.push(...r.latenciesMs);
+    for (const [k, v] of Object.entries(r.byEndpoint)) total.byEndpoint[k] = (total.byEndpoint[k] ?? 0) + v;
+    for (const [k, v] of r.errors) total.errors.set(k, (total.errors.get(k) ?? 0) + v);
+  }
+  return total;
+}
+
+async function main(): Promise<void> {
+  const [redis, nats] = await Promise.all([startRedisServer(), startNatsServer()]);
+  const emulatorMain = fileURLToPath(new URL('./main.js', import.meta.resolve('@appcat/store-emulator')));
+  const catalogMain = fileURLToPath(new URL('../main.js', import.meta.url));
+  const children = [];
+  try {
+    const emulator = await startNode(emulatorMain, { STORE_EMULATOR_PORT: '0' }, /listening on (http:\/\/\S+)/, 'store emulator');
+    children.push(emulator.child);
+    const emulatorUrl = emulator.match[1];
+    const catalogEnv: Record<string, string> = {
+      ...CATALOG_DEFAULTS,
+      ...Object.fromEntries(Object.keys(CATALOG_DEFAULTS).flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
+      NATS_URL: nats.url,
+      REDIS_URL: redis.url,
+      ITUNES_BASE_URL: emulatorUrl,
+      APPLE_WEB_BASE_URL: emulatorUrl,
+      APPLE_AMP_API_BASE_URL: emulatorUrl,
+    };
+    for (let i = 0; i < settings.replicas; i++) {
+      const replica = await startNode(catalogMain, catalogEnv, /answering on NATS/, `catalog replica ${i + 1}`);
+      children.push(replica.child);
+    }
+    const control = new EmulatorControlClient(emulatorUrl);
+    const listing = await control.catalogue();
+    if (settings.upstreamLatencyMs > 0) await control.addFaults({ delayMs: settings.upstreamLatencyMs });
+    const client = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 }, 'bench');
+    const workload = new Workload(listing, settings);
+
+    write(`catalog upstream calls: ${settings.replicas} replicas, ${settings.rounds} × ${settings.requests} requests, ${settings.concurrency} in flight`);
+    write(
+      `workload: Zipf s=${settings.zipfS} over ${settings.apps} apps (${Math.min(settings.apps, listing.apps.length)} exist in the emulator) and ${settings.storefronts} storefronts (${Math.min(settings.storefronts, listing.storefronts.length)} stocked); seed ${settings.seed}`,
+    );
+    write(`routes: ${ROUTE_MIX.map(([route, share]) => `${route} ${Math.round(share * 1000) / 10}%`).join(', ')}`);
+    write(`upstream latency: ${settings.upstreamLatencyMs} ms; rate limits: itunes ${catalogEnv.ITUNES_RATE_PER_MIN}/min, web ${catalogEnv.APPLE_WEB_RATE_PER_MIN}/min, amp-api ${catalogEnv.APPLE_AMP_API_RATE_PER_MIN}/min (0 = off)`);
+    write();
+
+    const results: RoundResult[] = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      const queries = Array.from({ length: settings.requests }, () => workload.next());
+      results.push(await runRound(client, control, queries, settings.concurrency));
+    }
+    const total = combine(results);
+    printTable([...results.map((r, i) => [`${i + 1}${i === 0 ? ' (cold)' : ''}`, r] as [string, RoundResult]), ['all', total]]);
+    write();
+    write(`upstream calls by endpoint: ${Object.entries(total.byEndpoint).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    if (total.errors.size > 0) write(`errors: ${[...total.errors].map(([code, n]) => `${code} ${n}`).join(', ')}`);
+    await client.close();
+  } finally {
+    await Promise.all(children.map(stopNode));
+    await Promise.all([redis.stop(), nats.stop()]);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

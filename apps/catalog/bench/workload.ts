@@ -1,0 +1,141 @@
+import type { CatalogQuery } from '@appcat/contracts';
+import type { CatalogueListing } from '@appcat/store-emulator';
+
+/** Small, seeded PRNG (mulberry32): the same seed draws the same requests. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Draws ranks 0..n-1 with probability proportional to 1 / (rank + 1)^s. */
+export function zipf(n: number, s: number, random: () => number): () => number {
+  const cumulative = new Float64Array(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) cumulative[i] = total += 1 / Math.pow(i + 1, s);
+  return () => {
+    const x = random() * total;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+/**
+ * Storefronts past the emulator's eight: real country codes whose storefronts sell nothing in the
+ * emulator (every lookup there is a "not found", which is cached too).
+ */
+const EXTRA_STOREFRONTS = ['it', 'es', 'nl', 'se', 'kr', 'au', 'mx', 'in', 'pl', 'tr', 'ch', 'at', 'be', 'dk', 'no', 'fi', 'pt', 'ie', 'nz', 'sg'];
+
+/** Ids past the emulator's catalogue: ranks with no app behind them. */
+const MISSING_ID_BASE = 1_900_000_000;
+
+export interface WorkloadSettings {
+  apps: number;
+  storefronts: number;
+  zipfS: number;
+  seed: number;
+}
+
+/** Share of each route in the traffic; mostly app lookups, as an agent browsing the store would send. */
+export const ROUTE_MIX: [CatalogQuery['route'], number][] = [
+  ['apps.get', 0.7],
+  ['apps.search', 0.1],
+  ['apps.reviews', 0.08],
+  ['apps.similar', 0.06],
+  ['developers.get', 0.02],
+  ['bundles.get', 0.02],
+  ['bundles.search', 0.01],
+  ['bundles.reviews', 0.005],
+  ['bundles.similar', 0.005],
+];
+
+/**
+ * Catalog requests drawn from Zipf distributions: app popularity over `apps` ranks (the emulator's
+ * apps, most rated first, then ids that do not exist), storefronts over `storefronts` ranks (the
+ * emulator's eight first), search terms over the most common words of app names, bundles over the
+ * emulator's bundles. Reviews ask page 1 most of the time, sorted by most recent most of the time.
+ */
+export class Workload {
+  private readonly random: () => number;
+  private readonly app: () => number;
+  private readonly storefront: () => number;
+  private readonly term: () => number;
+  private readonly bundle: () => number;
+  private readonly page: () => number;
+  private readonly storefronts: string[];
+
+  constructor(
+    private readonly listing: CatalogueListing,
+    settings: WorkloadSettings,
+  ) {
+    this.random = seededRandom(settings.seed);
+    this.storefronts = [...listing.storefronts, ...EXTRA_STOREFRONTS].slice(0, settings.storefronts);
+    this.app = zipf(settings.apps, settings.zipfS, this.random);
+    this.storefront = zipf(this.storefronts.length, 1, this.random);
+    this.term = zipf(Math.min(1000, listing.terms.length), 1, this.random);
+    this.bundle = zipf(listing.bundles.length, 1, this.random);
+    // Page 1 most of the time, deeper pages ever more rarely.
+    this.page = zipf(10, 2, this.random);
+  }
+
+  next(): CatalogQuery {
+    const route = this.route();
+    const country = this.storefronts[this.storefront()];
+    switch (route) {
+      case 'apps.get': {
+        const rank = this.app();
+        const known = this.listing.apps[rank];
+        // One lookup in ten by bundle identifier, as callers who know the app by its bundle do.
+        const appId = known && this.random() < 0.1 ? known.bundleId : String(known?.trackId ?? MISSING_ID_BASE + rank);
+        return { route, appId, country };
+      }
+      case 'apps.search':
+        return { route, term: this.listing.terms[this.term()], page: this.random() < 0.8 ? 1 : 2, country };
+      case 'apps.reviews':
+        return { route, appId: this.appId(), page: this.page() + 1, country, sort: this.random() < 0.9 ? 'recent' : 'helpful' };
+      case 'apps.similar':
+        return { route, appId: this.appId(), country };
+      case 'developers.get': {
+        const rank = this.app();
+        return { route, developerId: String(this.listing.apps[rank]?.developerId ?? MISSING_ID_BASE + rank) };
+      }
+      case 'bundles.get':
+        return { route, bundleId: this.bundleId(), country };
+      case 'bundles.search':
+        return { route, term: this.listing.terms[this.term()], page: 1, country };
+      case 'bundles.reviews':
+        return { route, bundleId: this.bundleId(), page: 1, country, sort: 'recent' };
+      case 'bundles.similar':
+        return { route, bundleId: this.bundleId(), country };
+    }
+  }
+
+  private route(): CatalogQuery['route'] {
+    let x = this.random();
+    for (const [route, share] of ROUTE_MIX) {
+      if (x < share) return route;
+      x -= share;
+    }
+    return 'apps.get';
+  }
+
+  private appId(): string {
+    const rank = this.app();
+    return String(this.listing.apps[rank]?.trackId ?? MISSING_ID_BASE + rank);
+  }
+
+  private bundleId(): string {
+    return String(this.listing.bundles[this.bundle()].id);
+  }
+}
