@@ -51,6 +51,18 @@ describe('circuit breaker per upstream host, shared by the replicas', () => {
     expect(calls('search')).toBe(4);
   });
 
+  it('a batched lookup, which passes the breaker before it gathers ids, can be the probe', async () => {
+    const app = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
+    system.emulator.addFault({ match: { endpoint: 'lookup' }, status: 403, count: 1 });
+    await expect(system.fetch(app('us'))).rejects.toMatchObject({ code: ErrorCode.UpstreamThrottled });
+    await expect(system.fetch(app('gb'))).rejects.toMatchObject({ code: ErrorCode.UpstreamThrottled });
+    expect(calls('lookup')).toBe(1);
+    await sleep(THROTTLE_OPEN_MS + 50);
+    expect((await system.fetch(app('gb'))).source).toBe('upstream');
+    expect((await system.fetch(app('de'))).source).toBe('upstream');
+    expect(calls('lookup')).toBe(3);
+  });
+
   it('honours Retry-After of a 429 over its own default period', async () => {
     system.emulator.addFault({ match: { endpoint: 'amp-apps' }, status: 429, retryAfter: 1, count: 1 });
     await expect(system.fetch(similar)).rejects.toMatchObject({

@@ -1,7 +1,7 @@
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import type { UpstreamRateLimit } from '../config.js';
-import { type BreakerCause, CAUSE_CODES, type RedisCircuitBreaker } from './circuit-breaker.js';
+import { type BreakerCause, type BreakerGate, CAUSE_CODES, type RedisCircuitBreaker } from './circuit-breaker.js';
 import type { RedisRateLimiter } from './rate-limiter.js';
 import type { UpstreamHttpClient, UpstreamRequest, UpstreamResponse } from './upstream-http-client.js';
 
@@ -53,7 +53,9 @@ export class GuardedHttpClient implements UpstreamHttpClient {
   async get(request: UpstreamRequest): Promise<UpstreamResponse> {
     const host = request.url.host;
     const upstream = request.upstream ?? host;
-    const gate = await this.breaker.check(upstream);
+    // An admitted request passed the breaker in admit(), maybe as its probe: checking again would
+    // find its own probe out and refuse it.
+    const gate: BreakerGate = request.admitted ? { verdict: 'probe' } : await this.breaker.check(upstream);
     if (gate.verdict === 'deny') throw new WireException(CAUSE_CODES[gate.cause], openMessage(gate.cause, gate.detail, host, gate.retryAfterMs));
     if (!request.admitted) await this.takeToken(upstream, host);
 
