@@ -1,10 +1,11 @@
 const path = require('node:path');
 const preset = require('../../jest.preset.cjs')(__dirname);
 
-// The shared preset maps the libs and the other apps to their sources; the local chain is mapped
-// here the same way, so these tests never run against a stale build of it.
 module.exports = {
   ...preset,
+  // Suites start anvil; on a loaded machine that outlasts jest's 5 s default for a hook.
+  testTimeout: 30_000,
+  // The local chain from its sources, like the libs, so these tests never use a stale build of it.
   moduleNameMapper: {
     '^@appcat/local-chain$': path.join(__dirname, '../local-chain/src/index.ts'),
     ...preset.moduleNameMapper,

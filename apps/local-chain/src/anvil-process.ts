@@ -1,8 +1,16 @@
 import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { resolveAnvilBinary } from './anvil-binary.js';
+
+export interface AnvilExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
 
 export interface AnvilProcess {
   rpcUrl: string;
+  /** Settles when anvil has exited, whether through stop() or not. */
+  exited: Promise<AnvilExit>;
   stop(): Promise<void>;
 }
 
@@ -25,6 +33,10 @@ async function answersJsonRpc(rpcUrl: string): Promise<boolean> {
 /**
  * Spawns anvil listening on host:port and resolves once its JSON-RPC answers. The returned URL is
  * what this process reaches it by: loopback when anvil listens on every interface.
+ *
+ * The child does not hold this process open: a test whose afterAll never stopped its chain (a
+ * timed-out beforeAll, say) must not keep the runner alive, and anvil is killed when this process
+ * exits. A long-running owner (the CLI) keeps itself alive.
  */
 export async function spawnAnvil(host: string, port: number, chainId: number, startTimeoutMs = 15_000): Promise<AnvilProcess> {
   const binary = resolveAnvilBinary();
@@ -34,19 +46,18 @@ export async function spawnAnvil(host: string, port: number, chainId: number, st
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_KEPT)));
-  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let exit: AnvilExit | undefined;
   let spawnError: Error | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => ((exit = { code, signal }), resolve()));
-    child.once('error', (error) => ((spawnError = error), resolve()));
+  const exited = new Promise<AnvilExit>((resolve) => {
+    child.once('exit', (code, signal) => resolve((exit = { code, signal })));
+    child.once('error', (error) => ((spawnError = error), resolve((exit = { code: null, signal: null }))));
   });
-  // A test runner that dies without afterAll must not leave anvil holding the port.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
 
   const stop = async () => {
     process.off('exit', killOnExit);
-    if (exit || spawnError) return;
+    if (exit) return;
     child.kill('SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
     await exited;
@@ -65,11 +76,14 @@ export async function spawnAnvil(host: string, port: number, chainId: number, st
       process.off('exit', killOnExit);
       throw new Error(`anvil exited (code ${exit.code}, signal ${exit.signal}) before answering on ${rpcUrl}: ${stderr.trim()}`);
     }
-    if (await answersJsonRpc(rpcUrl)) return { rpcUrl, stop };
+    if (await answersJsonRpc(rpcUrl)) break;
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`anvil did not answer on ${rpcUrl} within ${startTimeoutMs} ms: ${stderr.trim()}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  child.unref();
+  (child.stderr as Socket).unref();
+  return { rpcUrl, exited, stop };
 }

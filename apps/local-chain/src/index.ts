@@ -1,5 +1,6 @@
 export * from './abi.js';
 export * from './accounts.js';
 export * from './anvil-binary.js';
+export type { AnvilExit } from './anvil-process.js';
 export * from './local-chain.js';
 export * from './usdc-deployments.js';

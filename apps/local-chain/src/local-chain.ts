@@ -3,7 +3,7 @@ import { type Chain, createPublicClient, createTestClient, createWalletClient, d
 import { privateKeyToAccount } from 'viem/accounts';
 import { testUsdcAbi } from './abi.js';
 import { DEV_ACCOUNTS, type LocalChainAccounts } from './accounts.js';
-import { spawnAnvil } from './anvil-process.js';
+import { type AnvilExit, spawnAnvil } from './anvil-process.js';
 import { loadArtifact } from './artifacts.js';
 import { shortStringSlotValue } from './storage.js';
 import { BASE_CHAIN_ID, MULTICALL3_ADDRESS, USDC_BY_CHAIN_ID, type UsdcDeployment } from './usdc-deployments.js';
@@ -40,6 +40,8 @@ export interface LocalChain {
   balanceOf(address: `0x${string}`): Promise<bigint>;
   /** Mints test USDC (atomic units) and resolves once mined, with the transaction hash. */
   mint(to: `0x${string}`, amount: bigint): Promise<`0x${string}`>;
+  /** Settles when anvil has exited, through stop() or otherwise. */
+  exited: Promise<AnvilExit>;
   stop(): Promise<void>;
 }
 
@@ -129,6 +131,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
       accounts: DEV_ACCOUNTS,
       balanceOf,
       mint,
+      exited: anvil.exited,
       stop: anvil.stop,
     };
   } catch (error) {

@@ -3,6 +3,8 @@ import { startLocalChain } from './local-chain.js';
 
 const config = readLocalChainConfig();
 const chain = await startLocalChain(config);
+// anvil's process handles do not hold Node open (so test runners can always exit): the CLI does.
+const keepAlive = setInterval(() => undefined, 2 ** 31 - 1);
 const { payer, payTo, facilitator } = chain.accounts;
 const usdc = (await chain.balanceOf(payer.address)) / 1_000_000n;
 process.stdout.write(
@@ -16,6 +18,16 @@ process.stdout.write(
   ].join('\n'),
 );
 
+let stopping = false;
+void chain.exited.then((exit) => {
+  if (stopping) return;
+  process.stderr.write(`anvil exited unexpectedly (code ${exit.code}, signal ${exit.signal})\n`);
+  process.exit(1);
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void chain.stop().then(() => process.exit(0)));
+  process.once(signal, () => {
+    stopping = true;
+    clearInterval(keepAlive);
+    void chain.stop().then(() => process.exit(0));
+  });
 }

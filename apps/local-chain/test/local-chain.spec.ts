@@ -20,12 +20,13 @@ describe('startLocalChain', () => {
 
   it('reports anvil failing to start instead of hanging', async () => {
     const port = await freePort();
-    const squatter: Server = createServer();
+    // Hangs up on whoever connects (the readiness probe may reach it before anvil gives up).
+    const squatter: Server = createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
     try {
       await expect(startLocalChain({ port })).rejects.toThrow(/anvil exited/);
     } finally {
-      squatter.close();
+      await new Promise((resolve) => squatter.close(resolve));
     }
   });
 
