@@ -52,7 +52,9 @@ export function readX402Config(env: EnvReader): X402Config {
   const networks: X402Network[] = [];
   for (const defaults of MAINNET) {
     const prefix = `X402_${defaults.name.toUpperCase()}`;
-    const payTo = env.optionalString(`${prefix}_PAY_TO`) ?? (defaults.name === 'base' ? LOCAL_DEV_PAY_TO : undefined);
+    // "none" turns off a network (Base has a local default to turn off).
+    const configured = env.optionalString(`${prefix}_PAY_TO`);
+    const payTo = configured === 'none' ? undefined : (configured ?? (defaults.name === 'base' ? LOCAL_DEV_PAY_TO : undefined));
     const network: X402Network = {
       ...defaults,
       network: env.string(`${prefix}_NETWORK`, defaults.network),
