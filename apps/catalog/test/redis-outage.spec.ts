@@ -24,7 +24,8 @@ describe('when Redis goes away', () => {
 
     // The replica's own bucket (burst 3) took one token above; two more calls, then refusals.
     const settled = await Promise.allSettled(['a', 'b', 'c', 'd'].map((term) => system.fetch({ route: 'apps.search', term, page: 1, country: 'us' })));
-    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
-    expect((settled[3] as PromiseRejectedResult).reason).toMatchObject({ code: ErrorCode.UpstreamThrottled });
+    expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(2);
+    const refused = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected').map((s) => s.reason);
+    expect(refused).toEqual([expect.objectContaining({ code: ErrorCode.UpstreamThrottled }), expect.objectContaining({ code: ErrorCode.UpstreamThrottled })]);
   });
 });
