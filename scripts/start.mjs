@@ -80,6 +80,8 @@ function stopInfra() {
 
 try {
   if (useEmulator) {
+    // The emulator does not throttle: lift the catalog's Apple-sized rate limits for it.
+    Object.assign(env, { ITUNES_RATE_PER_MIN: env.ITUNES_RATE_PER_MIN ?? '0', APPLE_WEB_RATE_PER_MIN: env.APPLE_WEB_RATE_PER_MIN ?? '0', APPLE_AMP_API_RATE_PER_MIN: env.APPLE_AMP_API_RATE_PER_MIN ?? '0' });
     startService('store-emulator', 'apps/store-emulator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.STORE_EMULATOR_PORT ?? 4010) }, 15_000, 'store emulator');
   }

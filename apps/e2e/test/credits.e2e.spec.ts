@@ -66,6 +66,21 @@ describe('credit-paid calls through every service', () => {
     expect(await system.ledger(created.id)).toEqual({ toppedUp: 1_000_000n, spent: 30_000n, debits: 10 });
   });
 
+  it('a cached copy is served, marked stale, when the store fails afterwards', async () => {
+    const { key } = await system.createKey('1');
+    expect((await system.get('/api/apps/284882215/reviews?page=3', key)).headers['x-cache']).toBe('UPSTREAM');
+    expect((await system.get('/api/apps/284882215/reviews?page=3', key)).headers['x-cache']).toBe('CACHE');
+    system.emulator.setRequestHook(() => ({ response: { status: 503, body: 'maintenance' } }));
+    try {
+      // Fresh cache entries answer without asking the store at all; a stale one is served only on failure.
+      const cached = await system.get('/api/apps/284882215/reviews?page=3', key);
+      expect(cached.status).toBe(200);
+      expect(['CACHE', 'STALE']).toContain(cached.headers['x-cache']);
+    } finally {
+      system.emulator.setRequestHook(undefined);
+    }
+  });
+
   it('an unknown app is still a paid 200 with no results', async () => {
     const { key } = await system.createKey('1');
     const answer = await system.get('/api/apps/999999999999', key);
@@ -110,7 +125,8 @@ describe('credit-paid calls through every service', () => {
     const { key } = await system.createKey('1');
     system.emulator.setRequestHook(() => ({ response: { status: 503, body: 'maintenance' } }));
     try {
-      const answer = await system.get('/api/apps/284882215', key);
+      // A search nobody made before: nothing cached to fall back on.
+      const answer = await system.get('/api/apps?term=never-searched-before', key);
       expect(answer.status).toBe(502);
       expect(answer.body.data).toBeNull();
       expect(answer.body.message).toMatch(/upstream store answered HTTP 503/);

@@ -67,6 +67,10 @@ export class System {
       APPLE_WEB_BASE_URL: emulator.url,
       APPLE_AMP_API_BASE_URL: emulator.url,
       UPSTREAM_TIMEOUT_MS: '2000',
+      // The emulator does not throttle; Apple's limits (the catalog's defaults) would only slow the suite.
+      ITUNES_RATE_PER_MIN: '0',
+      APPLE_WEB_RATE_PER_MIN: '0',
+      APPLE_AMP_API_RATE_PER_MIN: '0',
       PORT: String(gatewayPort),
       OPS_PORT: '0',
     };
