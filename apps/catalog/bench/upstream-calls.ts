@@ -45,6 +45,8 @@ const CATALOG_DEFAULTS: Record<string, string> = {
   ITUNES_RATE_PER_MIN: '0',
   APPLE_WEB_RATE_PER_MIN: '0',
   APPLE_AMP_API_RATE_PER_MIN: '0',
+  // Several replicas on one machine: no ops ports, or they would all want 9102.
+  OPS_PORT: '0',
 };
 
 interface RoundResult {

@@ -4,6 +4,8 @@ import { FillNotifier } from './cache/fill-notifier.js';
 import { RedisResourceStore } from './cache/redis-resource-store.js';
 import type { ResourceStore } from './cache/resource-store.js';
 import type { CatalogConfig } from './config.js';
+import type { CatalogMetrics } from '@appcat/ops';
+import { MeasuredUpstreamHttpClient } from './upstream/measured-http-client.js';
 import { connectRedis, redisReady } from './redis/redis-connection.js';
 import { upstreamRateLimits } from './store/create-store-adapter.js';
 import { RedisCircuitBreaker } from './upstream/circuit-breaker.js';
@@ -27,7 +29,7 @@ export class CatalogInfrastructure implements OnApplicationShutdown {
   ) {}
 
   /** @param upstream the client that reaches the network (default: fetch); it is wrapped, not replaced. */
-  static async start(config: CatalogConfig, upstream?: UpstreamHttpClient): Promise<CatalogInfrastructure> {
+  static async start(config: CatalogConfig, upstream?: UpstreamHttpClient, metrics?: CatalogMetrics): Promise<CatalogInfrastructure> {
     const { keyPrefix } = config.redis;
     const redis = connectRedis(config.redis, 'catalog');
     // A subscriber queues SUBSCRIBE until connected and resubscribes after a reconnect.
@@ -45,11 +47,17 @@ export class CatalogInfrastructure implements OnApplicationShutdown {
       lockWaitMs: config.cache.lockWaitMs,
       failureTtlMs: config.cache.failureTtlMs,
     });
-    const base = upstream ?? new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent });
+    const network = upstream ?? new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent });
+    const base = metrics ? new MeasuredUpstreamHttpClient(network, metrics) : network;
     const breaker = new RedisCircuitBreaker(redis, keyPrefix, config.breaker, config.upstreamTimeoutMs + config.rateLimitMaxWaitMs + 1000);
     const limiter = new RedisRateLimiter(redis, keyPrefix, config.rateLimitMaxWaitMs);
     const http = new GuardedHttpClient(base, breaker, limiter, upstreamRateLimits(config));
     return new CatalogInfrastructure(redis, subscriber, store, http);
+  }
+
+  /** Readiness: the shared Redis answers. */
+  async pingRedis(): Promise<void> {
+    await this.redis.ping();
   }
 
   async onApplicationShutdown(): Promise<void> {

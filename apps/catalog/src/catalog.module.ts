@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CatalogInfrastructure } from './catalog-infrastructure.js';
 import { CatalogController } from './catalog.controller.js';
+import { CatalogOps } from './catalog-ops.js';
 import type { CatalogConfig } from './config.js';
 import { createStoreAdapter } from './store/create-store-adapter.js';
 import { STORE_ADAPTER } from './store/store-adapter.js';
@@ -14,7 +15,16 @@ export class CatalogModule {
       module: CatalogModule,
       controllers: [CatalogController],
       providers: [
-        { provide: CatalogInfrastructure, useFactory: () => CatalogInfrastructure.start(config, http) },
+        { provide: CatalogOps, useFactory: () => new CatalogOps(config) },
+        {
+          provide: CatalogInfrastructure,
+          useFactory: async (ops: CatalogOps) => {
+            const infrastructure = await CatalogInfrastructure.start(config, http, ops.metrics);
+            ops.attach(infrastructure);
+            return infrastructure;
+          },
+          inject: [CatalogOps],
+        },
         {
           provide: STORE_ADAPTER,
           useFactory: (infrastructure: CatalogInfrastructure) => createStoreAdapter(config, infrastructure.http, infrastructure.store),

@@ -1,3 +1,4 @@
+import { type OpsConfig, readOpsConfig } from '@appcat/ops';
 import { type EnvReader, readConfig, readNatsConfig, type NatsConfig } from '@appcat/config';
 
 export const CATALOG_STORES = ['apple'] as const;
@@ -87,6 +88,7 @@ export interface CatalogConfig {
   /** Longest a request waits for a rate-limiter token before it is refused; 0 refuses at once. */
   rateLimitMaxWaitMs: number;
   redis: RedisSettings;
+  ops: OpsConfig;
   cache: CacheSettings;
   breaker: BreakerSettings;
 }
@@ -115,6 +117,7 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
     if (/\s/.test(keyPrefix)) e.fail(`CATALOG_REDIS_PREFIX must not contain spaces, got ${JSON.stringify(keyPrefix)}`);
     return {
       nats: readNatsConfig(e),
+      ops: readOpsConfig(e, 9102),
       store: e.oneOf('CATALOG_STORE', 'apple', CATALOG_STORES),
       apple: {
         itunesBaseUrl: e.url('ITUNES_BASE_URL', 'http://127.0.0.1:4010'),

@@ -20,6 +20,7 @@ export function configFor(upstreamUrl: string, env: Record<string, string> = {})
     APPLE_WEB_BASE_URL: upstreamUrl,
     APPLE_AMP_API_BASE_URL: upstreamUrl,
     NATS_SHUTDOWN_GRACE_MS: '0',
+    OPS_PORT: '0',
     ...env,
   });
 }
