@@ -2,7 +2,7 @@ import { QueueGroup } from '@appcat/contracts';
 import { natsServerOptions, WireExceptionFilter } from '@appcat/microservice';
 import { type INestMicroservice, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NatsOptions } from '@nestjs/microservices';
+import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { PaymentsConfig } from './config/payments-config.js';
 import { PaymentsModule } from './payments.module.js';
 
@@ -12,7 +12,7 @@ export interface PaymentsAppOptions {
 
 /** Builds the payments microservice and starts answering on NATS. main.ts and the tests share it. */
 export async function createPaymentsApp(config: PaymentsConfig, options: PaymentsAppOptions = {}): Promise<INestMicroservice> {
-  const app = await NestFactory.createMicroservice<NatsOptions>(PaymentsModule.forConfig(config), {
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(PaymentsModule.forConfig(config), {
     ...natsServerOptions(config.nats, QueueGroup.Payments, 'payments'),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });

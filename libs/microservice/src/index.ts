@@ -1,3 +1,4 @@
 export * from './nats-transport.js';
 export * from './wire-exception.js';
 export * from './nats-rpc-client.js';
+export * from './draining-nats-server.js';

@@ -1,0 +1,53 @@
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { type NatsOptions, ServerNats } from '@nestjs/microservices';
+
+type MessageHandler = (error: unknown, message: unknown) => Promise<unknown>;
+
+/** What Nest keeps private in ServerNats but a clean stop needs. */
+interface ServerNatsInternals {
+  natsClient: NatsConnection | null;
+  subscriptions: Subscription[];
+}
+
+/**
+ * Nest's NATS server, stopping cleanly: Nest unsubscribes at shutdown, which drops requests NATS has
+ * already delivered to this replica but it has not handled yet (their callers wait for a timeout, and
+ * a debit may be lost mid-way). This one drains its subscriptions instead — no new requests, every
+ * delivered one handled — waits for the handlers in flight to reply, and only then closes.
+ */
+export class DrainingNatsServer extends ServerNats {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly natsOptions: Required<NatsOptions>['options']) {
+    // Nest's own graceful stop (unsubscribe, then a fixed sleep) is replaced by close() below.
+    super({ ...natsOptions, gracefulShutdown: false });
+  }
+
+  override getMessageHandler(channel: string): MessageHandler {
+    const handle = super.getMessageHandler(channel) as MessageHandler;
+    return async (error, message) => {
+      const work = handle(error, message);
+      this.inFlight.add(work);
+      try {
+        return await work;
+      } finally {
+        this.inFlight.delete(work);
+      }
+    };
+  }
+
+  override async close(): Promise<void> {
+    const internals = this as unknown as ServerNatsInternals;
+    if (internals.natsClient && !internals.natsClient.isClosed()) {
+      const deadline = Date.now() + (this.natsOptions.gracePeriod ?? 10_000);
+      await Promise.all(internals.subscriptions.map((subscription) => subscription.drain().catch(() => undefined)));
+      while (this.inFlight.size > 0 && Date.now() < deadline) {
+        await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, 50))]);
+      }
+      // A handler's reply is published on the next ticks after it resolves.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await internals.natsClient.flush().catch(() => undefined);
+    }
+    await super.close();
+  }
+}
