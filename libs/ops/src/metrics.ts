@@ -71,6 +71,6 @@ export class CatalogMetrics {
       registers: [registry],
     });
     this.upstreamErrors = new Counter({ name: 'appcat_upstream_errors_total', help: 'Upstream failures by host and code', labelNames: ['host', 'code'], registers: [registry] });
-    this.cache = new Counter({ name: 'appcat_cache_results_total', help: 'Catalog cache lookups by kind and result (hit, miss, stale)', labelNames: ['kind', 'result'], registers: [registry] });
+    this.cache = new Counter({ name: 'appcat_cache_results_total', help: 'Catalog answers by route and where the data came from (upstream, cache, stale)', labelNames: ['kind', 'result'], registers: [registry] });
   }
 }
