@@ -40,12 +40,13 @@ export class PricedCallService {
     const query = route.toCatalogQuery(input.params);
 
     const credentials = readPaymentCredentials(request.headers);
-    const offer: X402Offer = { price: route.price.toString(), networks: route.networks };
-    const resource: X402Resource = { url: this.config.publicBaseUrl + request.url, description: route.description, mimeType: 'application/json' };
     switch (credentials.kind) {
-      case 'none':
+      case 'none': {
+        const { offer, resource } = this.x402Terms(route, request);
         throw await this.challenge.required(offer, resource, request.id);
+      }
       case 'x402': {
+        const { offer, resource } = this.x402Terms(route, request);
         const receipt = await this.x402Payments.pay(credentials.paymentSignature, offer, resource, route.id, request.id);
         reply.header(PAYMENT_RESPONSE_HEADER, receipt.paymentResponse);
         this.ops.metrics.charges.inc({ method: 'x402', network: receipt.network });
@@ -64,5 +65,13 @@ export class PricedCallService {
     reply.header(CACHE_HEADER, (answer.source ?? 'upstream').toUpperCase());
     if (answer.ageSeconds !== undefined) reply.header('age', String(Math.max(0, Math.floor(answer.ageSeconds))));
     sendEnvelope(reply, 200, OK_MESSAGE, answer.data);
+  }
+
+  /** What x402 sells on this request; built only when x402 is involved, not on the credit path. */
+  private x402Terms(route: PricedRoute, request: FastifyRequest): { offer: X402Offer; resource: X402Resource } {
+    return {
+      offer: { price: route.price.toString(), networks: route.networks },
+      resource: { url: this.config.publicBaseUrl + request.url, description: route.description, mimeType: 'application/json' },
+    };
   }
 }
