@@ -8,4 +8,3 @@ export {
 } from './config/payments-config.js';
 export { KeyService, type TopUpOutcome } from './keys/key-service.js';
 export { applyMigrations, type MigrationOutcome } from './migrate/apply-migrations.js';
-export { hashApiKey } from './keys/api-key.js';

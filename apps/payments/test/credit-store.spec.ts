@@ -3,7 +3,8 @@ import { type ManagedProcess, startRedisServer } from '@appcat/testing';
 import type { Redis } from 'ioredis';
 import { connectRedis } from '../src/database/redis.js';
 import { CreditStore, type KeySnapshot } from '../src/credits/credit-store.js';
-import { hashApiKey, issueApiKey } from '../src/keys/api-key.js';
+import { hashApiKey } from '@appcat/contracts';
+import { issueApiKey } from '../src/keys/api-key.js';
 
 const STREAM = 'credit:ledger';
 

@@ -11,7 +11,7 @@ import {
 import { jest } from '@jest/globals';
 import { CreditService } from '../src/credits/credit-service.js';
 import { CreditStore } from '../src/credits/credit-store.js';
-import { hashApiKey } from '../src/keys/api-key.js';
+import { hashApiKey } from '@appcat/contracts';
 import { KeyService } from '../src/keys/key-service.js';
 import type { Reply } from './support/nats-requester.js';
 import { startPaymentsCluster, type PaymentsCluster } from './support/payments-cluster.js';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { base58, classifyKeyRef, hashApiKey, issueApiKey } from './api-key.js';
+import { hashApiKey } from '@appcat/contracts';
+import { base58, classifyKeyRef, issueApiKey } from './api-key.js';
 
 describe('API keys', () => {
   it('are ak_ and 32 random bytes in base58, with a 12-character display prefix and a SHA-256 hex hash', () => {

@@ -1,8 +1,6 @@
 import { hashApiKey } from '@appcat/contracts';
 import { randomBytes } from 'node:crypto';
 
-export { hashApiKey };
-
 /**
  * API keys are `ak_` followed by 32 random bytes in base58 (no 0/O/I/l, nothing a double-click stops
  * at). Only their SHA-256 is stored; the first {@link PREFIX_LENGTH} characters are kept in clear so
