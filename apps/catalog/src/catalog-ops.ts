@@ -1,6 +1,7 @@
 import { CatalogMetrics, createRegistry, Readiness, startOpsServer } from '@appcat/ops';
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connectNatsProbe } from '@appcat/microservice';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { CatalogInfrastructure } from './catalog-infrastructure.js';
 import type { CatalogConfig } from './config.js';
 
@@ -27,8 +28,7 @@ export class CatalogOps implements OnApplicationBootstrap, BeforeApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.ops.port === 0 || !this.readiness) return;
-    const { servers, user, password: pass, inboxPrefix } = this.config.nats;
-    this.nats = await connect({ servers, user, pass, inboxPrefix, name: 'catalog-ops', maxReconnectAttempts: -1, waitOnFirstConnect: true });
+    this.nats = await connectNatsProbe(this.config.nats, 'catalog-ops');
     const server = await startOpsServer({ host: this.config.ops.host, port: this.config.ops.port, readiness: this.readiness, registry: this.metrics.registry });
     this.opsServer = server;
     this.logger.log(`ops port on http://${this.config.ops.host}:${server.port}`);

@@ -1,6 +1,7 @@
 import { createRegistry, PaymentsMetrics, Readiness, startOpsServer } from '@appcat/ops';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connectNatsProbe } from '@appcat/microservice';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { PaymentsConfig } from './config/payments-config.js';
 import { PaymentsResources } from './payments-resources.js';
 import { PAYMENTS_CONFIG } from './payments-tokens.js';
@@ -34,8 +35,7 @@ export class PaymentsOps implements OnApplicationBootstrap, BeforeApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.ops.port === 0) return;
-    const { servers, user, password: pass, inboxPrefix } = this.config.nats;
-    this.nats = await connect({ servers, user, pass, inboxPrefix, name: 'payments-ops', maxReconnectAttempts: -1, waitOnFirstConnect: true });
+    this.nats = await connectNatsProbe(this.config.nats, 'payments-ops');
     const server = await startOpsServer({ host: this.config.ops.host, port: this.config.ops.port, readiness: this.readiness, registry: this.metrics.registry });
     this.opsServer = server;
     this.logger.log(`ops port on http://${this.config.ops.host}:${server.port}`);
