@@ -137,8 +137,8 @@ describe('control API: faults, stats and the emulated rate limit over HTTP', () 
 
   it('lists the catalogue: popular apps first, with the storefronts that sell them', async () => {
     const listing = await control.catalogue();
-    expect(listing.storefronts).toEqual(['us', 'gb', 'de', 'fr', 'jp', 'br', 'ca', 'ru']);
-    expect(listing.apps.length).toBeGreaterThan(6000);
+    expect(listing.storefronts).toEqual(['us', 'gb', 'de', 'fr', 'jp', 'br', 'ca', 'ru', 'it', 'es', 'nl', 'se', 'kr', 'au', 'mx', 'in', 'pl', 'tr', 'ch', 'at']);
+    expect(listing.apps.length).toBeGreaterThan(10_000);
     expect(listing.apps.find((a) => a.trackId === REFERENCE_IDS.japanOnlyApp)?.storefronts).toEqual(['jp']);
     expect(listing.developers).toContain(REFERENCE_IDS.developer);
     expect(listing.bundles.map((b) => b.id)).toContain(REFERENCE_IDS.bundle);

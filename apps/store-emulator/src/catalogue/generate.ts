@@ -10,8 +10,8 @@ import {
   PERSON_LAST, type Script,
 } from './vocabulary.js';
 
-export const GENERATED_DEVELOPERS = 1500;
-export const GENERATED_APPS = 6000;
+export const GENERATED_DEVELOPERS = 2500;
+export const GENERATED_APPS = 10000;
 
 /** Salts so that developers, apps and bundles draw from independent streams of the same seed. */
 const Stream = { Developer: 1, App: 2, Bundle: 3 } as const;
@@ -124,7 +124,7 @@ function generateName(rng: Random, script: Script, genreKey: GenreKey): string {
 }
 
 const HOME_STOREFRONT: Record<Script, string[]> = {
-  latin: ['us', 'gb', 'de', 'fr', 'br', 'ca'],
+  latin: ['us', 'gb', 'de', 'fr', 'br', 'ca', 'it', 'es', 'nl', 'se', 'kr', 'au', 'mx', 'in', 'pl', 'tr', 'ch', 'at'],
   japanese: ['jp'],
   cyrillic: ['ru'],
   arabic: STOREFRONTS.map((s) => s.code),
