@@ -4,6 +4,8 @@ import type { GatewayConfig } from './config.js';
 import { CreditsClient } from './credits/credits.client.js';
 import { CreditsController } from './credits/credits.controller.js';
 import { NatsRpcShutdown, natsRpcProvider } from './nats-rpc.provider.js';
+import { McpEndpointRegistrar } from './mcp/mcp-endpoint.registrar.js';
+import { McpToolCallsService } from './mcp/mcp-tool-calls.service.js';
 import { GatewayOps } from './ops/gateway-ops.js';
 import { HealthController } from './ops/health.controller.js';
 import { PaymentChallenge } from './payment/payment-challenge.js';
@@ -12,13 +14,14 @@ import { X402Client } from './payment/x402.client.js';
 import { CatalogClient } from './priced/catalog.client.js';
 import { PricedCallService } from './priced/priced-call.service.js';
 import { PricedRoutesRegistrar } from './priced/priced-routes.registrar.js';
+import { TopUpPageController } from './topup-page/topup-page.controller.js';
 
 @Module({})
 export class GatewayModule {
   static forRoot(config: GatewayConfig): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [CreditsController, HealthController],
+      controllers: [CreditsController, HealthController, TopUpPageController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         natsRpcProvider,
@@ -31,6 +34,8 @@ export class GatewayModule {
         X402PaymentService,
         PricedCallService,
         PricedRoutesRegistrar,
+        McpToolCallsService,
+        McpEndpointRegistrar,
       ],
     };
   }
