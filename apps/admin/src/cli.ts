@@ -5,20 +5,26 @@ import {
   type AdminKeyCreated,
   type AdminKeyDetails,
   type AdminKeyList,
+  type AdminReconcileReply,
   parseUsd,
   Subject,
 } from '@appcat/contracts';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { createdJson, createdText, detailsJson, detailsText, listJson, listText, STORE_KEY_WARNING } from './output.js';
+import { reconcileExitCode, reconcileJson, reconcileText } from './reconcile-output.js';
 import { NatsRpcClient, RpcCallError } from '@appcat/microservice';
 
 export const USAGE = `usage: npm run admin -- keys <command> [options]
+       npm run admin -- reconcile [--wait <seconds>]
 
 commands:
   keys create --credit <usd> [--note <text>]   issue a key with an opening credit (0 allowed); the key is printed once
   keys revoke <key|prefix|id>                  revoke a key at once, everywhere
   keys show <key|prefix|id>                    status, balance, top-ups and spent credit of one key
   keys list                                    every key with its balance
+  reconcile [--wait <seconds>]                 prove the books: per key Postgres totals = their rows, Redis balance =
+                                               top-ups − spent − unflushed debits; every x402 top-up settled once.
+                                               Waits up to --wait (default 10) for the write-behind to reach Postgres
 
 options:
   --json    print exactly one JSON object on stdout (errors too: {"error": {"code", "message"}})
@@ -32,7 +38,9 @@ exit codes:
   2  usage: bad command line or an argument payments refused
   3  no key matches, or a prefix matches several
   4  payments unreachable: NATS down, no payments service, or no answer in time
-  5  payments cannot reach its Redis or Postgres`;
+  5  payments cannot reach its Redis or Postgres
+  6  reconcile: the books differ (a key short of credit or forgiven some, a Postgres total off, a settlement unmatched)
+  7  reconcile: nothing differs, but debits or settlement records were still on their way to Postgres after --wait`;
 
 export interface CliIo {
   stdout(text: string): void;
@@ -43,6 +51,7 @@ type Command =
   | { kind: 'create'; request: AdminCreateKeyRequest }
   | { kind: 'revoke' | 'show'; ref: string }
   | { kind: 'list' }
+  | { kind: 'reconcile'; waitMs: number }
   | { kind: 'help' };
 
 class UsageError extends Error {}
@@ -57,6 +66,7 @@ function parseCommand(argv: string[]): { command: Command; json: boolean } {
       options: {
         credit: { type: 'string' },
         note: { type: 'string' },
+        wait: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -68,6 +78,14 @@ function parseCommand(argv: string[]): { command: Command; json: boolean } {
   const json = values.json === true;
   if (values.help || positionals.length === 0 || positionals[0] === 'help') return { command: { kind: 'help' }, json };
   const [group, action, ...rest] = positionals;
+  if (group === 'reconcile') {
+    if (values.credit !== undefined || values.note !== undefined) throw new UsageError('reconcile takes only --wait and --json');
+    if (positionals.length > 1) throw new UsageError('reconcile takes no arguments');
+    const seconds = values.wait ?? '10';
+    if (!/^\d{1,3}$/.test(seconds) || Number(seconds) > 120) throw new UsageError(`--wait must be whole seconds from 0 to 120, got ${JSON.stringify(seconds)}`);
+    return { command: { kind: 'reconcile', waitMs: Number(seconds) * 1000 }, json };
+  }
+  if (values.wait !== undefined) throw new UsageError('--wait applies to reconcile only');
   if (group !== 'keys') throw new UsageError(`unknown command ${JSON.stringify(group)}`);
   const noOptionsBut = (...allowed: string[]) => {
     for (const name of ['credit', 'note'] as const) {
@@ -146,6 +164,12 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         const list = await client.request<AdminKeyList>(Subject.AdminKeysList, {}, payments);
         io.stdout(json ? JSON.stringify(listJson(list)) : listText(list));
         break;
+      }
+      case 'reconcile': {
+        // The reply comes after the wait for the write-behind, plus the check itself.
+        const reply = await client.request<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: command.waitMs }, { ...payments, timeoutMs: command.waitMs + 30_000 });
+        io.stdout(json ? JSON.stringify(reconcileJson(reply)) : reconcileText(reply));
+        return reconcileExitCode(reply);
       }
     }
     return ExitCode.Ok;

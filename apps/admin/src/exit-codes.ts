@@ -13,6 +13,10 @@ export const ExitCode = {
   Unreachable: 4,
   /** Payments answered but could not reach its Redis or Postgres. */
   StoreUnavailable: 5,
+  /** reconcile: the books differ. */
+  Mismatch: 6,
+  /** reconcile: nothing differs, but some debits or settlement records had not reached Postgres yet. */
+  Pending: 7,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

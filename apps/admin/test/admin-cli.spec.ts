@@ -126,6 +126,9 @@ describe('admin CLI against a running payments service', () => {
       ['keys', 'frobnicate', '--json'],
       ['wallets', 'list', '--json'],
       ['keys', 'list', '--credit', '5', '--json'],
+      ['reconcile', '--wait', 'soon', '--json'],
+      ['reconcile', 'now', '--json'],
+      ['keys', 'list', '--wait', '5', '--json'],
     ]) {
       const run = await admin(args, 'nats://127.0.0.1:1');
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
@@ -147,6 +150,28 @@ describe('admin CLI against a running payments service', () => {
       expect(jsonOf(noPayments)).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', message: 'payments service unavailable' } });
     } finally {
       await emptyNats.stop();
+    }
+  });
+
+  it('reconciles: exit 0 and a summary when the books are exact, 6 and a per-key table when Redis holds less than it should', async () => {
+    const create = await admin(['keys', 'create', '--credit', '2', '--json'], nats.url);
+    const created = jsonOf(create) as { key: string; prefix: string };
+    const exact = await admin(['reconcile', '--wait', '5'], nats.url);
+    expect({ code: exact.code, stdout: exact.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^EXACT {2}\d+ keys checked/) });
+
+    const { createHash } = await import('node:crypto');
+    const hash = createHash('sha256').update(created.key).digest('hex');
+    const redisClient = new (await import('ioredis')).Redis(redis.url);
+    await redisClient.hincrby(`credit:key:${hash}`, 'bal', -3000);
+    try {
+      const short = await admin(['reconcile', '--wait', '0'], nats.url);
+      expect(short.code).toBe(6);
+      expect(short.stdout).toMatch(new RegExp(`${created.prefix}\\s+short\\s+2\\.000000\\s+0\\.000000\\s+0\\s+0\\.000000\\s+2\\.000000\\s+1\\.997000\\s+-0\\.003000`));
+      const json = jsonOf(await admin(['reconcile', '--wait', '0', '--json'], nats.url));
+      expect(json).toMatchObject({ exact: false, differences: [{ prefix: created.prefix, status: 'short', difference: '-0.003000' }] });
+    } finally {
+      await redisClient.hincrby(`credit:key:${hash}`, 'bal', 3000);
+      redisClient.disconnect();
     }
   });
 

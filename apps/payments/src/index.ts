@@ -8,3 +8,4 @@ export {
 } from './config/payments-config.js';
 export { KeyService, type TopUpOutcome } from './keys/key-service.js';
 export { applyMigrations, type MigrationOutcome } from './migrate/apply-migrations.js';
+export { CreditStore } from './credits/credit-store.js';

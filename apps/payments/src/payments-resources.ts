@@ -6,6 +6,7 @@ import type { PaymentsConfig } from './config/payments-config.js';
 import { createPool, createPrisma, type PrismaClient } from './database/database.js';
 import { connectRedis } from './database/redis.js';
 import { LedgerFlusher } from './ledger/ledger-flusher.js';
+import { SettlementRecords } from './x402/settlement-records.js';
 
 const REDIS_READY_WAIT_MS = 5_000;
 
@@ -22,6 +23,8 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
   /** Fails fast while disconnected: a request must get CreditStoreUnavailable, not wait in a queue. */
   readonly redis: Redis;
   readonly flusher: LedgerFlusher;
+  /** x402 settlements for reconciliation; moves records queued while Postgres was down. */
+  readonly settlements: SettlementRecords;
   private readonly flusherRedis: Redis;
 
   constructor(@Inject(PAYMENTS_CONFIG) config: PaymentsConfig) {
@@ -43,6 +46,7 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
       connection.on('error', (error: Error) => this.logger.warn(`redis: ${error.message}`));
     }
     this.flusher = new LedgerFlusher(this.flusherRedis, this.pool, config.ledger);
+    this.settlements = new SettlementRecords(this.pool, this.redis);
   }
 
   async onModuleInit(): Promise<void> {
@@ -53,10 +57,12 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
 
   onApplicationBootstrap(): void {
     this.flusher.start();
+    this.settlements.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.flusher.stop();
+    await this.settlements.stop();
     this.redis.disconnect();
     this.flusherRedis.disconnect();
     await this.prisma.$disconnect();

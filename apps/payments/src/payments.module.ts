@@ -12,6 +12,7 @@ import { PaymentsOps } from './payments-ops.js';
 import { X402Controller } from './handlers/x402.controller.js';
 import { X402Payments } from './x402/x402-payments.js';
 import { X402TopUps } from './x402/x402-top-ups.js';
+import { Reconciliation } from './reconcile/reconciliation.js';
 
 @Module({})
 export class PaymentsModule {
@@ -38,11 +39,17 @@ export class PaymentsModule {
         {
           provide: X402Payments,
           useFactory: (resources: PaymentsResources, ops: PaymentsOps) => {
-            const payments = new X402Payments(config.x402, resources.redis, ops.metrics);
+            const payments = new X402Payments(config.x402, resources.redis, ops.metrics, resources.settlements);
             payments.warmUp();
             return payments;
           },
           inject: [PaymentsResources, PaymentsOps],
+        },
+        {
+          provide: Reconciliation,
+          useFactory: (resources: PaymentsResources, store: CreditStore) =>
+            new Reconciliation(resources.pool, resources.redis, store, config.ledger.stream, resources.settlements),
+          inject: [PaymentsResources, CreditStore],
         },
         { provide: X402TopUps, useFactory: (payments: X402Payments, keys: KeyService) => new X402TopUps(payments, keys), inject: [X402Payments, KeyService] },
       ],

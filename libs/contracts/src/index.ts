@@ -6,3 +6,4 @@ export * from './subjects.js';
 export * from './headers.js';
 export * from './api-key.js';
 export * from './x402.js';
+export * from './reconcile.js';

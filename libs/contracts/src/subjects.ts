@@ -26,6 +26,8 @@ export const Subject = {
   AdminKeysRevoke: 'payments.admin.keys.revoke',
   AdminKeysShow: 'payments.admin.keys.show',
   AdminKeysList: 'payments.admin.keys.list',
+  /** Admin only: prove the books. {@link AdminReconcileRequest} → {@link AdminReconcileReply}. */
+  AdminReconcile: 'payments.admin.reconcile',
 
   /** Fetch catalogue data from the upstream store: {@link CatalogRequest} → {@link CatalogReply}. */
   CatalogFetch: 'catalog.fetch',

@@ -1,12 +1,24 @@
-import { type AdminKeyCreated, type AdminKeyDetails, type AdminKeyList, QueueGroup, Subject } from '@appcat/contracts';
+import {
+  type AdminKeyCreated,
+  type AdminKeyDetails,
+  type AdminKeyList,
+  type AdminReconcileReply,
+  type AdminReconcileRequest,
+  QueueGroup,
+  Subject,
+} from '@appcat/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { KeyService } from '../keys/key-service.js';
+import { Reconciliation } from '../reconcile/reconciliation.js';
 
 /** The admin CLI's calls; the gateway never sends these subjects. */
 @Controller()
 export class AdminKeysController {
-  constructor(@Inject(KeyService) private readonly keys: KeyService) {}
+  constructor(
+    @Inject(KeyService) private readonly keys: KeyService,
+    @Inject(Reconciliation) private readonly reconciliation: Reconciliation,
+  ) {}
 
   @MessagePattern(Subject.AdminKeysCreate, { queue: QueueGroup.Payments })
   create(@Payload() request: unknown): Promise<AdminKeyCreated> {
@@ -26,5 +38,10 @@ export class AdminKeysController {
   @MessagePattern(Subject.AdminKeysList, { queue: QueueGroup.Payments })
   list(): Promise<AdminKeyList> {
     return this.keys.list();
+  }
+
+  @MessagePattern(Subject.AdminReconcile, { queue: QueueGroup.Payments })
+  reconcile(@Payload() request: AdminReconcileRequest | undefined): Promise<AdminReconcileReply> {
+    return this.reconciliation.run(request);
   }
 }

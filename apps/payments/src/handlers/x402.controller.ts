@@ -28,7 +28,11 @@ export class X402Controller {
 
   @MessagePattern(Subject.X402Pay, { queue: QueueGroup.Payments })
   async pay(@Payload() request: X402PayRequest): Promise<X402Receipt> {
-    const settlement = await this.payments.settle(request.paymentSignature, request.offer, request.resource);
+    const settlement = await this.payments.settle(request.paymentSignature, request.offer, request.resource, {
+      purpose: 'call',
+      route: request.route,
+      requestId: request.requestId,
+    });
     return settlement.receipt;
   }
 

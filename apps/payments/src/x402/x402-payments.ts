@@ -16,6 +16,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/server';
 import type { PaymentsMetrics } from '@appcat/ops';
 import type { Redis } from 'ioredis';
 import { PaymentLock } from './payment-lock.js';
+import type { SettlementRecord, SettlementRecords } from './settlement-records.js';
 import type { X402Config, X402Network } from './x402-config.js';
 
 /** The largest `payment-signature` header accepted; real payloads are well under 4 KiB. */
@@ -23,6 +24,13 @@ const MAX_SIGNATURE_LENGTH = 16_384;
 /** Cap on free text copied into a header (viem errors run to kilobytes). */
 const MAX_REASON_LENGTH = 160;
 const INIT_RETRY_MS = 2_000;
+
+/** What a payment buys, kept with its settlement record. */
+export interface PaidFor {
+  purpose: SettlementRecord['purpose'];
+  route: string;
+  requestId: string;
+}
 
 export interface Settlement {
   receipt: X402Receipt;
@@ -48,6 +56,8 @@ export class X402Payments {
     private readonly config: X402Config,
     redis: Redis,
     private readonly metrics?: PaymentsMetrics,
+    /** Where each settlement is recorded for reconciliation; tests of the offer alone go without. */
+    private readonly records?: SettlementRecords,
   ) {
     const token = config.facilitatorAuthToken;
     const facilitator = new HTTPFacilitatorClient({
@@ -106,7 +116,7 @@ export class X402Payments {
    * Verifies and settles a payment for `offer` on `resource`. Resolves only once the facilitator has
    * settled it; every refusal is a typed WireException whose message names the reason.
    */
-  async settle(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<Settlement> {
+  async settle(paymentSignature: string, offer: X402Offer, resource: X402Resource, paidFor: PaidFor): Promise<Settlement> {
     const payload = this.decode(paymentSignature);
     if (payload.resource?.url !== undefined && payload.resource.url !== resource.url) {
       throw invalid('payment was made for another resource');
@@ -139,6 +149,19 @@ export class X402Payments {
     }
     observe('settled');
     await this.lock.markUsed(identity, lockMs);
+    // Recorded before the reply, so no delivery goes out for a settlement reconciliation cannot see.
+    await this.records?.record({
+      paymentId: identity,
+      network: settled.network,
+      transaction: settled.transaction,
+      payer: settled.payer ?? '',
+      amount: BigInt(requirement.amount),
+      purpose: paidFor.purpose,
+      route: paidFor.route,
+      requestId: paidFor.requestId,
+      resourceUrl: resource.url,
+      settledAtMs: Date.now(),
+    });
     const receipt: X402Receipt = {
       paymentResponse: encodePaymentResponseHeader({
         success: true,

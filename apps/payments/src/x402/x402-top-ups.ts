@@ -28,7 +28,11 @@ export class X402TopUps {
     // Refuse a recharge of an unknown or revoked key before any money moves.
     const existing = request.keyHash ? await this.keys.requireActive(request.keyHash) : null;
 
-    const settlement = await this.payments.settle(request.paymentSignature, { price: amount.toString(), networks: 'standard' }, request.resource);
+    const settlement = await this.payments.settle(request.paymentSignature, { price: amount.toString(), networks: 'standard' }, request.resource, {
+      purpose: 'topup',
+      route: 'topup',
+      requestId: request.requestId,
+    });
     const externalRef = `x402:${settlement.receipt.network}:${settlement.receipt.transaction}`;
     try {
       if (existing) {

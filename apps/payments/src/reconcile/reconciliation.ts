@@ -1,0 +1,214 @@
+import {
+  type AdminReconcileReply,
+  type AdminReconcileRequest,
+  ErrorCode,
+  type KeyReconciliation,
+  type KeyReconciliationStatus,
+  PRICE_PER_CALL_MICROS,
+  type SettlementReconciliation,
+} from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import type { CreditStore } from '../credits/credit-store.js';
+import { parseLedgerEntry } from '../ledger/ledger-batch.js';
+import type { SettlementRecords } from '../x402/settlement-records.js';
+
+const DEFAULT_WAIT_MS = 10_000;
+const MAX_WAIT_MS = 120_000;
+const POLL_MS = 200;
+/** A check that found differences is repeated this often before they are reported (a flush may have been mid-way). */
+const ATTEMPTS = 3;
+const STREAM_PAGE = 1_000;
+
+interface PostgresKey {
+  id: string;
+  prefix: string;
+  key_hash: string;
+  topped_up_micros: string;
+  spent_micros: string;
+  top_up_rows: string;
+  debit_rows: string;
+  debits: string;
+  off_price_debits: string;
+}
+
+/** One SQL statement, so the running totals and the rows they sum come from one snapshot. */
+const KEYS_SQL = `
+SELECT k.id, k.prefix, k.key_hash, k.topped_up_micros::text, k.spent_micros::text,
+       coalesce(t.s, 0)::text AS top_up_rows, coalesce(d.s, 0)::text AS debit_rows,
+       coalesce(d.n, 0)::text AS debits, coalesce(d.off, 0)::text AS off_price_debits
+FROM api_keys k
+LEFT JOIN (SELECT api_key_id, sum(amount_micros) AS s FROM top_ups GROUP BY 1) t ON t.api_key_id = k.id
+LEFT JOIN (SELECT api_key_id, sum(amount_micros) AS s, count(*) AS n, count(*) FILTER (WHERE amount_micros <> $1) AS off
+           FROM credit_debits GROUP BY 1) d ON d.api_key_id = k.id
+ORDER BY k.created_at, k.id`;
+
+const SETTLEMENTS_SQL = `
+SELECT
+  (SELECT count(*) FROM x402_settlements WHERE purpose = 'call')::int AS calls,
+  (SELECT count(*) FROM x402_settlements WHERE purpose = 'topup')::int AS top_ups,
+  ((SELECT count(*) FROM x402_settlements) - (SELECT count(DISTINCT (network, transaction)) FROM x402_settlements)
+   + (SELECT count(*) FROM x402_settlements) - (SELECT count(DISTINCT payment_id) FROM x402_settlements))::int AS duplicates,
+  (SELECT count(*) FROM (SELECT request_id FROM x402_settlements GROUP BY 1 HAVING count(*) > 1) r)::int AS shared_request_ids,
+  ARRAY(SELECT t.external_ref FROM top_ups t WHERE t.method = 'x402' AND NOT EXISTS (
+          SELECT 1 FROM x402_settlements s WHERE s.purpose = 'topup' AND t.external_ref = 'x402:' || s.network || ':' || s.transaction)
+        ORDER BY 1 LIMIT 100) AS top_ups_without_settlement,
+  ARRAY(SELECT s.network || ':' || s.transaction FROM x402_settlements s WHERE s.purpose = 'topup' AND NOT EXISTS (
+          SELECT 1 FROM top_ups t WHERE t.external_ref = 'x402:' || s.network || ':' || s.transaction)
+        ORDER BY 1 LIMIT 100) AS settlements_without_top_up`;
+
+/**
+ * Proves the books (docs/credits.md "Reconciliation"): for every key, Postgres's running totals equal the
+ * rows they sum and every debit is one call's price, and the live balance in Redis equals top-ups − spent −
+ * the debits still on their way to Postgres. x402: every x402 top-up has its settlement and every top-up
+ * settlement credited a key; no payment was settled twice. Waits for the write-behind first, so on a
+ * quiet system the answer is exact; with traffic running, `pending` is expected.
+ */
+export class Reconciliation {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly redis: Redis,
+    private readonly store: CreditStore,
+    private readonly ledgerStream: string,
+    private readonly settlements: SettlementRecords,
+  ) {}
+
+  async run(request: AdminReconcileRequest | undefined): Promise<AdminReconcileReply> {
+    const waitMs = request?.waitMs ?? DEFAULT_WAIT_MS;
+    if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS) {
+      throw new WireException(ErrorCode.InvalidArgument, `waitMs must be an integer from 0 to ${MAX_WAIT_MS}`);
+    }
+    const deadline = Date.now() + waitMs;
+    try {
+      await this.waitForWriteBehind(deadline);
+      let reply = await this.check();
+      for (let attempt = 1; attempt < ATTEMPTS && !reply.exact && Date.now() < deadline; attempt++) {
+        await sleep(Math.min(1_000, Math.max(0, deadline - Date.now())));
+        reply = await this.check();
+      }
+      return reply;
+    } catch (error) {
+      if (error instanceof WireException) throw error;
+      throw new WireException(ErrorCode.CreditStoreUnavailable, `reconciliation needs Redis and Postgres: ${(error as Error).message}`);
+    }
+  }
+
+  /** Until the ledger stream and the queued settlement records are empty, or the deadline. */
+  private async waitForWriteBehind(deadline: number): Promise<void> {
+    for (;;) {
+      await this.settlements.drainPending().catch(() => undefined);
+      const [ledger, queued] = await Promise.all([this.redis.xlen(this.ledgerStream), this.settlements.pendingCount()]);
+      if ((ledger === 0 && queued === 0) || Date.now() >= deadline) return;
+      await sleep(POLL_MS);
+    }
+  }
+
+  private async check(): Promise<AdminReconcileReply> {
+    const keys = (await this.pool.query<PostgresKey>(KEYS_SQL, [PRICE_PER_CALL_MICROS.toString()])).rows;
+    const settlements = await this.checkSettlements();
+    const pendingByKey = await this.pendingDebits();
+    const balances = await this.store.peekBalances(keys.map((key) => key.key_hash));
+
+    const differences: KeyReconciliation[] = [];
+    const totals = { toppedUp: 0n, spent: 0n, debits: 0, pending: 0n, redisBalance: 0n };
+    let ledgerBacklog = 0;
+    for (const count of pendingByKey.values()) ledgerBacklog += count.entries;
+    for (const key of keys) {
+      const toppedUp = BigInt(key.topped_up_micros);
+      const spent = BigInt(key.spent_micros);
+      const pending = pendingByKey.get(key.id)?.amount ?? 0n;
+      const expected = toppedUp - spent - pending;
+      const redis = balances.get(key.key_hash) ?? null;
+      const difference = redis === null ? 0n : redis - expected;
+      let status: KeyReconciliationStatus;
+      if (toppedUp !== BigInt(key.top_up_rows) || spent !== BigInt(key.debit_rows) || key.off_price_debits !== '0') status = 'postgres_mismatch';
+      else if (redis === null) status = 'not_loaded';
+      else if (difference > 0n) status = 'forgiven';
+      else if (difference < 0n) status = 'short';
+      else status = pending > 0n ? 'pending' : 'ok';
+
+      totals.toppedUp += toppedUp;
+      totals.spent += spent;
+      totals.debits += Number(key.debits);
+      totals.pending += pending;
+      totals.redisBalance += redis ?? 0n;
+      if (status === 'ok' || status === 'not_loaded') continue;
+      differences.push({
+        id: key.id,
+        prefix: key.prefix,
+        toppedUp: toppedUp.toString(),
+        topUpRows: key.top_up_rows,
+        spent: spent.toString(),
+        debitRows: key.debit_rows,
+        debits: Number(key.debits),
+        pending: pending.toString(),
+        expectedBalance: expected.toString(),
+        redisBalance: redis === null ? null : redis.toString(),
+        difference: difference.toString(),
+        status,
+      });
+    }
+    const settlementsExact =
+      settlements.duplicates === 0 && settlements.queued === 0 && settlements.topUpsWithoutSettlement.length === 0 && settlements.settlementsWithoutTopUp.length === 0;
+    return {
+      exact: differences.length === 0 && ledgerBacklog === 0 && settlementsExact,
+      keysChecked: keys.length,
+      differences,
+      ledgerBacklog,
+      totals: {
+        toppedUp: totals.toppedUp.toString(),
+        spent: totals.spent.toString(),
+        debits: totals.debits,
+        pending: totals.pending.toString(),
+        redisBalance: totals.redisBalance.toString(),
+      },
+      settlements,
+      checkedAt: new Date().toISOString(),
+    };
+  }
+
+  /** Debits still in the ledger stream, by key id. */
+  private async pendingDebits(): Promise<Map<string, { amount: bigint; entries: number }>> {
+    const byKey = new Map<string, { amount: bigint; entries: number }>();
+    let start = '-';
+    for (;;) {
+      const page = (await this.redis.xrange(this.ledgerStream, start, '+', 'COUNT', STREAM_PAGE)) as [string, string[]][];
+      for (const [id, fields] of page) {
+        const debit = parseLedgerEntry(id, fields);
+        if (!debit) continue;
+        const entry = byKey.get(debit.keyId) ?? { amount: 0n, entries: 0 };
+        entry.amount += debit.amount;
+        entry.entries += 1;
+        byKey.set(debit.keyId, entry);
+      }
+      if (page.length < STREAM_PAGE) return byKey;
+      start = `(${page[page.length - 1][0]}`;
+    }
+  }
+
+  private async checkSettlements(): Promise<SettlementReconciliation> {
+    const { rows } = await this.pool.query<{
+      calls: number;
+      top_ups: number;
+      duplicates: number;
+      shared_request_ids: number;
+      top_ups_without_settlement: string[];
+      settlements_without_top_up: string[];
+    }>(SETTLEMENTS_SQL);
+    const row = rows[0];
+    return {
+      calls: row.calls,
+      topUps: row.top_ups,
+      queued: await this.settlements.pendingCount(),
+      duplicates: row.duplicates,
+      topUpsWithoutSettlement: row.top_ups_without_settlement,
+      settlementsWithoutTopUp: row.settlements_without_top_up,
+      sharedRequestIds: row.shared_request_ids,
+    };
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,71 @@
+import type { MicroUsdString } from './money.js';
+
+/**
+ * payments.admin.reconcile: proves the books. Admin only, like the other payments.admin subjects.
+ * {@link AdminReconcileRequest} → {@link AdminReconcileReply}.
+ */
+export interface AdminReconcileRequest {
+  /** How long to wait for the ledger stream and queued settlement records to reach Postgres, ms (default 10000). */
+  waitMs?: number;
+}
+
+/**
+ * - `ok`: Postgres and Redis agree exactly.
+ * - `pending`: they agree once the key's debits still in the ledger stream are counted (not flushed yet).
+ * - `not_loaded`: Redis does not hold the key (it loads from Postgres on first use); Postgres checked only.
+ * - `forgiven`: Redis holds MORE than Postgres implies: debits lost with Redis (docs/credits.md), in the caller's favour.
+ * - `short`: Redis holds LESS than Postgres implies: the caller lost credit. Never acceptable.
+ * - `postgres_mismatch`: a running total differs from the rows it sums, or a debit is not priced per call.
+ */
+export type KeyReconciliationStatus = 'ok' | 'pending' | 'not_loaded' | 'forgiven' | 'short' | 'postgres_mismatch';
+
+export interface KeyReconciliation {
+  id: string;
+  prefix: string;
+  /** api_keys.topped_up_micros and the sum of its top_ups rows. */
+  toppedUp: MicroUsdString;
+  topUpRows: MicroUsdString;
+  /** api_keys.spent_micros, the sum of its credit_debits rows and how many there are. */
+  spent: MicroUsdString;
+  debitRows: MicroUsdString;
+  debits: number;
+  /** Debits of this key still in the Redis ledger stream (not in Postgres yet). */
+  pending: MicroUsdString;
+  /** toppedUp − spent − pending: what Redis must hold. */
+  expectedBalance: MicroUsdString;
+  /** The live balance in Redis; null when Redis does not hold the key. */
+  redisBalance: MicroUsdString | null;
+  /** redisBalance − expectedBalance ("0" when not loaded). */
+  difference: MicroUsdString;
+  status: KeyReconciliationStatus;
+}
+
+export interface SettlementReconciliation {
+  /** Rows in x402_settlements, by purpose. */
+  calls: number;
+  topUps: number;
+  /** Records still queued in Redis because Postgres was down when they settled. */
+  queued: number;
+  /** Settled payments that share a transaction or a payment identity with another (must be 0). */
+  duplicates: number;
+  /** x402 top-ups credited without a settlement record, by external reference (must be empty). */
+  topUpsWithoutSettlement: string[];
+  /** Top-up settlements that credited nothing, by network:transaction (paid, not credited: must be empty). */
+  settlementsWithoutTopUp: string[];
+  /** Request ids that more than one settlement names (callers choose x-request-id; a warning, not a failure). */
+  sharedRequestIds: number;
+}
+
+export interface AdminReconcileReply {
+  /** True when nothing differs and nothing is pending. */
+  exact: boolean;
+  keysChecked: number;
+  /** Every key whose status is not `ok`/`not_loaded`. */
+  differences: KeyReconciliation[];
+  /** Debits in the ledger stream when the check ran. */
+  ledgerBacklog: number;
+  /** Totals over every key, µUSD. */
+  totals: { toppedUp: MicroUsdString; spent: MicroUsdString; debits: number; pending: MicroUsdString; redisBalance: MicroUsdString };
+  settlements: SettlementReconciliation;
+  checkedAt: string;
+}
