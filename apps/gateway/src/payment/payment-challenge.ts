@@ -2,12 +2,26 @@ import { type X402Offer, type X402Resource } from '@appcat/contracts';
 import { RpcCallError } from '@appcat/microservice';
 import { Injectable } from '@nestjs/common';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
 import { HttpError, Messages } from '../errors/http-error.js';
 import { httpErrorFor } from '../errors/http-status.js';
 import { X402Client } from './x402.client.js';
 
 export const PAYMENT_REQUIRED_HEADER = 'payment-required';
 export const PAYMENT_RESPONSE_HEADER = 'payment-response';
+
+/**
+ * A 402 that carries its x402 `PaymentRequired`: HTTP sends it as the `payment-required` header, MCP
+ * as the tool error's structured content.
+ */
+export class PaymentRequiredError extends HttpError {
+  constructor(
+    message: string,
+    readonly paymentRequired: PaymentRequired,
+  ) {
+    super(402, message, { [PAYMENT_REQUIRED_HEADER]: encodePaymentRequiredHeader(paymentRequired) });
+  }
+}
 
 /**
  * Builds 402 answers: the envelope with `message` (payment_required, or the reason a payment was
@@ -19,7 +33,7 @@ export class PaymentChallenge {
   constructor(private readonly x402: X402Client) {}
 
   /** The 402 for `offer` on `resource`; `reason` explains why a payment that was sent bought nothing. */
-  async required(offer: X402Offer, resource: X402Resource, requestId: string, reason?: string): Promise<HttpError> {
+  async required(offer: X402Offer, resource: X402Resource, requestId: string, reason?: string): Promise<PaymentRequiredError> {
     let accepts;
     try {
       accepts = await this.x402.accepts(offer, requestId);
@@ -27,12 +41,12 @@ export class PaymentChallenge {
       if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
       throw error;
     }
-    const header = encodePaymentRequiredHeader({
+    const paymentRequired: PaymentRequired = {
       x402Version: 2,
       ...(reason ? { error: reason } : {}),
       resource,
       accepts: accepts as never,
-    });
-    return new HttpError(402, reason ?? Messages.paymentRequired, { [PAYMENT_REQUIRED_HEADER]: header });
+    };
+    return new PaymentRequiredError(reason ?? Messages.paymentRequired, paymentRequired);
   }
 }

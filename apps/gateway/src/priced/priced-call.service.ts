@@ -1,4 +1,4 @@
-import { formatUsd, type X402Offer, type X402Resource } from '@appcat/contracts';
+import { type CatalogSource, formatUsd, type X402Offer, type X402Receipt, type X402Resource } from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -9,7 +9,7 @@ import { OK_MESSAGE, sendEnvelope } from '../envelope/envelope.js';
 import { HttpError } from '../errors/http-error.js';
 import { PAYMENT_RESPONSE_HEADER, PaymentChallenge } from '../payment/payment-challenge.js';
 import { X402PaymentService } from '../payment/x402-payment.service.js';
-import { readPaymentCredentials } from '../payment/payment-credentials.js';
+import { type PaymentCredentials, readPaymentCredentials } from '../payment/payment-credentials.js';
 import { GatewayOps } from '../ops/gateway-ops.js';
 import { CatalogClient } from './catalog.client.js';
 
@@ -18,10 +18,42 @@ export const CREDITS_REMAINING_HEADER = 'x-credits-remaining';
 /** UPSTREAM, CACHE or STALE: where the catalog got the data. */
 export const CACHE_HEADER = 'x-cache';
 
+/** How a call was paid for: a debit (with the balance it left) or a settled x402 payment. */
+export type Charge = { method: 'credits'; balance: bigint } | { method: 'x402'; receipt: X402Receipt };
+
+/** One priced call as any transport (HTTP, MCP) hands it over. */
+export interface PricedCall {
+  route: PricedRoute;
+  pathParams: Record<string, string | undefined>;
+  query: RawQuery;
+  /**
+   * Reads the payment means; called only after the parameters are valid, so a bad parameter (400)
+   * wins over a bad key (401) and an invalid call never reaches payments.
+   */
+  credentials: () => PaymentCredentials;
+  /** The x402 resource URL: the request URL over HTTP, `mcp://tool/<name>` over MCP. */
+  resourceUrl: string;
+  requestId: string;
+  /**
+   * Told as soon as the call is charged, before the catalog is asked: a catalog failure after the
+   * charge still lets the caller see the receipt or the balance left.
+   */
+  onCharged?: (charge: Charge) => void;
+}
+
+export interface PricedAnswer {
+  charge: Charge;
+  /** The catalog's data, the HTTP envelope's `data`. */
+  data: unknown;
+  source: CatalogSource;
+  ageSeconds?: number;
+}
+
 /**
  * One priced call, in the order that keeps money safe: validate (a 400 never charges), read the
  * payment means, charge (a debit or a settlement), and only then fetch from the catalog. A catalog
- * failure after the charge is a 502 and the charge stands (spec §7).
+ * failure after the charge is a 502 and the charge stands (spec §7). `call` is the transport-neutral
+ * part shared by HTTP and MCP; every failure is an HttpError.
  */
 @Injectable()
 export class PricedCallService {
@@ -34,44 +66,64 @@ export class PricedCallService {
     private readonly ops: GatewayOps,
   ) {}
 
+  /** The HTTP priced route: the envelope, with the charge and the data's origin in headers. */
   async handle(route: PricedRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const input = validateRouteInput(route, request.params as Record<string, string>, request.query as RawQuery);
-    if (!input.ok) throw new HttpError(400, input.message);
-    const query = route.toCatalogQuery(input.params);
-
-    const credentials = readPaymentCredentials(request.headers);
-    switch (credentials.kind) {
-      case 'none': {
-        const { offer, resource } = this.x402Terms(route, request);
-        throw await this.challenge.required(offer, resource, request.id);
-      }
-      case 'x402': {
-        const { offer, resource } = this.x402Terms(route, request);
-        const receipt = await this.x402Payments.pay(credentials.paymentSignature, offer, resource, route.id, request.id);
-        reply.header(PAYMENT_RESPONSE_HEADER, receipt.paymentResponse);
-        this.ops.metrics.charges.inc({ method: 'x402', network: receipt.network });
-        break;
-      }
-      case 'credits': {
-        const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, request.id);
-        reply.header(CREDITS_REMAINING_HEADER, formatUsd(balance));
-        this.ops.metrics.charges.inc({ method: 'credits', network: 'none' });
-        break;
-      }
-    }
-
-    const answer = await this.catalog.fetch(query, request.id);
+    const answer = await this.call({
+      route,
+      pathParams: request.params as Record<string, string>,
+      query: request.query as RawQuery,
+      credentials: () => readPaymentCredentials(request.headers),
+      resourceUrl: this.config.publicBaseUrl + request.url,
+      requestId: request.id,
+      onCharged: (charge) => {
+        if (charge.method === 'x402') reply.header(PAYMENT_RESPONSE_HEADER, charge.receipt.paymentResponse);
+        else reply.header(CREDITS_REMAINING_HEADER, formatUsd(charge.balance));
+      },
+    });
     // Say where the data came from: agents can tell a stale copy (served because the store failed) from fresh data.
-    reply.header(CACHE_HEADER, (answer.source ?? 'upstream').toUpperCase());
+    reply.header(CACHE_HEADER, answer.source.toUpperCase());
     if (answer.ageSeconds !== undefined) reply.header('age', String(Math.max(0, Math.floor(answer.ageSeconds))));
     sendEnvelope(reply, 200, OK_MESSAGE, answer.data);
   }
 
-  /** What x402 sells on this request; built only when x402 is involved, not on the credit path. */
-  private x402Terms(route: PricedRoute, request: FastifyRequest): { offer: X402Offer; resource: X402Resource } {
+  async call(call: PricedCall): Promise<PricedAnswer> {
+    const { route, requestId } = call;
+    const input = validateRouteInput(route, call.pathParams as Record<string, string>, call.query);
+    if (!input.ok) throw new HttpError(400, input.message);
+    const query = route.toCatalogQuery(input.params);
+
+    const credentials = call.credentials();
+    let charge: Charge;
+    switch (credentials.kind) {
+      case 'none': {
+        const { offer, resource } = this.x402Terms(route, call.resourceUrl);
+        throw await this.challenge.required(offer, resource, requestId);
+      }
+      case 'x402': {
+        const { offer, resource } = this.x402Terms(route, call.resourceUrl);
+        const receipt = await this.x402Payments.pay(credentials.paymentSignature, offer, resource, route.id, requestId);
+        charge = { method: 'x402', receipt };
+        this.ops.metrics.charges.inc({ method: 'x402', network: receipt.network });
+        break;
+      }
+      case 'credits': {
+        const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, requestId);
+        charge = { method: 'credits', balance };
+        this.ops.metrics.charges.inc({ method: 'credits', network: 'none' });
+        break;
+      }
+    }
+    call.onCharged?.(charge);
+
+    const answer = await this.catalog.fetch(query, requestId);
+    return { charge, data: answer.data, source: answer.source ?? 'upstream', ...(answer.ageSeconds === undefined ? {} : { ageSeconds: answer.ageSeconds }) };
+  }
+
+  /** What x402 sells on this call; built only when x402 is involved, not on the credit path. */
+  private x402Terms(route: PricedRoute, resourceUrl: string): { offer: X402Offer; resource: X402Resource } {
     return {
       offer: { price: route.price.toString(), networks: route.networks },
-      resource: { url: this.config.publicBaseUrl + request.url, description: route.description, mimeType: 'application/json' },
+      resource: { url: resourceUrl, description: route.description, mimeType: 'application/json' },
     };
   }
 }

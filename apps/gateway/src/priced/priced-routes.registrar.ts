@@ -57,7 +57,7 @@ export class PricedRoutesRegistrar implements OnModuleInit {
 }
 
 /** A few stable labels, not the free-text message (which names parameters and amounts). */
-function declineReason(error: HttpError): string {
+export function declineReason(error: HttpError): string {
   switch (error.status) {
     case 400:
       return 'invalid_request';

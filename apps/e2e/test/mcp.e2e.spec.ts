@@ -1,0 +1,185 @@
+/*
+ * The MCP endpoint end to end: the official MCP client over Streamable HTTP against the whole system,
+ * paying with a prepaid key (debits checked on the balance tool and in Postgres) and with x402 in
+ * `_meta` (the official x402 client signing on the local chain; the payment checked on chain).
+ */
+import { formatUsd } from '@appcat/contracts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { x402Client } from '@x402/core/client';
+import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import { System } from './support/system.js';
+
+/** Each priced tool, arguments for it, and the HTTP route call that must give the same data. */
+const CALLS: [tool: string, args: Record<string, unknown>, path: string][] = [
+  ['apps_search', { term: 'chess', country: 'gb' }, '/api/apps?term=chess&country=gb'],
+  ['apps_get', { appId: '284882215' }, '/api/apps/284882215'],
+  ['apps_reviews', { appId: 'com.facebook.Facebook', sort: 'helpful', page: 2 }, '/api/apps/com.facebook.Facebook/reviews?sort=helpful&page=2'],
+  ['apps_similar', { appId: '284882215', lang: 'en-us' }, '/api/apps/284882215/similar?lang=en-us'],
+  ['bundles_search', { term: 'pro' }, '/api/bundles?term=pro'],
+  ['bundles_get', { bundleId: '1482985563' }, '/api/bundles/1482985563'],
+  ['bundles_reviews', { bundleId: '1482985563' }, '/api/bundles/1482985563/reviews'],
+  ['bundles_similar', { bundleId: '1482985563', country: 'JP' }, '/api/bundles/1482985563/similar?country=JP'],
+  ['developers_get', { developerId: '284882218' }, '/api/developers/284882218'],
+];
+
+describe('MCP at /mcp', () => {
+  let system: System;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    system = await System.start({ x402: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await system?.stop();
+  });
+
+  async function connect(headers: Record<string, string> = {}): Promise<Client> {
+    const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers } }));
+    clients.push(client);
+    return client;
+  }
+
+  const call = async (client: Client, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
+
+  const text = (result: CallToolResult) => (result.content[0] as { type: 'text'; text: string }).text;
+
+  async function balanceOf(client: Client): Promise<string> {
+    const result = await call(client, 'credits_balance', {});
+    expect(result.isError).toBeFalsy();
+    return (result.structuredContent as { balance: string }).balance;
+  }
+
+  it('lists one tool per priced route, with schemas from the validation rules and the price, plus the free balance tool', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...CALLS.map(([name]) => name), 'credits_balance'].sort());
+    for (const tool of tools.filter((t) => t.name !== 'credits_balance')) {
+      expect(tool.description).toContain('USD 0.003 per call');
+      expect(tool.inputSchema.type).toBe('object');
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get('apps_search')!.inputSchema).toMatchObject({
+      required: ['term'],
+      properties: {
+        term: { type: 'string', minLength: 1, maxLength: 200 },
+        page: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
+        country: { type: 'string', pattern: '^[A-Za-z]{2}$', default: 'us' },
+        lang: { type: 'string', maxLength: 35, pattern: expect.any(String) },
+      },
+    });
+    expect(byName.get('apps_reviews')!.inputSchema).toMatchObject({
+      required: ['appId'],
+      properties: { appId: { pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,154}$' }, sort: { enum: ['recent', 'helpful'] } },
+    });
+    expect(byName.get('developers_get')!.inputSchema).toMatchObject({
+      required: ['developerId'],
+      properties: { developerId: { type: 'string', pattern: '^[1-9]\\d{0,18}$' } },
+    });
+    expect(byName.get('credits_balance')!.description).toMatch(/^Free/);
+  });
+
+  it('each priced tool, paid with a key, answers the HTTP route`s data and debits 3000 µUSD', async () => {
+    const mcpKey = await system.createKey('1');
+    const httpKey = await system.createKey('1');
+    const client = await connect({ authorization: `Bearer ${mcpKey.key}` });
+    expect(await balanceOf(client)).toBe('1.000000');
+
+    let remaining = 1_000_000n;
+    for (const [tool, args, path] of CALLS) {
+      const result = await call(client, tool, args);
+      if (result.isError) throw new Error(`${tool} answered an error: ${text(result)}`);
+      remaining -= 3000n;
+      const http = await system.get(path, httpKey.key);
+      expect(http.status).toBe(200);
+      expect(result.structuredContent).toEqual(http.body.data);
+      expect(JSON.parse(text(result))).toEqual(http.body.data);
+      expect(result._meta).toMatchObject({ 'appcat/credits-remaining': formatUsd(remaining), 'appcat/cache': expect.stringMatching(/^(UPSTREAM|CACHE)$/) });
+      expect(await balanceOf(client)).toBe(formatUsd(remaining));
+    }
+    expect(((await call(client, 'apps_get', { appId: '284882215' })).structuredContent as { results: { trackId: number }[] }).results[0].trackId).toBe(
+      284882215,
+    );
+    await system.waitForSpent(mcpKey.id, 30_000n);
+    expect(await system.ledger(mcpKey.id)).toEqual({ toppedUp: 1_000_000n, spent: 30_000n, debits: 10 });
+  });
+
+  it.each([
+    ['apps_search', {}, 'term is required'],
+    ['apps_search', { term: 'chess', page: 11 }, 'page must be an integer from 1 to 10'],
+    ['apps_search', { term: 'chess', country: 'xx' }, 'country must be an ISO 3166-1 alpha-2 country code such as us'],
+    ['apps_reviews', { appId: '1', sort: 'newest' }, 'sort must be one of: recent, helpful'],
+    ['apps_get', { appId: '../../admin' }, 'appId must be a numeric App Store id or a bundle identifier such as com.example.app'],
+    ['bundles_get', { bundleId: 'abc' }, 'bundleId must be a numeric App Store bundle id'],
+    ['developers_get', { developerId: true }, 'developerId must be a string'],
+  ])('%s %j is a tool error naming the parameter, and nothing is charged', async (tool, args, message) => {
+    const key = await system.createKey('1');
+    const client = await connect({ authorization: `Bearer ${key.key}` });
+    const result = await call(client, tool, args);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(message);
+    expect(await balanceOf(client)).toBe('1.000000');
+    expect(await system.ledger(key.id)).toEqual({ toppedUp: 1_000_000n, spent: 0n, debits: 0 });
+  });
+
+  describe('x402 in _meta, without a key', () => {
+    let payer: x402Client;
+    let payTo: `0x${string}`;
+
+    beforeAll(() => {
+      payer = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(system.chain!.accounts.payer.privateKey)));
+      payTo = system.chain!.accounts.payTo.address;
+    });
+
+    it('an unpaid call answers the PaymentRequired; paid in _meta it answers the data and the receipt; the payload cannot be replayed', async () => {
+      const client = await connect();
+      const unpaid = await call(client, 'apps_get', { appId: '284882215' });
+      expect(unpaid.isError).toBe(true);
+      const required = unpaid.structuredContent as unknown as PaymentRequired;
+      expect(JSON.parse(text(unpaid))).toEqual(required);
+      const http = await fetch(`${system.baseUrl}/api/apps/284882215`);
+      expect(http.status).toBe(402);
+      expect(required).toEqual({
+        x402Version: 2,
+        resource: { url: 'mcp://tool/apps_get', description: 'Get one App Store app by id or bundle identifier', mimeType: 'application/json' },
+        accepts: decodePaymentRequiredHeader(http.headers.get('payment-required')!).accepts,
+      });
+      expect(required.accepts[0]).toMatchObject({ network: 'eip155:8453', amount: '3000', payTo });
+
+      const payment = await payer.createPaymentPayload(required);
+      const before = await system.chain!.balanceOf(payTo);
+      const paid = await call(client, 'apps_get', { appId: '284882215' }, { 'x402/payment': payment });
+      expect(paid.isError).toBeFalsy();
+      expect((paid.structuredContent as { results: { trackId: number }[] }).results[0].trackId).toBe(284882215);
+      const receipt = paid._meta!['x402/payment-response'] as SettleResponse;
+      expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: system.chain!.accounts.payer.address });
+      expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+
+      const replayed = await call(client, 'apps_get', { appId: '284882215' }, { 'x402/payment': payment });
+      expect(replayed.isError).toBe(true);
+      expect(replayed.structuredContent).toMatchObject({ x402Version: 2, error: 'payment already used', accepts: required.accepts });
+      expect(replayed._meta?.['x402/payment-response']).toBeUndefined();
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+    });
+
+    it('a payment made for another tool is refused with the reason and a fresh PaymentRequired; no money moves', async () => {
+      const client = await connect();
+      const required = (await call(client, 'apps_similar', { appId: '284882215' })).structuredContent as unknown as PaymentRequired;
+      const payment = await payer.createPaymentPayload(required);
+      const before = await system.chain!.balanceOf(payTo);
+      const refused = await call(client, 'apps_get', { appId: '284882215' }, { 'x402/payment': payment });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({ error: 'payment was made for another resource', resource: { url: 'mcp://tool/apps_get' } });
+      expect(await system.chain!.balanceOf(payTo)).toBe(before);
+    });
+  });
+});
