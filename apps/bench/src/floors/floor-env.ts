@@ -1,0 +1,19 @@
+/** Settings every floor process reads; the runner always sets them. */
+export function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+}
+
+/** Subjects of the raw-NATS floor: its own, so it never answers the real services' requests. */
+export const FLOOR_DEBIT_SUBJECT = 'bench.floor.debit';
+export const FLOOR_CATALOG_SUBJECT = 'bench.floor.catalog';
+export const FLOOR_QUEUE = 'bench-floor';
+
+/** Where the runner puts the payload the floors serve: the data our gateway answered for the same call. */
+export const FLOOR_PAYLOAD_KEY = 'bench:floor:payload';
+
+/** The envelope around already-encoded JSON data, without parsing it. */
+export function envelopeAround(rawData: string): string {
+  return `{"status":200,"message":"ok","data":${rawData}}`;
+}
