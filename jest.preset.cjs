@@ -15,7 +15,7 @@ module.exports = function jestPreset(projectDir) {
     },
     moduleFileExtensions: ['ts', 'js', 'json'],
     moduleNameMapper: {
-      '^@appcat/(contracts|config|routes|microservice|testing)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+      '^@appcat/(contracts|config|routes|microservice|testing|api-docs)$': path.join(__dirname, 'libs/$1/src/index.ts'),
       // Apps export their factories (createXxxApp) for the end-to-end suite; services never import each other.
       '^@appcat/(gateway|payments|catalog|store-emulator|local-chain|facilitator)$': path.join(__dirname, 'apps/$1/src/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',

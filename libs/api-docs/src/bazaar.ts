@@ -1,0 +1,81 @@
+import type { PricedRoute } from '@appcat/routes';
+import { bazaarResourceServerExtension, declareDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar';
+import { type JsonSchema, routeParams } from './param-schemas.js';
+
+/** The `extensions` member of a PaymentRequired carrying the bazaar declaration. */
+export type BazaarExtensions = { bazaar: DiscoveryExtension };
+
+/** A record like the ones `data.results` holds, so a catalogue can show what a call returns. */
+function exampleRecord(route: PricedRoute): Record<string, unknown> {
+  switch (route.id) {
+    case 'apps.search':
+    case 'apps.get':
+      return { wrapperType: 'software', trackId: 284882215, trackName: 'Facebook', bundleId: 'com.facebook.Facebook', price: 0 };
+    case 'apps.reviews':
+    case 'bundles.reviews':
+      return { id: '11812345678', appId: '284882215', userName: 'reader', score: 5, title: 'Great', text: 'Works well.', updated: '2025-09-28T14:03:11-07:00' };
+    case 'developers.get':
+      return { wrapperType: 'artist', artistId: 284882218, artistName: 'Meta Platforms, Inc.' };
+    default:
+      // Web catalogue resources (similar apps, bundles): JSON:API objects.
+      return { id: '1482985563', type: route.id === 'bundles.search' || route.id === 'bundles.get' ? 'app-bundles' : 'apps', attributes: { name: 'Example' } };
+  }
+}
+
+const OUTPUT_SCHEMA: JsonSchema = {
+  properties: {
+    status: { type: 'integer' },
+    message: { type: 'string' },
+    data: {
+      type: 'object',
+      properties: { resultCount: { type: 'integer' }, results: { type: 'array', items: { type: 'object' } } },
+      required: ['resultCount', 'results'],
+    },
+  },
+  required: ['status', 'message', 'data'],
+};
+
+/** Parameter schemas as a bazaar object schema; descriptions are kept short (the header travels on every 402). */
+function objectSchema(params: ReturnType<typeof routeParams>): JsonSchema {
+  return {
+    properties: Object.fromEntries(params.map((p) => [p.name, { ...p.schema, description: p.description }])),
+    required: params.filter((p) => p.required).map((p) => p.name),
+  };
+}
+
+/**
+ * The bazaar discovery declaration of a priced route (before the per-request enrichment): its query
+ * and path parameters with their schemas and examples, and an example of the envelope it answers.
+ */
+export function bazaarDeclaration(route: PricedRoute): DiscoveryExtension {
+  const params = routeParams(route);
+  const query = params.filter((p) => p.in === 'query');
+  const path = params.filter((p) => p.in === 'path');
+  const { bazaar } = declareDiscoveryExtension({
+    input: Object.fromEntries(query.map((p) => [p.name, p.example])),
+    inputSchema: objectSchema(query),
+    ...(path.length > 0
+      ? { pathParams: Object.fromEntries(path.map((p) => [p.name, p.example])), pathParamsSchema: objectSchema(path) }
+      : {}),
+    output: {
+      example: { status: 200, message: 'ok', data: { resultCount: 1, results: [exampleRecord(route)] } },
+      schema: OUTPUT_SCHEMA,
+    },
+  });
+  return bazaar;
+}
+
+/** `/api/apps/{appId}` → `/api/apps/:appId`, the route pattern form the bazaar extension reads. */
+function routePattern(route: PricedRoute): string {
+  return route.path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/**
+ * The declaration as a resource server sends it for one request: the library's own enrichment adds
+ * the method, the route template and the request's path parameters. `urlPath` is the request's
+ * path without the query.
+ */
+export function bazaarExtensionsFor(declaration: DiscoveryExtension, route: PricedRoute, urlPath: string): BazaarExtensions {
+  const context = { method: 'GET', routePattern: routePattern(route), adapter: { getPath: () => urlPath } };
+  return { bazaar: bazaarResourceServerExtension.enrichDeclaration!(declaration, context) as DiscoveryExtension };
+}

@@ -1,0 +1,197 @@
+import { ErrorCode } from '@appcat/contracts';
+import { MAX_TOPUP_USD, MIN_TOPUP_USD, PRICE_USD } from './service-facts.js';
+
+/** Where an answer can come from: a priced route, the balance read, a top-up, or any request at all. */
+export type ErrorScope = 'priced' | 'balance' | 'topup' | 'any';
+
+/** One error answer as the documents describe it: status, message, cause and what to do. */
+export interface DocumentedError {
+  status: number;
+  /** The exact `message`; when it varies, markdown describing it (`` `<parameter> …` `` with examples). */
+  message: string;
+  when: string;
+  action: string;
+  scopes: readonly ErrorScope[];
+  /** The typed codes from payments and catalog that the gateway turns into this answer. */
+  codes?: readonly ErrorCode[];
+  /** The message is fixed text; otherwise it is a pattern described in `message`. */
+  exact?: boolean;
+}
+
+const NOT_CHARGED = 'Nothing is charged.';
+
+/**
+ * Every error answer of the public port. The gateway's tests check this table against its one
+ * code-to-status switch (http-status.ts) and its fixed messages, so a new code or message cannot
+ * go undocumented.
+ */
+export const ERROR_CATALOGUE: readonly DocumentedError[] = [
+  {
+    status: 400,
+    message: '`<parameter> …` (e.g. `term is required`, `page must be an integer from 1 to 10`)',
+    when: 'A path or query parameter is missing or invalid; the message names it and says the rule.',
+    action: `Fix that parameter and call again. ${NOT_CHARGED}`,
+    scopes: ['priced'],
+  },
+  {
+    status: 400,
+    message: '`<parameter> must be given only once`',
+    when: 'A known query parameter appears twice.',
+    action: `Send it once. ${NOT_CHARGED}`,
+    scopes: ['priced', 'topup'],
+  },
+  {
+    status: 400,
+    message: 'authorization and payment-signature cannot be combined: pay with one',
+    when: 'A priced call carries both an API key and an x402 payment.',
+    action: `Send one of them: we do not guess which to spend. ${NOT_CHARGED}`,
+    scopes: ['priced'],
+    exact: true,
+  },
+  {
+    status: 400,
+    message: `\`amount is required\`, \`amount must be a USD amount from ${MIN_TOPUP_USD} to ${MAX_TOPUP_USD} with at most 6 decimals\``,
+    when: 'The top-up `amount` is missing, malformed or out of range.',
+    action: `Send \`amount=<USD>\` between ${MIN_TOPUP_USD} and ${MAX_TOPUP_USD}. ${NOT_CHARGED}`,
+    scopes: ['topup'],
+    codes: [ErrorCode.InvalidArgument],
+  },
+  {
+    status: 400,
+    message: 'malformed url',
+    when: 'The URL cannot be decoded (bad percent-encoding).',
+    action: 'Percent-encode the parameters correctly.',
+    scopes: ['any'],
+    exact: true,
+  },
+  {
+    status: 401,
+    message: 'authorization must be "Bearer <api key>"',
+    when: 'The Authorization header is not a bearer token.',
+    action: 'Send `Authorization: Bearer <api key>`.',
+    scopes: ['priced', 'balance', 'topup'],
+    exact: true,
+  },
+  {
+    status: 401,
+    message: 'invalid api key',
+    when: 'The key is not one we issued.',
+    action: 'Check the key, or buy a new one with `POST /api/credits/topup`.',
+    scopes: ['priced', 'balance', 'topup'],
+    codes: [ErrorCode.CreditKeyUnknown],
+    exact: true,
+  },
+  {
+    status: 401,
+    message: 'api key revoked',
+    when: 'The key was revoked; it cannot be used or recharged.',
+    action: 'Buy a new key with `POST /api/credits/topup` (without Authorization), or pay per call with x402.',
+    scopes: ['priced', 'balance', 'topup'],
+    codes: [ErrorCode.CreditKeyRevoked],
+    exact: true,
+  },
+  {
+    status: 401,
+    message: 'an api key is required: Authorization: Bearer <api key>',
+    when: 'The balance was asked for without a key.',
+    action: 'Send the key whose balance you want.',
+    scopes: ['balance'],
+    exact: true,
+  },
+  {
+    status: 402,
+    message: 'payment_required',
+    when: 'A priced call or a top-up without credentials. The `payment-required` header holds the x402 challenge.',
+    action: 'Pay: sign one `accepts` entry of the challenge and retry with `payment-signature` (an x402 client does this), or send an API key.',
+    scopes: ['priced', 'topup'],
+    exact: true,
+  },
+  {
+    status: 402,
+    message: 'topup_required',
+    when: `The key's balance is below the price of a call (USD ${PRICE_USD}).`,
+    action: 'Recharge the key: `POST /api/credits/topup?amount=<USD>` with `Authorization: Bearer <api key>` and an x402 payment.',
+    scopes: ['priced'],
+    codes: [ErrorCode.CreditInsufficient],
+    exact: true,
+  },
+  {
+    status: 402,
+    message: '`<reason>` (e.g. `payment already used`, `payment was made for another resource`, `settlement failed: …`)',
+    when: 'An x402 payment that bought nothing: malformed, wrong network/asset/payTo, too small, expired, badly signed, made for another resource, already used, or refused at settlement. A fresh challenge comes with it.',
+    action: `Sign a new payment from the fresh \`payment-required\` challenge and retry. ${NOT_CHARGED}`,
+    scopes: ['priced', 'topup'],
+    codes: [ErrorCode.PaymentInvalid, ErrorCode.PaymentReplayed, ErrorCode.PaymentSettlementFailed],
+  },
+  {
+    status: 404,
+    message: 'not found',
+    when: 'The path is not one of ours.',
+    action: 'Check the path against `/index.md` or `/openapi.json`.',
+    scopes: ['any'],
+    exact: true,
+  },
+  {
+    status: 405,
+    message: 'method not allowed',
+    when: 'Another method (HEAD included) on a priced path; `Allow: GET` says which one.',
+    action: 'Use GET.',
+    scopes: ['any'],
+    exact: true,
+  },
+  {
+    status: 413,
+    message: 'request body is too large',
+    when: 'A request body beyond the limit; no route takes a body.',
+    action: 'Send no body.',
+    scopes: ['any'],
+    exact: true,
+  },
+  {
+    status: 431,
+    message: 'request headers too large',
+    when: 'The request headers are too large.',
+    action: 'Send smaller headers.',
+    scopes: ['any'],
+    exact: true,
+  },
+  {
+    status: 500,
+    message: 'internal error',
+    when: 'A bug on our side; the answer reveals nothing more.',
+    action: 'Retry later; tell us the `x-request-id` if it persists.',
+    scopes: ['priced', 'balance', 'topup'],
+    codes: [ErrorCode.Internal, ErrorCode.AdminKeyNotFound, ErrorCode.AdminKeyAmbiguous],
+    exact: true,
+  },
+  {
+    status: 502,
+    message: '`<cause>` (e.g. `upstream store timed out after 5000 ms (itunes.apple.com)`, `payment facilitator unreachable`)',
+    when:
+      'The upstream store or one of our dependencies failed; the message names it. A call already charged stays charged when the ' +
+      'store fails after the charge (the spec says so); a dependency failure before the charge charges nothing.',
+    action: 'Retry later. A message saying a service did not answer in time means a charge may have happened: check the balance or the chain before paying again.',
+    scopes: ['priced', 'balance', 'topup'],
+    codes: [
+      ErrorCode.CreditStoreUnavailable,
+      ErrorCode.FacilitatorUnavailable,
+      ErrorCode.ServiceUnavailable,
+      ErrorCode.ServiceTimeout,
+      ErrorCode.UpstreamTimeout,
+      ErrorCode.UpstreamUnreachable,
+      ErrorCode.UpstreamThrottled,
+      ErrorCode.UpstreamHttpError,
+      ErrorCode.UpstreamBadResponse,
+    ],
+  },
+];
+
+/** The error answers a route can give, for OpenAPI and the per-route docs. */
+export function errorsFor(scope: Exclude<ErrorScope, 'any'>): DocumentedError[] {
+  return ERROR_CATALOGUE.filter((e) => e.scopes.includes(scope));
+}
+
+/** The message as markdown: fixed text in a code span, a varying one as its description. */
+export function messageMarkdown(error: DocumentedError): string {
+  return error.exact ? `\`${error.message}\`` : error.message;
+}

@@ -1,0 +1,107 @@
+import { formatUsd, PRICE_PER_CALL_MICROS } from '@appcat/contracts';
+import { PRICED_ROUTES } from '@appcat/routes';
+import { errorTable, paramSummary } from './markdown-parts.js';
+import {
+  CREDIT_PATHS,
+  DOCUMENT_PATHS,
+  exampleUrlPath,
+  extendedOnlyNetworkNames,
+  Headers,
+  MAX_TOPUP_USD,
+  MIN_TOPUP_USD,
+  networkNames,
+  PRICE_USD,
+  SERVICE_NAME,
+} from './service-facts.js';
+
+/**
+ * /skill.md: the set-up guide an agent follows. YAML front matter (name, description) as skill files
+ * carry it, then: what to call, paying with x402 through the official client, buying and using a key,
+ * prices, and every error with what to do about it.
+ */
+export function buildSkillMarkdown(baseUrl: string): string {
+  const routeLines = PRICED_ROUTES.map((r) => `| \`GET ${r.path}\` | ${r.description} | ${paramSummary(r)} |`);
+  return [
+    '---',
+    `name: ${SERVICE_NAME}`,
+    `description: Look up App Store apps, bundles, reviews, similar apps and developers for USD ${PRICE_USD} a call, paid with x402 (USDC) or a prepaid API key.`,
+    '---',
+    '',
+    `# ${SERVICE_NAME}: App Store data for agents`,
+    '',
+    `Base URL: \`${baseUrl}\`. Nine \`GET\` routes, USD ${PRICE_USD} each. Every answer is JSON ` +
+      '`{"status", "message", "data"}`: `status` is the HTTP status, `message` is `"ok"` or the reason, `data` the payload (`null` on errors).',
+    '',
+    '## What you can call',
+    '',
+    '| route | returns | query |',
+    '|---|---|---|',
+    ...routeLines,
+    '',
+    `Rules and defaults of each parameter: [${DOCUMENT_PATHS.catalogue}](${baseUrl}${DOCUMENT_PATHS.catalogue}) or ` +
+      `[${DOCUMENT_PATHS.openapi}](${baseUrl}${DOCUMENT_PATHS.openapi}). An invalid parameter is a \`400\` naming it, and is never charged. ` +
+      "`data` is one page of the store's records, `{resultCount, results}`; an id the store does not know is a paid `200` with `resultCount: 0`.",
+    '',
+    '## Pay per call with x402 (no account)',
+    '',
+    `Use the official client \`@x402/fetch\`: it answers the \`402\` by signing one entry of the \`${Headers.paymentRequired}\` challenge ` +
+      `and retrying with \`${Headers.paymentSignature}\`. USDC on ${networkNames('standard')} (the developers route also ` +
+      `${extendedOnlyNetworkNames()}); gas is sponsored, the wallet needs only USDC.`,
+    '',
+    '```sh',
+    'npm install @x402/fetch @x402/evm viem',
+    '```',
+    '',
+    '```ts',
+    "import { wrapFetchWithPayment, x402Client } from '@x402/fetch';",
+    "import { registerExactEvmScheme } from '@x402/evm/exact/client';",
+    "import { privateKeyToAccount } from 'viem/accounts';",
+    '',
+    'const client = new x402Client();',
+    'registerExactEvmScheme(client, { signer: privateKeyToAccount(process.env.PAYER_PRIVATE_KEY as `0x${string}`) });',
+    'const paidFetch = wrapFetchWithPayment(fetch, client);',
+    '',
+    `const response = await paidFetch('${baseUrl}${exampleUrlPath(PRICED_ROUTES[0])}');`,
+    'const { status, message, data } = await response.json(); // 200, "ok", { resultCount, results }',
+    '```',
+    '',
+    `For Solana register \`registerExactSvmScheme\` from \`@x402/svm/exact/client\` with a Solana signer. The payment is settled ` +
+      `before the data is fetched; the answer carries the receipt in \`${Headers.paymentResponse}\` (base64 SettleResponse: network, ` +
+      'payer, transaction). A payload is delivered at most once: sign a new one for every call (the client does).',
+    '',
+    '## Or buy a key and skip the signing',
+    '',
+    `1. Buy credit with the same paying fetch: \`POST ${CREDIT_PATHS.topUp}?amount=5\` (USD ${MIN_TOPUP_USD} to ${MAX_TOPUP_USD}). ` +
+      '`data.apiKey` is your key, **shown once**: store it.',
+    '',
+    '   ```ts',
+    `   const topUp = await paidFetch('${baseUrl}${CREDIT_PATHS.topUp}?amount=5', { method: 'POST' });`,
+    '   const apiKey = (await topUp.json()).data.apiKey;',
+    '   ```',
+    '',
+    `2. Send it on every call: \`Authorization: Bearer <api key>\`. Each call draws USD ${PRICE_USD}; the answer's ` +
+      `\`${Headers.creditsRemaining}\` header says what is left.`,
+    '',
+    '   ```sh',
+    `   curl -H "Authorization: Bearer $APPCAT_KEY" "${baseUrl}${exampleUrlPath(PRICED_ROUTES[0])}"`,
+    `   curl -H "Authorization: Bearer $APPCAT_KEY" "${baseUrl}${CREDIT_PATHS.balance}"   # free: {"balance": "4.997000", "currency": "USD"}`,
+    '   ```',
+    '',
+    `3. When a call answers \`402 topup_required\`, recharge the same key: the top-up with \`Authorization: Bearer <api key>\` adds the amount to it.`,
+    '',
+    'Never send a key and an x402 payment on the same call (that is a `400`).',
+    '',
+    '## Prices',
+    '',
+    `- Every priced call: USD ${PRICE_USD} (\`${formatUsd(PRICE_PER_CALL_MICROS)}\` USD; x402 \`amount: "${PRICE_PER_CALL_MICROS}"\` in USDC's 6 decimals).`,
+    `- Balance: free. Top-up: exactly the \`amount\` you ask for, USD ${MIN_TOPUP_USD} to ${MAX_TOPUP_USD}.`,
+    '- No plans and no rate limits. A call whose upstream store fails after the charge is a `502` and stays charged.',
+    '',
+    '## Errors and what to do',
+    '',
+    errorTable(),
+    '',
+    'Every answer carries `x-request-id`; quote it when something looks wrong.',
+    '',
+  ].join('\n');
+}
