@@ -7,17 +7,15 @@ import type { AddressInfo } from 'node:net';
  * the facilitator through it, so "server time" is a call's time minus what the facilitator took.
  */
 export class FacilitatorTimer {
-  private spentMs = 0;
-  private calls = 0;
-
   private constructor(
     private readonly server: Server,
     readonly url: string,
+    private readonly tally: { ms: number; calls: number },
   ) {}
 
   static async start(target: string): Promise<FacilitatorTimer> {
     const upstream = new URL(target);
-    let timer: FacilitatorTimer | undefined;
+    const tally = { ms: 0, calls: 0 };
     const server = createServer((incoming, outgoing) => {
       const began = performance.now();
       const timed = /^\/(verify|settle)\b/.test(incoming.url ?? '');
@@ -27,9 +25,9 @@ export class FacilitatorTimer {
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(outgoing);
           answer.once('end', () => {
-            if (timed && timer) {
-              timer.spentMs += performance.now() - began;
-              timer.calls += 1;
+            if (timed) {
+              tally.ms += performance.now() - began;
+              tally.calls += 1;
             }
           });
         },
@@ -38,15 +36,14 @@ export class FacilitatorTimer {
       incoming.pipe(forwarded);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    timer = new FacilitatorTimer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    return timer;
+    return new FacilitatorTimer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tally);
   }
 
   /** Facilitator time and calls since the last take(). */
   take(): { ms: number; calls: number } {
-    const taken = { ms: this.spentMs, calls: this.calls };
-    this.spentMs = 0;
-    this.calls = 0;
+    const taken = { ...this.tally };
+    this.tally.ms = 0;
+    this.tally.calls = 0;
     return taken;
   }
 

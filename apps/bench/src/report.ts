@@ -63,10 +63,7 @@ export class Report {
       `- **Run:** ${settings.rounds} rounds × ${settings.seconds} s per target (after ${settings.warmupSeconds} s warm-up), ${settings.connections} connections, ${settings.x402Calls} x402 calls per server per round; sections: ${settings.sections.join(', ')}`,
       `- **Load conditions:** ${conditions}`,
       '',
-      '## Targets',
-      '',
-      this.targetsTable(),
-      '',
+      ...(this.targets.length > 0 ? ['## Targets', '', this.targetsTable(), ''] : []),
       ...this.sections.flatMap((s) => [`## ${s.title}`, '', s.body, '']),
     ];
     if (this.memory.size > 0) parts.push('## Memory', '', 'Resident set size (VmRSS from /proc/<pid>/status): idle after start-up and warm-up, peak sampled every 250 ms under load.', '', this.memoryTable(), '');

@@ -1,0 +1,32 @@
+import { readBenchSettings } from '../src/settings.js';
+
+describe('readBenchSettings', () => {
+  it('has defaults for a full run and writes to the given report path', () => {
+    expect(readBenchSettings({}, '/r.md')).toEqual({
+      seconds: 10,
+      rounds: 3,
+      warmupSeconds: 2,
+      connections: 64,
+      x402Calls: 40,
+      scaleConcurrency: 256,
+      upstreamLatencyMs: 50,
+      sections: ['credits', 'x402', 'scale', 'upstream'],
+      output: '/r.md',
+    });
+  });
+  it('reads BENCH_* overrides; an empty BENCH_OUTPUT means print only', () => {
+    const settings = readBenchSettings({ BENCH_SECONDS: '2', BENCH_ROUNDS: '5', BENCH_SECTIONS: 'x402, credits', BENCH_OUTPUT: '' }, '/r.md');
+    expect(settings).toMatchObject({ seconds: 2, rounds: 5, sections: ['x402', 'credits'], output: '' });
+  });
+  it('lists every bad value at once', () => {
+    let message = '';
+    try {
+      readBenchSettings({ BENCH_SECONDS: 'soon', BENCH_ROUNDS: '0', BENCH_SECTIONS: 'credits,speed' }, '');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('BENCH_SECONDS must be a number of at least 1, got "soon"');
+    expect(message).toContain('BENCH_ROUNDS must be a number of at least 1, got "0"');
+    expect(message).toContain('unknown section "speed"');
+  });
+});
