@@ -118,6 +118,7 @@ async function refreshWalletState(provider) {
     const accounts = await provider.request({ method: 'eth_accounts', params: [] });
     if (!Array.isArray(accounts) || accounts.length === 0) {
       ui.walletState.textContent = 'No wallet connected.';
+      ui.connect.hidden = false;
       return;
     }
     showWallet(accounts[0], await walletChainId(provider));
@@ -129,7 +130,8 @@ async function refreshWalletState(provider) {
 
 function showWallet(account, chainId) {
   ui.walletState.textContent = `Connected: ${account.slice(0, 6)}…${account.slice(-4)} on ${chainName(chainId)}.`;
-  ui.connect.textContent = 'Wallet connected';
+  // Nothing left to connect: the account and network are changed in the wallet itself.
+  ui.connect.hidden = true;
 }
 
 // ---- actions -----------------------------------------------------------------------------------
@@ -141,15 +143,19 @@ async function run(action) {
   ui.form.setAttribute('aria-busy', 'true');
   ui.pay.disabled = ui.connect.disabled = ui.switchButton.disabled = true;
   hideError();
+  let failure = null;
   try {
     await action();
   } catch (error) {
+    failure = toPageError(error);
+  }
+  busy = false;
+  ui.form.removeAttribute('aria-busy');
+  ui.pay.disabled = ui.connect.disabled = ui.switchButton.disabled = false;
+  // After the buttons are back on: the error may move the focus to one of them.
+  if (failure) {
     setStatus('');
-    showError(toPageError(error));
-  } finally {
-    busy = false;
-    ui.form.removeAttribute('aria-busy');
-    ui.pay.disabled = ui.connect.disabled = ui.switchButton.disabled = false;
+    showError(failure);
   }
 }
 
@@ -159,6 +165,7 @@ async function connect() {
   const account = await connectWallet(provider);
   showWallet(account, await walletChainId(provider));
   setStatus('Wallet connected.');
+  ui.pay.focus(); // the connect button is gone; paying is what comes next
 }
 
 async function switchAndPay() {
@@ -264,12 +271,20 @@ function paymentFailure(answer) {
     case 401:
       return new PageError('Key not recognised', `The service refused the key (${message}). Nothing was charged.`, { focus: ui.key });
     case 402:
-      return new PageError('Payment refused', `The payment was not accepted: ${message}. Nothing was credited; you can try again.`);
+      return new PageError('Payment refused', `The payment was not accepted: ${message}.${reasonHint(message)} Nothing was credited; you can try again.`);
     case 502:
       return new PageError('Service problem', `The service could not complete the payment: ${message}.`);
     default:
       return new PageError('Something went wrong', `The service answered ${answer.status}: ${message}.`);
   }
+}
+
+/** A plainer word on the refusals a person can fix; the service's own reason is shown as well. */
+function reasonHint(message) {
+  if (/insufficient_balance|insufficient funds/i.test(message)) return ' Your wallet does not hold enough USDC on this network.';
+  if (/expired|valid_before|validbefore/i.test(message)) return " The signature expired before it reached the service; check your computer's clock.";
+  if (/already used/i.test(message)) return ' This signed payment was already spent.';
+  return '';
 }
 
 // ---- form fields -----------------------------------------------------------------------------
