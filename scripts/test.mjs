@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureBinaries, ensureDependencies, ensureInfrastructure, log } from './lib/infra.mjs';
+import { ensureBinaries, ensureChromium, ensureDependencies, ensureInfrastructure, log } from './lib/infra.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
@@ -14,6 +14,7 @@ process.chdir(root);
 ensureDependencies(root);
 await ensureInfrastructure();
 ensureBinaries(['nats', 'redis']);
+ensureChromium();
 
 const results = join(root, 'tmp', 'test-results');
 rmSync(results, { recursive: true, force: true });

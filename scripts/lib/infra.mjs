@@ -112,6 +112,19 @@ export function ensureBinaries(names) {
   aptInstall(missing.flatMap((name) => services[name].packages));
 }
 
+/** The browser the top-up page's end-to-end test drives (playwright-core with Debian's chromium). */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** Installs Debian's chromium when it is missing; without root, says how and lets that one suite fail. */
+export function ensureChromium() {
+  if (existsSync(CHROMIUM_PATH)) return;
+  if (!isRoot) {
+    log(`${CHROMIUM_PATH} is missing: the /topup page test will fail until \`apt-get install -y chromium\` is run as root`);
+    return;
+  }
+  aptInstall(['chromium', 'fonts-liberation']); // no recommends otherwise: a font, so screenshots are readable
+}
+
 /**
  * Ensures each dependency answers; returns the names of those this call started, so a caller that
  * owns them can stop them again.
