@@ -248,9 +248,10 @@ describe('gateway MCP endpoint', () => {
       fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
 
     it.each(['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'])('%s /mcp → 405 JSON-RPC error with Allow: POST (stateless: no stream, no session)', async (method) => {
-      const res = await fetch(`${base}/mcp`, { method });
+      const res = await fetch(`${base}/mcp`, { method, headers: { 'x-request-id': 'trace-405' } });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('x-request-id')).toBe('trace-405');
       expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
     });
 

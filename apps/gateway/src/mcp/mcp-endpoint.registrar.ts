@@ -51,8 +51,9 @@ export class McpEndpointRegistrar implements OnModuleInit {
       method: [...OTHER_METHODS],
       url: MCP_PATH,
       errorHandler,
-      handler: (_request, reply) => {
+      handler: (request, reply) => {
         reply.hijack();
+        reply.raw.setHeader('x-request-id', request.id);
         writeJsonRpcError(reply.raw.setHeader('allow', 'POST'), 405, JSONRPC_SERVER_ERROR, 'Method not allowed.');
       },
     });
