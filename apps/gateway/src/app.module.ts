@@ -3,6 +3,10 @@ import { GATEWAY_CONFIG } from './config.provider.js';
 import type { GatewayConfig } from './config.js';
 import { CreditsClient } from './credits/credits.client.js';
 import { CreditsController } from './credits/credits.controller.js';
+import { ChallengeExtensions } from './discovery/challenge-extensions.js';
+import { DiscoveryDocuments } from './discovery/discovery-documents.js';
+import { DiscoveryController } from './discovery/discovery.controller.js';
+import { X402DiscoveryService } from './discovery/x402-discovery.service.js';
 import { NatsRpcShutdown, natsRpcProvider } from './nats-rpc.provider.js';
 import { McpEndpointRegistrar } from './mcp/mcp-endpoint.registrar.js';
 import { McpToolCallsService } from './mcp/mcp-tool-calls.service.js';
@@ -21,7 +25,7 @@ export class GatewayModule {
   static forRoot(config: GatewayConfig): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [CreditsController, HealthController, TopUpPageController],
+      controllers: [CreditsController, HealthController, TopUpPageController, DiscoveryController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         natsRpcProvider,
@@ -30,7 +34,10 @@ export class GatewayModule {
         CreditsClient,
         CatalogClient,
         X402Client,
+        ChallengeExtensions,
         PaymentChallenge,
+        DiscoveryDocuments,
+        X402DiscoveryService,
         X402PaymentService,
         PricedCallService,
         PricedRoutesRegistrar,

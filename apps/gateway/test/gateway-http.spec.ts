@@ -206,6 +206,8 @@ describe('gateway over HTTP', () => {
         x402Version: 2,
         resource: { url: 'http://gateway.test/api/apps?term=chess', description: 'Search App Store apps by term', mimeType: 'application/json' },
         accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: '0xA', payTo: '0xB' }],
+        // The route's bazaar discovery declaration: checked in discovery-http.spec.ts.
+        extensions: { bazaar: expect.objectContaining({ info: expect.objectContaining({ input: expect.objectContaining({ method: 'GET' }) }) }) },
       });
       const developers = decode((await get('/api/developers/284882218')).headers['payment-required']);
       expect(developers.accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:8453', 'eip155:137']);

@@ -1,5 +1,5 @@
-import type { NetworkSet, X402Requirement } from '@appcat/contracts';
-import { PRICED_ROUTES } from '@appcat/routes';
+import type { X402Requirement } from '@appcat/contracts';
+import { PRICED_ROUTES, type PricedRoute } from '@appcat/routes';
 import { bazaarDeclaration, bazaarExtensionsFor } from './bazaar.js';
 import { CREDIT_PATHS, DOCUMENT_PATHS, examplePath, exampleUrlPath, PRICE_USD, SERVICE_NAME, SERVICE_SUMMARY } from './service-facts.js';
 
@@ -40,10 +40,10 @@ export interface X402DiscoveryDocument {
 }
 
 /**
- * Builds the discovery document. `acceptsFor` gives the live accepts list of a network set (the same
- * list the 402 challenge carries); `generatedAt` stamps `lastUpdated`.
+ * Builds the discovery document. `acceptsFor` gives a route's live accepts list (the one its 402
+ * challenge carries); `generatedAt` stamps `lastUpdated`.
  */
-export function buildX402Discovery(baseUrl: string, acceptsFor: (networks: NetworkSet) => X402Requirement[], generatedAt: Date): X402DiscoveryDocument {
+export function buildX402Discovery(baseUrl: string, acceptsFor: (route: PricedRoute) => X402Requirement[], generatedAt: Date): X402DiscoveryDocument {
   const items: X402DiscoveryItem[] = PRICED_ROUTES.map((route) => ({
     resource: baseUrl + route.path,
     example: baseUrl + exampleUrlPath(route),
@@ -55,7 +55,7 @@ export function buildX402Discovery(baseUrl: string, acceptsFor: (networks: Netwo
     serviceName: SERVICE_NAME,
     tags: ['app-store', 'apps', route.id.split('.')[0]],
     priceUsd: PRICE_USD,
-    accepts: acceptsFor(route.networks),
+    accepts: acceptsFor(route),
     lastUpdated: generatedAt.toISOString(),
     // As the route's 402 challenge carries it for the example call.
     extensions: bazaarExtensionsFor(bazaarDeclaration(route), route, examplePath(route)),

@@ -1,8 +1,9 @@
 import { type X402Offer, type X402Resource } from '@appcat/contracts';
 import { RpcCallError } from '@appcat/microservice';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
+import { ChallengeExtensions } from '../discovery/challenge-extensions.js';
 import { HttpError, Messages } from '../errors/http-error.js';
 import { httpErrorFor } from '../errors/http-status.js';
 import { X402Client } from './x402.client.js';
@@ -30,7 +31,11 @@ export class PaymentRequiredError extends HttpError {
  */
 @Injectable()
 export class PaymentChallenge {
-  constructor(private readonly x402: X402Client) {}
+  constructor(
+    private readonly x402: X402Client,
+    // The bazaar declaration of the route paid for (discovery metadata for facilitators); optional.
+    @Optional() private readonly extensions?: ChallengeExtensions,
+  ) {}
 
   /** The 402 for `offer` on `resource`; `reason` explains why a payment that was sent bought nothing. */
   async required(offer: X402Offer, resource: X402Resource, requestId: string, reason?: string): Promise<PaymentRequiredError> {
@@ -41,11 +46,13 @@ export class PaymentChallenge {
       if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
       throw error;
     }
+    const extensions = this.extensions?.for(resource.url);
     const paymentRequired: PaymentRequired = {
       x402Version: 2,
       ...(reason ? { error: reason } : {}),
       resource,
       accepts: accepts as never,
+      ...(extensions ? { extensions } : {}),
     };
     return new PaymentRequiredError(reason ?? Messages.paymentRequired, paymentRequired);
   }

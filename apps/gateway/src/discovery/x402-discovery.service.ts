@@ -1,0 +1,40 @@
+import { buildX402Discovery, type X402DiscoveryDocument } from '@appcat/api-docs';
+import type { X402Requirement } from '@appcat/contracts';
+import { RpcCallError } from '@appcat/microservice';
+import { PRICED_ROUTES } from '@appcat/routes';
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG } from '../config.provider.js';
+import type { GatewayConfig } from '../config.js';
+import { httpErrorFor } from '../errors/http-status.js';
+import { X402Client } from '../payment/x402.client.js';
+
+/**
+ * /.well-known/x402: the paid resources with the `accepts` lists their 402 challenges carry, fetched
+ * the same way (from payments over NATS, through the gateway's one-minute cache), so the document and
+ * the challenge cannot disagree.
+ */
+@Injectable()
+export class X402DiscoveryService {
+  /** When the documents were generated: the routes and prices do not change while the process runs. */
+  private readonly generatedAt = new Date();
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly x402: X402Client,
+  ) {}
+
+  async document(requestId: string): Promise<X402DiscoveryDocument> {
+    const accepts = new Map<string, X402Requirement[]>();
+    try {
+      for (const route of PRICED_ROUTES) {
+        const offer = { price: route.price.toString(), networks: route.networks };
+        const key = `${offer.networks}:${offer.price}`;
+        if (!accepts.has(key)) accepts.set(key, await this.x402.accepts(offer, requestId));
+      }
+    } catch (error) {
+      if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
+      throw error;
+    }
+    return buildX402Discovery(this.config.publicBaseUrl, (route) => accepts.get(`${route.networks}:${route.price}`) ?? [], this.generatedAt);
+  }
+}

@@ -1,0 +1,174 @@
+/*
+ * The informational addresses over real HTTP: content types, the configured public base URL in every
+ * document, /.well-known/x402 carrying the accepts lists payments offers (stand-ins on a private
+ * nats-server, as in gateway-http.spec.ts), the bazaar declaration on 402 challenges, and the 404/405
+ * answers around them unchanged.
+ */
+import { ErrorCode, Subject, type WireError } from '@appcat/contracts';
+import { PRICED_ROUTES } from '@appcat/routes';
+import { startNatsServer, type ManagedProcess } from '@appcat/testing';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
+import { createGatewayApp, type GatewayConfig } from '../src/index.js';
+
+const PUBLIC = 'https://appcat.example.org';
+const KEY = 'ak_' + 'x'.repeat(43);
+
+describe('discovery documents over HTTP', () => {
+  let nats: ManagedProcess;
+  let responder: NatsConnection;
+  let app: NestFastifyApplication;
+  let base: string;
+  const asked = { accepts: [] as Record<string, unknown>[], debit: 0 };
+  let acceptsFails = false;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    responder = await connect({ servers: nats.url });
+    const serve = (subject: string, handler: (data: Record<string, unknown>) => unknown) =>
+      responder.subscribe(subject, {
+        queue: 'stand-in',
+        callback: (_err, msg) => {
+          const packet = msg.json<{ id: string; data: Record<string, unknown> }>();
+          try {
+            msg.respond(JSON.stringify({ id: packet.id, response: handler(packet.data), isDisposed: true }));
+          } catch (err) {
+            msg.respond(JSON.stringify({ id: packet.id, err: err as WireError, isDisposed: true }));
+          }
+        },
+      });
+    serve(Subject.X402Accepts, (data) => {
+      asked.accepts.push(data);
+      if (acceptsFails) throw { code: ErrorCode.FacilitatorUnavailable, message: 'payment facilitator unreachable' };
+      const offer = data.offer as { price: string; networks: string };
+      const networks = offer.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453'];
+      return { accepts: networks.map((network) => ({ scheme: 'exact', network, amount: offer.price, asset: '0xA', payTo: '0xB' })) };
+    });
+    serve(Subject.CreditsDebit, () => {
+      asked.debit += 1;
+      return { debitId: 'd1', balance: '4997000' };
+    });
+    const config: GatewayConfig = {
+      host: '127.0.0.1',
+      port: 0,
+      publicBaseUrl: PUBLIC,
+      nats: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
+      bodyLimitBytes: 16_384,
+      trustProxy: false,
+      ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },
+      shutdownDelayMs: 0,
+    };
+    app = await createGatewayApp(config, { logger: false });
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await responder.close();
+    await nats.stop();
+  });
+
+  async function get(path: string, init: RequestInit = {}) {
+    const res = await fetch(base + path, init);
+    return { status: res.status, headers: res.headers, body: await res.text() };
+  }
+  const decode = (header: string | null) => JSON.parse(Buffer.from(header ?? '', 'base64').toString('utf8'));
+
+  // First, while payments has not been asked yet (the gateway caches accepts lists for a minute).
+  it('/.well-known/x402 while payments cannot build an accepts list → 502 envelope naming the cause', async () => {
+    acceptsFails = true;
+    try {
+      const res = await get('/.well-known/x402');
+      expect(res.status).toBe(502);
+      expect(JSON.parse(res.body)).toEqual({ status: 502, message: 'payment facilitator unreachable', data: null });
+    } finally {
+      acceptsFails = false;
+      asked.accepts = [];
+    }
+  });
+
+  it.each([
+    ['/openapi.json', 'application/json; charset=utf-8'],
+    ['/index.md', 'text/markdown; charset=utf-8'],
+    ['/skill.md', 'text/markdown; charset=utf-8'],
+    ['/llms.txt', 'text/plain; charset=utf-8'],
+  ])('%s: %s, free, written for the public base URL', async (path, contentType) => {
+    const res = await get(path);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(contentType);
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(res.body).toContain(PUBLIC);
+    // Neither the address the gateway listens on nor the local default leaks into a document.
+    expect(res.body).not.toMatch(/127\.0\.0\.1|localhost/);
+    for (const route of PRICED_ROUTES) expect(res.body).toContain(route.path);
+    expect(res.body).toContain('0.003');
+    expect(asked.accepts).toEqual([]);
+    expect(asked.debit).toBe(0);
+  });
+
+  it('/openapi.json is the OpenAPI 3.1 document of the served routes', async () => {
+    const doc = JSON.parse((await get('/openapi.json')).body);
+    expect(doc).toMatchObject({ openapi: '3.1.0', info: { version: '1.0.0' }, servers: [{ url: PUBLIC }] });
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([...PRICED_ROUTES.map((r) => r.path), '/api/credits/balance', '/api/credits/topup']));
+  });
+
+  it('/.well-known/x402 lists the paid resources under the public URL with the accepts their challenges carry', async () => {
+    const res = await get('/.well-known/x402');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const doc = JSON.parse(res.body);
+    expect(doc).toMatchObject({ version: 1, x402Version: 2 });
+    expect(doc.resources).toHaveLength(PRICED_ROUTES.length);
+    for (const url of doc.resources) expect(url.startsWith(`${PUBLIC}/api/`)).toBe(true);
+    // One question per offer (price and network set), not per route.
+    expect(asked.accepts.map((a) => a.offer)).toEqual([
+      { price: '3000', networks: 'standard' },
+      { price: '3000', networks: 'extended' },
+    ]);
+
+    for (const [i, route] of PRICED_ROUTES.entries()) {
+      const item = doc.items[i];
+      expect(item.resource).toBe(PUBLIC + route.path);
+      expect(validateDiscoveryExtension(item.extensions.bazaar)).toEqual({ valid: true });
+      // The example URL's challenge, asked of the gateway itself, offers exactly the listed accepts.
+      const challenge = decode((await get(item.example.slice(PUBLIC.length))).headers.get('payment-required'));
+      expect(challenge.resource.url).toBe(item.example);
+      expect(challenge.accepts).toEqual(item.accepts);
+    }
+    expect(doc.items.at(-1).accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:8453', 'eip155:137']);
+    expect(asked.debit).toBe(0);
+  });
+
+  it("a priced route's 402 carries its bazaar declaration with the request's path parameters", async () => {
+    const res = await get('/api/apps/com.example.app/reviews?sort=helpful');
+    expect(res.status).toBe(402);
+    const { extensions } = decode(res.headers.get('payment-required'));
+    expect(validateDiscoveryExtension(extensions.bazaar)).toEqual({ valid: true });
+    expect(extensions.bazaar).toMatchObject({
+      routeTemplate: '/api/apps/:appId/reviews',
+      info: { input: { type: 'http', method: 'GET', pathParams: { appId: 'com.example.app' } } },
+    });
+    expect(Object.keys(extensions.bazaar.schema.properties.input.properties.queryParams.properties)).toEqual(['page', 'country', 'sort']);
+  });
+
+  it('a top-up challenge carries no bazaar declaration (it is not a catalogue resource)', async () => {
+    const res = await get('/api/credits/topup?amount=5', { method: 'POST' });
+    expect(res.status).toBe(402);
+    expect(decode(res.headers.get('payment-required')).extensions).toBeUndefined();
+  });
+
+  it.each([
+    ['POST', '/openapi.json', 404],
+    ['GET', '/openapi.yaml', 404],
+    ['GET', '/index.md/more', 404],
+    ['GET', '/.well-known/x402/extra', 404],
+    ['HEAD', '/api/apps/1', 405],
+  ])('%s %s → %i envelope, as before', async (method, path, status) => {
+    const res = await get(path, { method, headers: { authorization: `Bearer ${KEY}` } });
+    expect(res.status).toBe(status);
+    if (method !== 'HEAD') expect(JSON.parse(res.body)).toEqual({ status, message: status === 404 ? 'not found' : 'method not allowed', data: null });
+    expect(asked.debit).toBe(0);
+  });
+});
