@@ -74,6 +74,11 @@ describe('the /topup page in Chromium', () => {
     });
   }, 120_000);
 
+  const pageErrors: string[] = [];
+  afterEach(() => {
+    expect(pageErrors.splice(0)).toEqual([]);
+  });
+
   afterAll(async () => {
     await browser?.close();
     await system?.stop();
@@ -88,6 +93,11 @@ describe('the /topup page in Chromium', () => {
       await context.addInitScript({ content: INJECTED_PROVIDER });
     }
     const page = await context.newPage();
+    // Script errors and content-policy violations; the browser's notes on 402/401 answers are expected.
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
+    });
     await page.goto(`${system.baseUrl}/topup`);
     await page.getByLabel('Network').and(page.locator(':enabled')).waitFor();
     return { page, context, log };
