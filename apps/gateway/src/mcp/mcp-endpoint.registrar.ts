@@ -2,6 +2,7 @@ import { PRICE_PER_CALL_MICROS } from '@appcat/contracts';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -26,6 +27,12 @@ const JSONRPC_SERVER_ERROR = -32000;
 const JSONRPC_INTERNAL_ERROR = -32603;
 
 const OTHER_METHODS = ['GET', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'PUT'] as const;
+
+/**
+ * One JSON Schema validator for every per-request server: left to itself, each `Server` builds its
+ * own Ajv instance, which cost more CPU than the whole tool call.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 /**
  * MCP over Streamable HTTP at `/mcp`, stateless: each POST gets a new MCP server and transport, so
@@ -80,7 +87,11 @@ export class McpEndpointRegistrar implements OnModuleInit {
 
   /** The MCP server for one HTTP request: the generated tool list, and calls made with this request's key. */
   private createServer(request: FastifyRequest): Server {
-    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: SCHEMA_VALIDATOR,
+    });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...ALL_TOOLS] }));
     server.setRequestHandler(CallToolRequestSchema, (call) => this.toolCalls.call(call.params, request));
     return server;
