@@ -35,6 +35,9 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
       maxRetriesPerRequest: 0,
       commandTimeout: config.redisCommandTimeoutMs,
       connectionName: `payments:${config.ledger.consumer}`,
+      // Debits arriving together go out in one write instead of one syscall each (a fifth of the
+      // replica's CPU under load); order and replies are unchanged.
+      enableAutoPipelining: true,
     });
     this.flusherRedis = connectRedis(config.redisUrl, {
       maxRetriesPerRequest: 1,
