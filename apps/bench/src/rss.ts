@@ -42,3 +42,22 @@ export class RssSampler {
     return new Map(this.peaks);
   }
 }
+
+/** utime + stime of a /proc/<pid>/stat text, in clock ticks (fields 14 and 15; the name may hold spaces). */
+export function parseCpuTicks(stat: string): number | undefined {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): utime is field 14, stime field 15.
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return Number.isFinite(utime) && Number.isFinite(stime) ? utime + stime : undefined;
+}
+
+/** CPU time a process has used so far, ms (Linux clock ticks are 10 ms); undefined once it is gone. */
+export async function cpuMs(pid: number): Promise<number | undefined> {
+  try {
+    const ticks = parseCpuTicks(await readFile(`/proc/${pid}/stat`, 'utf8'));
+    return ticks === undefined ? undefined : ticks * 10;
+  } catch {
+    return undefined;
+  }
+}

@@ -2,10 +2,10 @@ import { Redis } from 'ioredis';
 import { FLOOR_PAYLOAD_KEY } from '../floors/floor-env.js';
 import { runHttpLoad, type HttpLoadResult } from '../load/http-load.js';
 import type { Report } from '../report.js';
-import { residentBytes, RssSampler } from '../rss.js';
+import { cpuMs, residentBytes, RssSampler } from '../rss.js';
 import type { BenchSettings } from '../settings.js';
 import { type Service, type Stack, startFloor } from '../stack.js';
-import { interleave, ratio, summarise } from '../stats.js';
+import { interleave, median, ratio, summarise } from '../stats.js';
 import { count, fixed, markdownTable, percent } from '../table.js';
 
 /** Facebook in the emulator's catalogue, as in the e2e suites. */
@@ -20,6 +20,12 @@ interface Target {
 }
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
+
+async function processCpuMs(pids: number[]): Promise<number> {
+  let total = 0;
+  for (const pid of pids) total += (await cpuMs(pid)) ?? 0;
+  return total;
+}
 
 /** One credit-paid call through our gateway: proves the path works and leaves the data in the cache. */
 async function warmCall(url: string, key: string): Promise<{ data: unknown; cache: string | null }> {
@@ -65,21 +71,26 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
     { name: 'floor (a): bare Fastify + Redis', url: stack.services.get('floor fastify')!.url!, processes: ['floor fastify'] },
   ];
   const results = new Map<string, HttpLoadResult[]>(targets.map((t) => [t.name, []]));
+  const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
   for (const { round, target } of interleave(targets, settings.rounds)) {
     const url = target.url + BENCH_PATH;
     if (settings.warmupSeconds > 0) await runHttpLoad({ url, connections: settings.connections, seconds: settings.warmupSeconds, headers: auth });
     const pids = new Map(target.processes.map((name) => [name, stack.services.get(name)!.process.pid]));
     const sampler = new RssSampler(pids).start();
+    const cpuBefore = await processCpuMs([...pids.values()]);
     const result = await runHttpLoad({ url, connections: settings.connections, seconds: settings.seconds, headers: auth });
+    const cpuPerRequestMs = ((await processCpuMs([...pids.values()])) - cpuBefore) / Math.max(1, result.requests);
     for (const [name, bytes] of sampler.stop()) report.peak(name, bytes);
     results.get(target.name)!.push(result);
-    log(`  credits round ${round + 1}: ${target.name}: ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, errors ${result.errors}`);
+    cpu.get(target.name)!.push(cpuPerRequestMs);
+    log(`  credits round ${round + 1}: ${target.name}: ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, errors ${result.errors}, CPU ${fixed(cpuPerRequestMs * 1000, 0)} µs/request`);
   }
 
   const [ours, rawNats, fastify] = targets.map((t) => summarise(results.get(t.name)!));
   const rows = targets.map((t, i) => {
     const s = [ours, rawNats, fastify][i];
-    return [t.name, count(s.requestsPerSecond), fixed(s.p50Ms), fixed(s.p99Ms), percent(s.spread), String(s.errors), i === 0 ? '1.00' : fixed(ratio(ours.requestsPerSecond, s.requestsPerSecond), 2)];
+    const cpuUs = median(cpu.get(t.name)!) * 1000;
+    return [t.name, count(s.requestsPerSecond), fixed(s.p50Ms), fixed(s.p99Ms), fixed(cpuUs, 0), percent(s.spread), String(s.errors), i === 0 ? '1.00' : fixed(ratio(ours.requestsPerSecond, s.requestsPerSecond), 2)];
   });
   const toRawNats = ratio(ours.requestsPerSecond, rawNats.requestsPerSecond);
   report.add(
@@ -87,9 +98,9 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
     [
       `\`GET ${BENCH_PATH}\` with \`Authorization: Bearer\`, autocannon in a worker thread, ${settings.rounds} interleaved rounds of ${settings.seconds} s per target. Ours: one replica each of gateway, payments and catalog (built dist processes) on private NATS and Redis and a Postgres database. Floor (b): the same path as three tiny processes on the raw \`@nats-io/transport-node\` client (the same Redis Lua debit through payments' \`CreditStore\`, the payload read from Redis and passed through as bytes). Floor (a): one Fastify process answering the payload from Redis, no payment.`,
       '',
-      markdownTable(['target', 'req/s', 'p50 ms', 'p99 ms', 'spread', 'errors', 'ours ÷ target'], rows),
+      markdownTable(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'spread', 'errors', 'ours ÷ target'], rows),
       '',
-      `Ours ÷ raw-NATS floor: **${percent(toRawNats)}** of its throughput; ours ÷ bare Fastify: **${percent(ratio(ours.requestsPerSecond, fastify.requestsPerSecond))}**. (spread: (max − min) ÷ median of req/s over the rounds.)`,
+      `Ours ÷ raw-NATS floor: **${percent(toRawNats)}** of its throughput; ours ÷ bare Fastify: **${percent(ratio(ours.requestsPerSecond, fastify.requestsPerSecond))}**. CPU per request is the target's own processes (utime + stime from /proc, 10 ms ticks), not NATS, Redis or the load generator: it says where the time goes even when other work on the machine moves the throughput. (spread: (max − min) ÷ median of req/s over the rounds.)`,
     ].join('\n'),
   );
   report.check({ name: 'credit path vs raw-NATS floor', target: '≥ 60 %', measured: percent(toRawNats), met: Number.isFinite(toRawNats) ? toRawNats >= 0.6 : undefined });
