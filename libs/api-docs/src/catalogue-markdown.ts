@@ -1,10 +1,11 @@
 import { PRICE_PER_CALL_MICROS } from '@appcat/contracts';
-import { PRICED_ROUTES } from '@appcat/routes';
+import { MCP_BALANCE_TOOL_NAME, mcpToolName, PRICED_ROUTES } from '@appcat/routes';
 import { errorTable, networkList, paramSummary, paramTable, PRICE_LINE } from './markdown-parts.js';
 import {
   API_VERSION,
   CREDIT_PATHS,
   DOCUMENT_PATHS,
+  INTERACTIVE_PATHS,
   exampleUrlPath,
   extendedOnlyNetworkNames,
   Headers,
@@ -69,6 +70,9 @@ export function buildCatalogueMarkdown(baseUrl: string): string {
       `Send \`Authorization: Bearer <api key>\` on each call: USD ${PRICE_USD} is drawn, the answer carries \`${Headers.creditsRemaining}\`. ` +
       'The same top-up with the key recharges it.',
     '- Both on one call is a `400`: send one.',
+    `- **In a browser.** [${INTERACTIVE_PATHS.topUpPage}](${baseUrl}${INTERACTIVE_PATHS.topUpPage}) buys or recharges a key with a wallet (USDC, EIP-3009).`,
+    `- **Over MCP.** \`POST ${baseUrl}${INTERACTIVE_PATHS.mcp}\` (Streamable HTTP) has one tool per route (${PRICED_ROUTES.map((r) => `\`${mcpToolName(r)}\``).join(', ')}) ` +
+      `and the free \`${MCP_BALANCE_TOOL_NAME}\`, at the same price: send the key as \`Authorization: Bearer\`, or pay each call with x402 in \`_meta["x402/payment"]\`.`,
     '',
     '## Route details',
     '',
@@ -95,6 +99,8 @@ export function buildCatalogueMarkdown(baseUrl: string): string {
     `- [Agent set-up guide](${baseUrl}${DOCUMENT_PATHS.skill})`,
     `- [llms.txt](${baseUrl}${DOCUMENT_PATHS.llms})`,
     `- [x402 discovery](${baseUrl}${DOCUMENT_PATHS.x402Discovery})`,
+    `- [MCP server](${baseUrl}${INTERACTIVE_PATHS.mcp})`,
+    `- [Top-up page](${baseUrl}${INTERACTIVE_PATHS.topUpPage})`,
     '',
   ].join('\n');
 }

@@ -3,6 +3,7 @@ import { paramSummary } from './markdown-parts.js';
 import {
   CREDIT_PATHS,
   DOCUMENT_PATHS,
+  INTERACTIVE_PATHS,
   exampleUrlPath,
   extendedOnlyNetworkNames,
   Headers,
@@ -35,6 +36,8 @@ export function buildLlmsTxt(baseUrl: string): string {
     link('Service catalogue', DOCUMENT_PATHS.catalogue, 'every route with its parameters, rules, price and payment methods'),
     link('OpenAPI 3.1', DOCUMENT_PATHS.openapi, 'machine-readable description of every route, parameter and status'),
     link('x402 discovery', DOCUMENT_PATHS.x402Discovery, 'the paid resources with their live x402 payment requirements'),
+    link('MCP server', INTERACTIVE_PATHS.mcp, 'Streamable HTTP: one tool per route, paid with the key in Authorization or with x402 in _meta'),
+    link('Top-up page', INTERACTIVE_PATHS.topUpPage, 'buy or recharge a key in a browser with a wallet'),
     '',
     '## API',
     '',

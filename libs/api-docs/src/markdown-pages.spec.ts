@@ -1,4 +1,4 @@
-import { PRICED_ROUTES } from '@appcat/routes';
+import { MCP_BALANCE_TOOL_NAME, mcpToolName, PRICED_ROUTES } from '@appcat/routes';
 import { buildCatalogueMarkdown } from './catalogue-markdown.js';
 import { ERROR_CATALOGUE } from './error-catalogue.js';
 import { buildLlmsTxt } from './llms-txt.js';
@@ -26,6 +26,16 @@ describe('markdown pages', () => {
     expect(page).toContain('/api/credits/topup');
     expect(page).toContain('/api/credits/balance');
     expect(page).toContain('USD 0.003');
+  });
+
+  it.each(all)('%s points at the MCP server and the browser top-up page', (_name, page) => {
+    expect(page).toContain(`${BASE}/mcp`);
+    expect(page).toContain(`${BASE}/topup`);
+  });
+
+  it.each([['index.md', pages['index.md']], ['skill.md', pages['skill.md']]])('%s names every MCP tool', (_name, page) => {
+    for (const route of PRICED_ROUTES) expect(page).toContain(`\`${mcpToolName(route)}\``);
+    expect(page).toContain(`\`${MCP_BALANCE_TOOL_NAME}\``);
   });
 
   it.each(all)('%s links and calls only under the configured base URL', (_name, page) => {

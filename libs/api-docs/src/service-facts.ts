@@ -20,6 +20,9 @@ export const DOCUMENT_PATHS = {
   x402Discovery: '/.well-known/x402',
 } as const;
 
+/** What people and agents use besides the JSON routes: the MCP endpoint and the browser top-up page. */
+export const INTERACTIVE_PATHS = { mcp: '/mcp', topUpPage: '/topup' } as const;
+
 /** The credit routes; the gateway serves them from its credits controller. */
 export const CREDIT_PATHS = { balance: '/api/credits/balance', topUp: '/api/credits/topup' } as const;
 

@@ -1,9 +1,10 @@
 import { formatUsd, PRICE_PER_CALL_MICROS } from '@appcat/contracts';
-import { PRICED_ROUTES } from '@appcat/routes';
+import { MCP_BALANCE_TOOL_NAME, mcpToolName, PRICED_ROUTES } from '@appcat/routes';
 import { errorTable, paramSummary } from './markdown-parts.js';
 import {
   CREDIT_PATHS,
   DOCUMENT_PATHS,
+  INTERACTIVE_PATHS,
   exampleUrlPath,
   extendedOnlyNetworkNames,
   Headers,
@@ -90,6 +91,16 @@ export function buildSkillMarkdown(baseUrl: string): string {
     `3. When a call answers \`402 topup_required\`, recharge the same key: the top-up with \`Authorization: Bearer <api key>\` adds the amount to it.`,
     '',
     'Never send a key and an x402 payment on the same call (that is a `400`).',
+    '',
+    `A person can also buy or recharge a key in a browser with a wallet: ${baseUrl}${INTERACTIVE_PATHS.topUpPage}.`,
+    '',
+    '## Or call it as MCP tools',
+    '',
+    `\`${baseUrl}${INTERACTIVE_PATHS.mcp}\` is an MCP server (Streamable HTTP) with one tool per route — ${PRICED_ROUTES.map((r) => `\`${mcpToolName(r)}\``).join(', ')} — ` +
+      `plus the free \`${MCP_BALANCE_TOOL_NAME}\`. Tool arguments are the route's parameters with the same rules; results carry the same \`data\`. ` +
+      `Send your key as \`Authorization: Bearer <api key>\` on the connection and each call draws USD ${PRICE_USD}; without one, a paid tool answers ` +
+      `with the x402 PaymentRequired as its error result: sign one of its \`accepts\` and call again with the payload in \`_meta["x402/payment"]\`; ` +
+      'the receipt comes back in `_meta["x402/payment-response"]`.',
     '',
     '## Prices',
     '',

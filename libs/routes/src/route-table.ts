@@ -147,3 +147,11 @@ export const PRICED_ROUTES: readonly PricedRoute[] = [
     toCatalogQuery: (p) => ({ route: 'developers.get', developerId: req(p, 'developerId') }),
   }),
 ];
+
+/** The free MCP tool: what the key sent as `Authorization: Bearer` has left. */
+export const MCP_BALANCE_TOOL_NAME = 'credits_balance';
+
+/** A route's MCP tool name, `apps.search` → `apps_search`: MCP clients expect tool names without dots. */
+export function mcpToolName(route: PricedRoute): string {
+  return route.id.replace(/\./g, '_');
+}

@@ -1,4 +1,5 @@
 import { formatUsd } from '@appcat/contracts';
+import { MCP_BALANCE_TOOL_NAME } from '@appcat/routes';
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
@@ -8,7 +9,7 @@ import { GatewayOps } from '../ops/gateway-ops.js';
 import { PaymentRequiredError } from '../payment/payment-challenge.js';
 import { type Charge, PricedCallService } from '../priced/priced-call.service.js';
 import { declineReason } from '../priced/priced-routes.registrar.js';
-import { BALANCE_TOOL_NAME, PRICED_TOOLS, type PricedTool, toRouteInput } from './mcp-tools.js';
+import { PRICED_TOOLS, type PricedTool, toRouteInput } from './mcp-tools.js';
 import { paymentRequiredResult, readMcpCredentials, settleResponseOf, X402_PAYMENT_RESPONSE_META } from './x402-mcp.js';
 
 /** `_meta` keys of our own on tool results (the MCP convention: a prefix, a slash, a name). */
@@ -36,7 +37,7 @@ export class McpToolCallsService {
 
   /** One `tools/call` of the MCP HTTP request `request` (its headers carry the key, if any). */
   async call(params: CallToolRequest['params'], request: FastifyRequest): Promise<CallToolResult> {
-    if (params.name === BALANCE_TOOL_NAME) return this.guard(params.name, () => this.balance(request));
+    if (params.name === MCP_BALANCE_TOOL_NAME) return this.guard(params.name, () => this.balance(request));
     const tool = PRICED_TOOLS.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${params.name}`);
     let charge: Charge | undefined;

@@ -1,11 +1,8 @@
 import { formatUsd } from '@appcat/contracts';
-import { PRICED_ROUTES, type PricedRoute, type RawQuery } from '@appcat/routes';
+import { MCP_BALANCE_TOOL_NAME, mcpToolName, PRICED_ROUTES, type PricedRoute, type RawQuery } from '@appcat/routes';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { HttpError } from '../errors/http-error.js';
 import { type ToolInputSchema, toolInputSchema } from './tool-input-schema.js';
-
-/** The free tool: what the key sent as `Authorization: Bearer` has left. */
-export const BALANCE_TOOL_NAME = 'credits_balance';
 
 /** A priced tool: one route of the route table, under an MCP tool name. */
 export interface PricedTool {
@@ -14,18 +11,13 @@ export interface PricedTool {
   definition: Tool;
 }
 
-/** `apps.search` → `apps_search`: MCP clients expect tool names without dots. */
-export function toolName(route: PricedRoute): string {
-  return route.id.replace(/\./g, '_');
-}
-
 /** "0.003" from 3000 µUSD: the price as people write it. */
 export function usd(micros: bigint): string {
   return formatUsd(micros).replace(/\.?0+$/, '');
 }
 
 function pricedTool(route: PricedRoute): PricedTool {
-  const name = toolName(route);
+  const name = mcpToolName(route);
   const inputSchema: ToolInputSchema = toolInputSchema(route);
   return {
     name,
@@ -45,10 +37,10 @@ function pricedTool(route: PricedRoute): PricedTool {
 }
 
 /** One tool per priced route, generated from the route table. */
-export const PRICED_TOOLS: ReadonlyMap<string, PricedTool> = new Map(PRICED_ROUTES.map((route) => [toolName(route), pricedTool(route)]));
+export const PRICED_TOOLS: ReadonlyMap<string, PricedTool> = new Map(PRICED_ROUTES.map((route) => [mcpToolName(route), pricedTool(route)]));
 
 export const BALANCE_TOOL: Tool = {
-  name: BALANCE_TOOL_NAME,
+  name: MCP_BALANCE_TOOL_NAME,
   title: 'Credit balance',
   description:
     'Free. The USD balance left on the API key sent as `Authorization: Bearer` on the MCP connection, with six decimals ("4.997000").',
