@@ -45,8 +45,8 @@ function findBinary(name: string, candidates: string[]): string {
   return name;
 }
 
-async function startServer(binary: string, args: (port: number) => string[], scheme: string): Promise<ManagedProcess> {
-  const port = await freePort();
+async function startServer(binary: string, args: (port: number) => string[], scheme: string, fixedPort?: number): Promise<ManagedProcess> {
+  const port = fixedPort ?? (await freePort());
   const child = spawn(binary, args(port), { stdio: 'ignore' });
   let exited = false;
   child.once('exit', () => (exited = true));
@@ -68,18 +68,19 @@ async function startServer(binary: string, args: (port: number) => string[], sch
   };
 }
 
-/** A private nats-server (JetStream off) for one test suite. */
-export function startNatsServer(): Promise<ManagedProcess> {
+/** A private nats-server (JetStream off) for one test suite; `port` to restart one where it was. */
+export function startNatsServer(port?: number): Promise<ManagedProcess> {
   const binary = findBinary('nats-server', ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server']);
-  return startServer(binary, (port) => ['-a', '127.0.0.1', '-p', String(port)], 'nats');
+  return startServer(binary, (port) => ['-a', '127.0.0.1', '-p', String(port)], 'nats', port);
 }
 
-/** A private redis-server that keeps nothing on disk, for one test suite. */
-export function startRedisServer(): Promise<ManagedProcess> {
+/** A private redis-server that keeps nothing on disk, for one test suite; `port` to restart one (empty) where it was. */
+export function startRedisServer(port?: number): Promise<ManagedProcess> {
   const binary = findBinary('redis-server', ['/usr/bin/redis-server', '/usr/local/bin/redis-server']);
   return startServer(
     binary,
     (port) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', '/tmp'],
     'redis',
+    port,
   );
 }
