@@ -1,0 +1,1 @@
+module.exports = { ...require('../../jest.preset.cjs')(__dirname), testTimeout: 120_000 };

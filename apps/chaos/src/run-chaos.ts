@@ -1,0 +1,275 @@
+import { PRICE_PER_CALL_MICROS } from '@appcat/contracts';
+import { ChaosCluster } from './cluster.js';
+import { type Histogram, Traffic } from './traffic.js';
+
+export interface ChaosOptions {
+  /** CI-sized: shorter faults, fewer callers, a smaller slow-facilitator burst. */
+  ci: boolean;
+  /** Only the faults whose name contains one of these (all when empty). */
+  only?: string[];
+  log?: (line: string) => void;
+}
+
+export interface FaultReport {
+  fault: string;
+  /** What callers saw while the fault lasted and until recovery. */
+  histogram: string;
+  /** The messages of the 5xx answers. */
+  failures: string;
+  /** From healing the fault until a credit call succeeds on every gateway, ms. */
+  recoveryMs: number;
+  /** Reconcile's verdict after the fault (exact, or which differences, and why they are allowed). */
+  reconcile: string;
+  /** Credit-paid calls delivered but not in Postgres (forgiven by a Redis loss), this fault. */
+  forgivenCalls: number;
+  violations: string[];
+}
+
+export interface ChaosReport {
+  faults: FaultReport[];
+  throughput: { creditPerSecond: number; creditPerSecondWithSlowX402: number; ratio: number; hangingX402: number };
+  totals: string;
+  violations: string[];
+}
+
+interface Fault {
+  name: string;
+  /** A Redis loss may forgive unflushed debits (docs/credits.md); other faults must not. */
+  losesRedis?: boolean;
+  inject(cluster: ChaosCluster): Promise<void>;
+  heal(cluster: ChaosCluster): Promise<void>;
+  /** Postgres is held down longer, as the issue asks. */
+  holdMs?: (ci: boolean) => number;
+}
+
+const FAULTS: Fault[] = [
+  { name: 'kill -9 payments-0', inject: (c) => c.replica('payments', 0).crash(), heal: (c) => c.replica('payments', 0).restart() },
+  { name: 'kill -9 catalog-0', inject: (c) => c.replica('catalog', 0).crash(), heal: (c) => c.replica('catalog', 0).restart() },
+  { name: 'kill -9 gateway-1', inject: (c) => c.replica('gateway', 1).crash(), heal: (c) => c.replica('gateway', 1).restart() },
+  { name: 'Redis restarted empty', losesRedis: true, inject: (c) => c.loseRedis(), heal: async () => undefined },
+  {
+    name: 'Postgres stopped',
+    inject: (c) => c.postgres.stopServer('fast'),
+    heal: (c) => c.postgres.startServer(),
+    holdMs: (ci) => (ci ? 5_000 : 30_000),
+  },
+  { name: 'NATS restarted', inject: (c) => c.restartNats(), heal: async () => undefined },
+  {
+    name: 'upstream failing (500)',
+    inject: async (c) => void c.emulator.addFault({ status: 500 }),
+    heal: async (c) => c.emulator.clearFaults(),
+  },
+  {
+    name: 'upstream slow (3 s)',
+    inject: async (c) => void c.emulator.addFault({ delayMs: 3_000 }),
+    heal: async (c) => c.emulator.clearFaults(),
+  },
+  { name: 'facilitator unreachable', inject: async (c) => c.facilitator.setUnavailable(true), heal: async (c) => c.facilitator.setUnavailable(false) },
+  { name: 'facilitator slow (4 s)', inject: async (c) => c.facilitator.setDelayMs(4_000), heal: async (c) => c.facilitator.setDelayMs(0) },
+  {
+    name: 'combined: kill -9 payments-1 + Redis lost + upstream failing',
+    losesRedis: true,
+    inject: async (c) => {
+      await c.replica('payments', 1).crash();
+      await c.loseRedis();
+      c.emulator.addFault({ status: 500 });
+    },
+    heal: async (c) => {
+      c.emulator.clearFaults();
+      await c.replica('payments', 1).restart();
+    },
+  },
+];
+
+const KEYS = 12;
+const KEY_CREDIT = 50n * 1_000_000n;
+
+/**
+ * Runs the whole chaos suite: starts the cluster, keeps mixed traffic on it, injects each fault in turn
+ * (then a combined one), measures what callers saw and how long recovery took, and after each fault
+ * proves the books with `reconcile` and the callers' own tallies. Ends with the slow-facilitator
+ * throughput comparison. Never throws for a broken invariant: it reports it.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const log = options.log ?? (() => undefined);
+  const holdMs = options.ci ? 2_500 : 10_000;
+  log(`starting the cluster (2 replicas each, private Postgres/Redis/NATS, anvil, facilitator, store emulator)`);
+  const cluster = await ChaosCluster.start({ replicas: 2 });
+  const violations: string[] = [];
+  const faults: FaultReport[] = [];
+  let traffic: Traffic | undefined;
+  try {
+    const keys = [];
+    for (let i = 0; i < KEYS; i++) keys.push(await cluster.createKey(KEY_CREDIT));
+    traffic = new Traffic({
+      gatewayUrls: cluster.gatewayUrls,
+      keys: keys.map((k) => ({ id: k.id, key: k.key })),
+      payerPrivateKey: cluster.chain.accounts.payer.privateKey,
+      creditWorkers: options.ci ? 6 : 16,
+      x402Workers: options.ci ? 1 : 2,
+    });
+    traffic.start();
+    await sleep(options.ci ? 2_000 : 5_000);
+    const baseline = traffic.cut();
+    log(`baseline: ${baseline.format()}`);
+    const books = new Books(cluster, traffic);
+    await traffic.stop();
+    const first = await books.check('baseline', false);
+    violations.push(...first.violations);
+    traffic.start();
+
+    const selected = FAULTS.filter((f) => !options.only?.length || options.only.some((name) => f.name.includes(name)));
+    for (const fault of selected) {
+      traffic.cut();
+      log(`fault: ${fault.name}`);
+      await fault.inject(cluster);
+      await sleep(fault.holdMs?.(options.ci) ?? holdMs);
+      await fault.heal(cluster);
+      const healedAt = Date.now();
+      let recoveryMs = -1;
+      while (Date.now() - healedAt < 60_000) {
+        if (await traffic.probe()) {
+          recoveryMs = Date.now() - healedAt;
+          break;
+        }
+        await sleep(100);
+      }
+      const seen: Histogram = traffic.cut();
+      // The books are proved on a quiet system: calls in flight would be charged but not yet tallied.
+      await traffic.stop();
+      const verdict = await books.check(fault.name, fault.losesRedis === true);
+      traffic.start();
+      const report: FaultReport = {
+        fault: fault.name,
+        histogram: seen.format(),
+        failures: traffic.takeFailureMessages(),
+        recoveryMs,
+        reconcile: verdict.summary,
+        forgivenCalls: verdict.forgivenCalls,
+        violations: [...(recoveryMs < 0 ? ['did not recover within 60 s'] : []), ...verdict.violations, ...traffic.violations.splice(0)],
+      };
+      faults.push(report);
+      log(`  callers saw: ${report.histogram}`);
+      if (report.failures) log(`  5xx: ${report.failures}`);
+      log(`  recovered in ${recoveryMs} ms; reconcile: ${report.reconcile}${report.forgivenCalls ? `; ${report.forgivenCalls} calls forgiven` : ''}`);
+      for (const violation of report.violations) log(`  VIOLATION ${violation}`);
+    }
+
+    const throughput = await measureSlowFacilitator(cluster, traffic, options.ci, log);
+    await traffic.stop();
+    const final = await books.check('end', false);
+    violations.push(...final.violations, ...traffic.violations, ...faults.flatMap((f) => f.violations.map((v) => `${f.fault}: ${v}`)));
+    const totals = `${traffic.total.format()} | x402 delivered ${traffic.deliveries.length}, ambiguous ${traffic.x402Ambiguous}`;
+    log(`totals: ${totals}`);
+    log(`final reconcile: ${final.summary}`);
+    return { faults, throughput, totals, violations };
+  } catch (error) {
+    log(cluster.logTail());
+    throw error;
+  } finally {
+    await traffic?.stop();
+    await cluster.stop();
+  }
+}
+
+/**
+ * Credit throughput with no x402 load, then while a burst of x402 calls hangs on a slow facilitator.
+ * Reported, not asserted (timing); the suite asserts only that credit calls kept being delivered.
+ */
+async function measureSlowFacilitator(cluster: ChaosCluster, traffic: Traffic, ci: boolean, log: (line: string) => void) {
+  const windowMs = ci ? 3_000 : 10_000;
+  const hanging = ci ? 100 : 1_000;
+  const rate = async () => {
+    const before = traffic.creditDelivered();
+    await sleep(windowMs);
+    return ((traffic.creditDelivered() - before) * 1000) / windowMs;
+  };
+  cluster.facilitator.setDelayMs(10_000);
+  const quiet = await rate();
+  const burst = traffic.burstX402(hanging);
+  await sleep(1_000); // let the burst reach the facilitator
+  const loaded = await rate();
+  cluster.facilitator.setDelayMs(0);
+  await burst;
+  const ratio = quiet > 0 ? loaded / quiet : 0;
+  log(`credit throughput: ${quiet.toFixed(1)}/s alone, ${loaded.toFixed(1)}/s with ${hanging} x402 calls hanging on a 10 s facilitator (ratio ${ratio.toFixed(2)})`);
+  traffic.cut();
+  return { creditPerSecond: quiet, creditPerSecondWithSlowX402: loaded, ratio, hangingX402: hanging };
+}
+
+/** Reconcile plus what only the callers know: what they were delivered and what may have been charged. */
+class Books {
+  /** Per key, delivered − recorded debits accepted so far (forgiven by Redis losses). */
+  private readonly forgiven = new Map<string, number>();
+  /** Reconcile differences accepted so far (after a Redis loss), by key id. */
+  private readonly acceptedDifferences = new Map<string, string>();
+
+  constructor(
+    private readonly cluster: ChaosCluster,
+    private readonly traffic: Traffic,
+  ) {}
+
+  async check(phase: string, redisLost: boolean): Promise<{ summary: string; violations: string[]; forgivenCalls: number }> {
+    const violations: string[] = [];
+    const reply = await this.cluster.reconcile(20_000);
+    for (const row of reply.differences) {
+      const accepted = this.acceptedDifferences.get(row.id) === row.difference;
+      if (row.status === 'forgiven' && (redisLost || accepted)) {
+        this.acceptedDifferences.set(row.id, row.difference);
+        continue;
+      }
+      violations.push(`reconcile: key ${row.prefix} ${row.status} (difference ${row.difference} µUSD, pending ${row.pending})`);
+    }
+    const s = reply.settlements;
+    if (s.duplicates || s.topUpsWithoutSettlement.length || s.settlementsWithoutTopUp.length || s.queued) {
+      violations.push(`reconcile: settlements ${JSON.stringify(s)}`);
+    }
+
+    // Per key: never charged more calls than could have been charged, never delivered more than recorded
+    // (except what a Redis loss forgave, which must stay within the documented ~1 s of debits).
+    const { rows } = await this.cluster.db.query<{ api_key_id: string; debits: string; off_price: string }>(
+      `SELECT api_key_id, count(*) AS debits, count(*) FILTER (WHERE amount_micros <> $1) AS off_price FROM credit_debits GROUP BY 1`,
+      [PRICE_PER_CALL_MICROS.toString()],
+    );
+    const debits = new Map(rows.map((r) => [r.api_key_id, Number(r.debits)]));
+    if (rows.some((r) => r.off_price !== '0')) violations.push('a debit is not one call price');
+    let forgivenCalls = 0;
+    for (const tally of this.traffic.tallies.values()) {
+      const recorded = debits.get(tally.id) ?? 0;
+      if (recorded > tally.delivered + tally.ambiguous) {
+        violations.push(`key ${tally.id}: ${recorded} debits for ${tally.delivered} deliveries + ${tally.ambiguous} unanswered calls (double charge)`);
+      }
+      const deficit = tally.delivered - recorded;
+      const before = this.forgiven.get(tally.id) ?? 0;
+      if (deficit > before) {
+        if (redisLost) {
+          forgivenCalls += deficit - before;
+          this.forgiven.set(tally.id, deficit);
+        } else violations.push(`key ${tally.id}: ${deficit - before} delivered calls have no debit (credit lost to us without a Redis loss)`);
+      }
+    }
+
+    // x402: every delivery has exactly one settlement naming it; settlements beyond deliveries only where callers saw an error.
+    const settled = await this.cluster.db.query<{ request_id: string; transaction: string }>(`SELECT request_id, transaction FROM x402_settlements WHERE purpose = 'call'`);
+    const byRequest = new Map<string, string[]>();
+    for (const row of settled.rows) byRequest.set(row.request_id, [...(byRequest.get(row.request_id) ?? []), row.transaction]);
+    const transactions = new Set<string>();
+    for (const delivery of this.traffic.deliveries) {
+      const found = byRequest.get(delivery.requestId) ?? [];
+      if (found.length !== 1 || found[0] !== delivery.transaction) violations.push(`x402 delivery ${delivery.requestId}: settlements ${JSON.stringify(found)}`);
+      if (transactions.has(delivery.transaction)) violations.push(`x402 transaction ${delivery.transaction} delivered twice`);
+      transactions.add(delivery.transaction);
+    }
+    if (settled.rows.length > this.traffic.deliveries.length + this.traffic.x402Ambiguous) {
+      violations.push(`${settled.rows.length} x402 settlements for ${this.traffic.deliveries.length} deliveries and ${this.traffic.x402Ambiguous} failed calls`);
+    }
+
+    const accepted = reply.differences.length > 0 && violations.length === 0 ? ` (${reply.differences.length} keys forgiven by Redis losses)` : '';
+    const summary = `${reply.exact ? 'exact' : 'differences'}${accepted}; ${reply.keysChecked} keys, ${reply.totals.debits} debits, ${s.calls} x402 call settlements (${this.traffic.deliveries.length} delivered)`;
+    return { summary, violations, forgivenCalls };
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
