@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { jest } from '@jest/globals';
 import { ChaosCluster } from '../src/cluster.js';
-import { fuzzGateway } from '../src/fuzz.js';
+import { fuzzGateway, fuzzUpstreamSteering } from '../src/fuzz.js';
 
 jest.setTimeout(120_000);
 
@@ -16,13 +16,18 @@ describe('HTTP fuzzer (CI size)', () => {
     const report = await fuzzGateway(cluster, 300);
     process.stdout.write(`fuzz: ${report.requests} requests, statuses ${JSON.stringify(report.statuses)}, ${report.upstreamRequests} upstream requests\n`);
     expect(report.requests).toBe(300);
-    // Known finding, reported to the lead: a path segment longer than the router's maxParamLength (512) is a 500.
-    const overLongId500 = (v: string) => /"id":"[^"]{513,}"/.test(v) && /: 500( |$)/.test(v);
-    expect(report.violations.filter((v) => !overLongId500(v))).toEqual([]);
+    expect(report.violations).toEqual([]);
   });
 
-  // Flips to a plain failure once the gateway answers 400/404 for an over-long id; then drop `.failing`.
-  it.failing('answers an over-long id with a 4xx envelope, not a 500', async () => {
+  it('sends paid, valid requests with hostile ids and terms upstream only as data: same host, expected paths, the exact term', async () => {
+    const report = await fuzzUpstreamSteering(cluster, 150);
+    process.stdout.write(`steering: ${report.requests} requests, statuses ${JSON.stringify(report.statuses)}, ${report.upstreamRequests} upstream requests\n`);
+    expect(report.upstreamRequests).toBeGreaterThan(50);
+    expect(report.violations).toEqual([]);
+  });
+
+  // Found by the fuzzer: a path segment past the router's maxParamLength (512) used to be a 500.
+  it('answers an over-long id with a 4xx envelope, not a 500', async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const url = new URL(cluster.gatewayUrls[0]);
       const req = request({ host: url.hostname, port: url.port, path: `/api/apps/${'a'.repeat(1500)}` }, (res) => {

@@ -75,6 +75,7 @@ describe('gateway over HTTP', () => {
       port: 0,
       publicBaseUrl: 'http://gateway.test',
       nats: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
+      x402PayTimeoutMs: 1000,
       bodyLimitBytes: 16_384,
       trustProxy: false,
       ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },
@@ -284,6 +285,15 @@ describe('gateway over HTTP', () => {
 
     it('a malformed URL → 400 envelope', async () => {
       expectEnvelope(await paid('/api/apps/%E0%A4%A'), 400, 'malformed url');
+    });
+
+    it('a path parameter past the router\'s length limit → the route\'s own 400 naming it, or 404 off the routes', async () => {
+      const long = 'a'.repeat(1500);
+      expectEnvelope(await paid(`/api/apps/${long}`), 400, 'appId must be at most 155 characters');
+      const bundle = await paid(`/api/bundles/${'1'.repeat(600)}/reviews?page=2`);
+      expect(bundle.statusCode).toBe(400);
+      expect(JSON.parse(bundle.body).message).toMatch(/^bundleId must be/);
+      expectEnvelope(await paid(`/api/nothing/${long}`), 404, 'not found');
     });
   });
 

@@ -2,6 +2,7 @@ import type { FastifyServerOptions } from 'fastify';
 import type { Socket } from 'node:net';
 import type { GatewayConfig } from '../config.js';
 import { rawEnvelopeResponse, sendEnvelope } from '../envelope/envelope.js';
+import { answerForOverlongPathParam } from './overlong-path-param.js';
 import { requestIdFor } from './request-id.js';
 
 /**
@@ -18,7 +19,11 @@ export function fastifyOptions(config: GatewayConfig): FastifyServerOptions {
     requestIdHeader: false,
     genReqId: requestIdFor,
     return503OnClosing: false,
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        const answer = answerForOverlongPathParam(request.url);
+        return sendEnvelope(reply, answer.status, answer.message);
+      }
       const badUrl = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_ASYNC_CONSTRAINT';
       return sendEnvelope(reply, badUrl ? 400 : 500, badUrl ? 'malformed url' : 'internal error');
     },
