@@ -7,6 +7,11 @@ export interface GatewayConfig {
   /** The address callers use, for links and x402 resource URLs. */
   publicBaseUrl: string;
   nats: NatsConfig;
+  /**
+   * How long a payment (verify + settle at the facilitator) may take over NATS. Longer than payments'
+   * facilitator timeouts together, so the caller is never answered 502 for a payment that then settles.
+   */
+  x402PayTimeoutMs: number;
   /** Largest request body accepted, bytes; priced routes take none. */
   bodyLimitBytes: number;
   /** Trust X-Forwarded-* from the load balancer in front. */
@@ -24,6 +29,7 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
       port,
       publicBaseUrl: e.url('PUBLIC_BASE_URL', `http://localhost:${port}`),
       nats: readNatsConfig(e),
+      x402PayTimeoutMs: e.int('X402_PAY_TIMEOUT_MS', 35_000, { min: 1000, max: 300_000 }),
       bodyLimitBytes: e.int('BODY_LIMIT_BYTES', 16_384, { min: 1024, max: 1_048_576 }),
       trustProxy: e.bool('TRUST_PROXY', false),
       ops: readOpsConfig(e, 9100),

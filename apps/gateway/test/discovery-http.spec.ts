@@ -54,6 +54,7 @@ describe('discovery documents over HTTP', () => {
       port: 0,
       publicBaseUrl: PUBLIC,
       nats: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
+      x402PayTimeoutMs: 1000,
       bodyLimitBytes: 16_384,
       trustProxy: false,
       ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },

@@ -74,6 +74,7 @@ describe('gateway MCP endpoint', () => {
       port: 0,
       publicBaseUrl: 'http://gateway.test',
       nats: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
+      x402PayTimeoutMs: 1000,
       bodyLimitBytes: 16_384,
       trustProxy: false,
       ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },

@@ -10,6 +10,8 @@ import {
 } from '@appcat/contracts';
 import { type NatsRpcClient } from '@appcat/microservice';
 import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG } from '../config.provider.js';
+import type { GatewayConfig } from '../config.js';
 import { NATS_RPC } from '../nats-rpc.provider.js';
 
 /** How long an `accepts` list is reused before payments is asked again. */
@@ -23,7 +25,10 @@ const ACCEPTS_TTL_MS = 60_000;
 export class X402Client {
   private readonly accepted = new Map<string, { accepts: X402Requirement[]; until: number }>();
 
-  constructor(@Inject(NATS_RPC) private readonly nats: NatsRpcClient) {}
+  constructor(
+    @Inject(NATS_RPC) private readonly nats: NatsRpcClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
 
   async accepts(offer: X402Offer, requestId: string): Promise<X402Requirement[]> {
     const key = `${offer.networks}:${offer.price}`;
@@ -36,10 +41,14 @@ export class X402Client {
   }
 
   pay(request: X402PayRequest): Promise<X402Receipt> {
-    return this.nats.request<X402Receipt>(Subject.X402Pay, request, { service: 'payments', requestId: request.requestId });
+    return this.nats.request<X402Receipt>(Subject.X402Pay, request, { service: 'payments', requestId: request.requestId, timeoutMs: this.config.x402PayTimeoutMs });
   }
 
   topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {
-    return this.nats.request<X402TopUpReply>(Subject.CreditsTopUp, request, { service: 'payments', requestId: request.requestId });
+    return this.nats.request<X402TopUpReply>(Subject.CreditsTopUp, request, {
+      service: 'payments',
+      requestId: request.requestId,
+      timeoutMs: this.config.x402PayTimeoutMs,
+    });
   }
 }
