@@ -157,3 +157,93 @@ export async function fuzzGateway(cluster: ChaosCluster, runs: number, seed?: nu
   }
   return { requests, statuses, upstreamRequests: upstream.length, violations };
 }
+
+/** Values the gateway accepts, chosen to break a URL built by concatenation: they reach the upstream. */
+const hostileTerm = nasty
+  .map((text) => text.slice(0, 200))
+  .filter((text) => text.trim() !== '' && isWellFormed(text));
+const validAppId = fc.oneof(
+  fc.stringMatching(/^[1-9]\d{0,18}$/),
+  fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/),
+  fc.constantFrom('a..b', 'com.example..app', 'x.-_', '0..0', 'evil.example', '127.0.0.1', 'localhost'),
+);
+const numericId = fc.stringMatching(/^[1-9]\d{0,18}$/);
+const steeringRequest = fc.oneof(
+  fc.record({ kind: fc.constant('search' as const), term: hostileTerm, country: fc.constantFrom('us', 'GB', 'jp'), lang: fc.constantFrom(undefined, 'en-us', 'ja_JP') }),
+  fc.record({ kind: fc.constantFrom('app' as const, 'reviews' as const, 'similar' as const), id: validAppId, country: fc.constantFrom('us', 'de') }),
+  fc.record({ kind: fc.constantFrom('developer' as const, 'bundle' as const), id: numericId, country: fc.constant('us') }),
+);
+type SteeringRequest = typeof steeringRequest extends fc.Arbitrary<infer T> ? T : never;
+
+function isWellFormed(text: string): boolean {
+  try {
+    encodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function steeringPath(req: SteeringRequest): string {
+  switch (req.kind) {
+    case 'search':
+      return `/api/apps?term=${encodeURIComponent(req.term)}&country=${req.country}${req.lang ? `&lang=${req.lang}` : ''}`;
+    case 'app':
+      return `/api/apps/${encodeURIComponent(req.id)}?country=${req.country}`;
+    case 'reviews':
+      return `/api/apps/${encodeURIComponent(req.id)}/reviews?country=${req.country}`;
+    case 'similar':
+      return `/api/apps/${encodeURIComponent(req.id)}/similar?country=${req.country}`;
+    case 'developer':
+      return `/api/developers/${req.id}`;
+    case 'bundle':
+      return `/api/bundles/${req.id}?country=${req.country}`;
+  }
+}
+
+/** How the catalog keys a search term (trimmed, spaces collapsed, lower case): what must arrive upstream. */
+const normalisedTerm = (term: string) => term.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * Paid, valid requests whose ids and search terms are built to steer a URL made by concatenation
+ * (traversal, `@host`, `?`, `#`, CR LF, percent signs, unicode). Every one reaches the catalog and most
+ * the upstream: each upstream request must stay on the emulator (its Host), on an expected endpoint
+ * path with no traversal, and a search must carry exactly the term sent, as one decoded query value.
+ */
+export async function fuzzUpstreamSteering(cluster: ChaosCluster, runs: number, seed?: number): Promise<FuzzReport> {
+  const base = new URL(cluster.gatewayUrls[0]);
+  const emulatorHost = new URL(cluster.emulator.url).host;
+  const upstream: EmulatorRequest[] = [];
+  cluster.emulator.setRequestHook((request) => {
+    upstream.push(request);
+    return undefined;
+  });
+  const key = await cluster.createKey(1_000_000n);
+  const statuses: Record<string, number> = {};
+  const violations: string[] = [];
+  const termsSent = new Set<string>();
+  let requests = 0;
+  await fc.assert(
+    fc.asyncProperty(steeringRequest, async (req) => {
+      if (req.kind === 'search') termsSent.add(normalisedTerm(req.term));
+      const answer = await send(base, { method: 'GET', route: steeringPath(req), id: '', query: [], authorization: `Bearer ${key.key}`, paymentSignature: undefined, extraHeader: undefined });
+      requests++;
+      if (!answer) return true;
+      statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+      if (answer.status >= 500) violations.push(`${JSON.stringify(req)}: ${answer.status} ${answer.body.slice(0, 200)}`);
+      return true;
+    }),
+    { numRuns: runs, ...(seed !== undefined ? { seed } : {}) },
+  );
+  cluster.emulator.setRequestHook(undefined);
+  for (const request of upstream) {
+    const endpoint = endpointOf(request.path);
+    if (request.headers.host !== emulatorHost) violations.push(`upstream request to host ${request.headers.host}: ${request.path}`);
+    if (endpoint === 'other' || /(^|\/)\.\.?(\/|$)|%2e|%2f|%5c|\\/i.test(request.path)) violations.push(`upstream request steered: ${request.method} ${request.path}`);
+    if (endpoint === 'search') {
+      const terms = request.query.getAll('term');
+      if (terms.length !== 1 || !termsSent.has(normalisedTerm(terms[0]))) violations.push(`search upstream with term(s) ${JSON.stringify(terms)} never sent`);
+    }
+  }
+  return { requests, statuses, upstreamRequests: upstream.length, violations };
+}
