@@ -2,7 +2,7 @@
  * `npm run bench`: starts everything it needs, runs every section on this machine, prints the report
  * and writes it to docs/benchmarks.md. Settings: see settings.ts and the README's Benchmarks section.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describeMachine, formatMachine } from './machine.js';
 import { repoPath } from './processes.js';
@@ -57,7 +57,8 @@ async function main(): Promise<void> {
     report.check({ name: 'every service under load', target: '< 150 MB RSS', measured: `largest ${(worst / 1024 / 1024).toFixed(1)} MB`, met: worst < 150 * 1024 * 1024 });
   }
 
-  const markdown = report.render(machine, settings, conditions);
+  const notes = await readFile(repoPath('apps/bench/findings.md'), 'utf8').catch(() => '');
+  const markdown = report.render(machine, settings, conditions, notes);
   log();
   log(markdown);
   if (settings.output !== '') {

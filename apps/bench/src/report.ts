@@ -53,7 +53,8 @@ export class Report {
     );
   }
 
-  render(machine: MachineDescription, settings: BenchSettings, conditions: string): string {
+  /** @param notes hand-written markdown appended as is (the findings that profiles and runs led to). */
+  render(machine: MachineDescription, settings: BenchSettings, conditions: string, notes = ''): string {
     const parts = [
       '# Benchmarks',
       '',
@@ -67,6 +68,7 @@ export class Report {
       ...this.sections.flatMap((s) => [`## ${s.title}`, '', s.body, '']),
     ];
     if (this.memory.size > 0) parts.push('## Memory', '', 'Resident set size (VmRSS from /proc/<pid>/status): idle after start-up and warm-up, peak sampled every 250 ms under load.', '', this.memoryTable(), '');
+    if (notes.trim() !== '') parts.push(notes.trim(), '');
     return parts.join('\n');
   }
 }
