@@ -4,13 +4,13 @@
  * nats-server, as in gateway-http.spec.ts), the bazaar declaration on 402 challenges, and the 404/405
  * answers around them unchanged.
  */
-import { ErrorCode, Subject, type WireError } from '@appcat/contracts';
+import { ErrorCode, Subject } from '@appcat/contracts';
 import { PRICED_ROUTES } from '@appcat/routes';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
-import { createGatewayApp, type GatewayConfig } from '../src/index.js';
+import { serveStandIn, type StandInHandler, startGatewayOnStandIns } from './support/stand-ins.js';
 
 const PUBLIC = 'https://appcat.example.org';
 const KEY = 'ak_' + 'x'.repeat(43);
@@ -26,18 +26,7 @@ describe('discovery documents over HTTP', () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     responder = await connect({ servers: nats.url });
-    const serve = (subject: string, handler: (data: Record<string, unknown>) => unknown) =>
-      responder.subscribe(subject, {
-        queue: 'stand-in',
-        callback: (_err, msg) => {
-          const packet = msg.json<{ id: string; data: Record<string, unknown> }>();
-          try {
-            msg.respond(JSON.stringify({ id: packet.id, response: handler(packet.data), isDisposed: true }));
-          } catch (err) {
-            msg.respond(JSON.stringify({ id: packet.id, err: err as WireError, isDisposed: true }));
-          }
-        },
-      });
+    const serve = (subject: string, handler: StandInHandler) => serveStandIn(responder, subject, handler);
     serve(Subject.X402Accepts, (data) => {
       asked.accepts.push(data);
       if (acceptsFails) throw { code: ErrorCode.FacilitatorUnavailable, message: 'payment facilitator unreachable' };
@@ -49,20 +38,7 @@ describe('discovery documents over HTTP', () => {
       asked.debit += 1;
       return { debitId: 'd1', balance: '4997000' };
     });
-    const config: GatewayConfig = {
-      host: '127.0.0.1',
-      port: 0,
-      publicBaseUrl: PUBLIC,
-      nats: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
-      x402PayTimeoutMs: 1000,
-      bodyLimitBytes: 16_384,
-      trustProxy: false,
-      ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },
-      shutdownDelayMs: 0,
-    };
-    app = await createGatewayApp(config, { logger: false });
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+    ({ app, base } = await startGatewayOnStandIns(nats.url, PUBLIC));
   });
 
   afterAll(async () => {

@@ -4,24 +4,18 @@
  * what they answer and count what they were asked; the real services are exercised end to end in
  * apps/e2e.
  */
-import { ErrorCode, Subject, type WireError } from '@appcat/contracts';
+import { ErrorCode, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect as tcpConnect } from 'node:net';
-import { createGatewayApp, type GatewayConfig } from '../src/index.js';
-
-type Handler = (data: Record<string, unknown>) => unknown;
+import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
 
 function decode(header: unknown) {
   expect(typeof header).toBe('string');
   return JSON.parse(Buffer.from(header as string, 'base64').toString('utf8'));
 }
 
-class StandIn {
-  calls: Record<string, unknown>[] = [];
-  constructor(public handler: Handler) {}
-}
 
 const KEY = 'ak_' + 'x'.repeat(43);
 
@@ -47,19 +41,7 @@ describe('gateway over HTTP', () => {
     balance: data.amount,
   }));
 
-  const serve = (subject: string, standIn: StandIn) =>
-    responder.subscribe(subject, {
-      queue: 'stand-in',
-      callback: (_err, msg) => {
-        const packet = msg.json<{ id: string; data: Record<string, unknown> }>();
-        standIn.calls.push(packet.data);
-        try {
-          msg.respond(JSON.stringify({ id: packet.id, response: standIn.handler(packet.data), isDisposed: true }));
-        } catch (err) {
-          msg.respond(JSON.stringify({ id: packet.id, err: err as WireError, isDisposed: true }));
-        }
-      },
-    });
+  const serve = (subject: string, standIn: StandIn) => serveStandIn(responder, subject, standIn);
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -70,20 +52,7 @@ describe('gateway over HTTP', () => {
     serve(Subject.X402Accepts, accepts);
     serve(Subject.X402Pay, pay);
     serve(Subject.CreditsTopUp, topUp);
-    const config: GatewayConfig = {
-      host: '127.0.0.1',
-      port: 0,
-      publicBaseUrl: 'http://gateway.test',
-      nats: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
-      x402PayTimeoutMs: 1000,
-      bodyLimitBytes: 16_384,
-      trustProxy: false,
-      ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },
-      shutdownDelayMs: 0,
-    };
-    app = await createGatewayApp(config, { logger: false });
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+    ({ app, base } = await startGatewayOnStandIns(nats.url));
   });
 
   afterAll(async () => {

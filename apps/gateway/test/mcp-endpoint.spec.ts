@@ -3,29 +3,16 @@
  * (as in gateway-http.spec.ts): what each tool call asks of payments and catalog, how failures come
  * back as tool errors, and the HTTP answers outside JSON-RPC. The real services: apps/e2e mcp suite.
  */
-import { ErrorCode, Subject, type WireError } from '@appcat/contracts';
+import { ErrorCode, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createGatewayApp, type GatewayConfig } from '../src/index.js';
 import { GatewayOps } from '../src/ops/gateway-ops.js';
+import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
 
-type Handler = (data: Record<string, unknown>) => unknown;
-
-class StandIn {
-  calls: Record<string, unknown>[] = [];
-  constructor(
-    public handler: Handler,
-    readonly initial: Handler = handler,
-  ) {}
-  reset(): void {
-    this.calls = [];
-    this.handler = this.initial;
-  }
-}
 
 const KEY = 'ak_' + 'x'.repeat(43);
 const SETTLED = { success: true, transaction: '0xT', network: 'eip155:8453', payer: '0xP' };
@@ -47,19 +34,7 @@ describe('gateway MCP endpoint', () => {
   const pay = new StandIn(() => ({ paymentResponse: base64(SETTLED), network: 'eip155:8453', payer: '0xP', transaction: '0xT' }));
   const standIns = [debit, balance, catalog, accepts, pay];
 
-  const serve = (subject: string, standIn: StandIn) =>
-    responder.subscribe(subject, {
-      queue: 'stand-in',
-      callback: (_err, msg) => {
-        const packet = msg.json<{ id: string; data: Record<string, unknown> }>();
-        standIn.calls.push(packet.data);
-        try {
-          msg.respond(JSON.stringify({ id: packet.id, response: standIn.handler(packet.data), isDisposed: true }));
-        } catch (err) {
-          msg.respond(JSON.stringify({ id: packet.id, err: err as WireError, isDisposed: true }));
-        }
-      },
-    });
+  const serve = (subject: string, standIn: StandIn) => serveStandIn(responder, subject, standIn);
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -69,20 +44,7 @@ describe('gateway MCP endpoint', () => {
     serve(Subject.CatalogFetch, catalog);
     serve(Subject.X402Accepts, accepts);
     serve(Subject.X402Pay, pay);
-    const config: GatewayConfig = {
-      host: '127.0.0.1',
-      port: 0,
-      publicBaseUrl: 'http://gateway.test',
-      nats: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
-      x402PayTimeoutMs: 1000,
-      bodyLimitBytes: 16_384,
-      trustProxy: false,
-      ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },
-      shutdownDelayMs: 0,
-    };
-    app = await createGatewayApp(config, { logger: false });
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+    ({ app, base } = await startGatewayOnStandIns(nats.url));
   });
 
   afterAll(async () => {

@@ -1,0 +1,62 @@
+/*
+ * Payments and catalog as stand-ins on a private nats-server, for the gateway's own suites: each case
+ * chooses what they answer and counts what they were asked. They answer in Nest's NATS wire format
+ * (`{id, response | err, isDisposed}`), so the gateway's real client talks to them unchanged.
+ */
+import type { WireError } from '@appcat/contracts';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createGatewayApp } from '../../src/index.js';
+
+export type StandInHandler = (data: Record<string, unknown>) => unknown;
+
+/** One subject's stand-in: its current answer (a thrown value becomes a wire error) and the requests it got. */
+export class StandIn {
+  calls: Record<string, unknown>[] = [];
+  constructor(
+    public handler: StandInHandler,
+    readonly initial: StandInHandler = handler,
+  ) {}
+
+  reset(): void {
+    this.calls = [];
+    this.handler = this.initial;
+  }
+}
+
+export function serveStandIn(responder: NatsConnection, subject: string, standIn: StandIn | StandInHandler): StandIn {
+  const served = standIn instanceof StandIn ? standIn : new StandIn(standIn);
+  responder.subscribe(subject, {
+    queue: 'stand-in',
+    callback: (_err, msg) => {
+      const packet = msg.json<{ id: string; data: Record<string, unknown> }>();
+      served.calls.push(packet.data);
+      try {
+        msg.respond(JSON.stringify({ id: packet.id, response: served.handler(packet.data), isDisposed: true }));
+      } catch (err) {
+        msg.respond(JSON.stringify({ id: packet.id, err: err as WireError, isDisposed: true }));
+      }
+    },
+  });
+  return served;
+}
+
+/** A gateway on a free port talking to `natsUrl`, with short NATS timeouts so a silent stand-in fails fast. */
+export async function startGatewayOnStandIns(natsUrl: string, publicBaseUrl = 'http://gateway.test'): Promise<{ app: NestFastifyApplication; base: string }> {
+  const app = await createGatewayApp(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      publicBaseUrl,
+      nats: { servers: [natsUrl], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
+      x402PayTimeoutMs: 1000,
+      bodyLimitBytes: 16_384,
+      trustProxy: false,
+      ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },
+      shutdownDelayMs: 0,
+    },
+    { logger: false },
+  );
+  await app.listen(0, '127.0.0.1');
+  return { app, base: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}` };
+}
