@@ -58,7 +58,7 @@ export class McpToolCallsService {
       route: tool.route,
       ...toRouteInput(tool, params.arguments),
       credentials: () => readMcpCredentials(request.headers, params._meta),
-      resourceUrl: `mcp://tool/${tool.name}`,
+      resourceUrl: () => `mcp://tool/${tool.name}`,
       requestId: request.id,
       onCharged,
     });

@@ -31,8 +31,11 @@ export interface PricedCall {
    * wins over a bad key (401) and an invalid call never reaches payments.
    */
   credentials: () => PaymentCredentials;
-  /** The x402 resource URL: the request URL over HTTP, `mcp://tool/<name>` over MCP. */
-  resourceUrl: string;
+  /**
+   * The x402 resource URL: the request URL over HTTP, `mcp://tool/<name>` over MCP. Asked only when
+   * x402 is involved, so the credit path builds no URL.
+   */
+  resourceUrl: () => string;
   requestId: string;
   /**
    * Told as soon as the call is charged, before the catalog is asked: a catalog failure after the
@@ -73,7 +76,7 @@ export class PricedCallService {
       pathParams: request.params as Record<string, string>,
       query: request.query as RawQuery,
       credentials: () => readPaymentCredentials(request.headers),
-      resourceUrl: this.config.publicBaseUrl + request.url,
+      resourceUrl: () => this.config.publicBaseUrl + request.url,
       requestId: request.id,
       onCharged: (charge) => {
         if (charge.method === 'x402') reply.header(PAYMENT_RESPONSE_HEADER, charge.receipt.paymentResponse);
@@ -96,11 +99,11 @@ export class PricedCallService {
     let charge: Charge;
     switch (credentials.kind) {
       case 'none': {
-        const { offer, resource } = this.x402Terms(route, call.resourceUrl);
+        const { offer, resource } = this.x402Terms(route, call.resourceUrl());
         throw await this.challenge.required(offer, resource, requestId);
       }
       case 'x402': {
-        const { offer, resource } = this.x402Terms(route, call.resourceUrl);
+        const { offer, resource } = this.x402Terms(route, call.resourceUrl());
         const receipt = await this.x402Payments.pay(credentials.paymentSignature, offer, resource, route.id, requestId);
         charge = { method: 'x402', receipt };
         this.ops.metrics.charges.inc({ method: 'x402', network: receipt.network });
