@@ -155,3 +155,32 @@ export const MCP_BALANCE_TOOL_NAME = 'credits_balance';
 export function mcpToolName(route: PricedRoute): string {
   return route.id.replace(/\./g, '_');
 }
+
+const ROUTE_SEGMENTS = PRICED_ROUTES.map((route) => ({ route, segments: route.path.split('/') }));
+
+/**
+ * The priced route a request path (no query) names, with its path parameters percent-decoded (left as
+ * sent when malformed): `/api/apps/284882215/reviews` → apps.reviews, `{appId: '284882215'}`.
+ */
+export function matchPricedRoute(path: string): { route: PricedRoute; params: Record<string, string> } | undefined {
+  const segments = path.split('/');
+  for (const { route, segments: template } of ROUTE_SEGMENTS) {
+    if (template.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const fits = template.every((part, i) => {
+      if (!part.startsWith('{')) return part === segments[i];
+      params[part.slice(1, -1)] = decodeSegment(segments[i]);
+      return segments[i] !== '';
+    });
+    if (fits) return { route, params };
+  }
+  return undefined;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
