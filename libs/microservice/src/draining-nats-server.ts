@@ -23,6 +23,16 @@ export class DrainingNatsServer extends ServerNats {
     super({ ...natsOptions, gracefulShutdown: false });
   }
 
+  /**
+   * Nest looks a handler up by first trying `JSON.parse` on the pattern, in case it is an object
+   * pattern; for a plain subject that throws and builds a SyntaxError with its stack on every message
+   * (a few per cent of a service's CPU under load). Our patterns are plain subjects, registered under
+   * themselves: look them up directly and leave anything else to Nest.
+   */
+  override getHandlerByPattern(pattern: string): ReturnType<ServerNats['getHandlerByPattern']> {
+    return this.messageHandlers.get(pattern) ?? super.getHandlerByPattern(pattern);
+  }
+
   override getMessageHandler(channel: string): MessageHandler {
     const handle = super.getMessageHandler(channel) as MessageHandler;
     return async (error, message) => {

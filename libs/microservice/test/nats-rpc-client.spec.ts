@@ -81,4 +81,27 @@ describe('NatsRpcClient against a Nest NATS microservice', () => {
       code: ErrorCode.ServiceTimeout,
     });
   });
+
+  it('ignores a reply that comes after its request timed out, and keeps serving', async () => {
+    await expect(client.request('test.slow', {}, { service: 'echo', timeoutMs: 50 })).rejects.toMatchObject({ code: ErrorCode.ServiceTimeout });
+    // The slow handler answers 500 ms later, to a request nobody waits for any more.
+    await new Promise((r) => setTimeout(r, 600));
+    await expect(client.request('test.echo', { text: 'after' }, { service: 'echo' })).resolves.toEqual({ echoed: 'after' });
+  });
+
+  it('matches concurrent replies to their own requests, whatever order they come back in', async () => {
+    const slow = client.request('test.slow', {}, { service: 'echo' });
+    const fast = client.request<{ echoed: string }>('test.echo', { text: 'fast' }, { service: 'echo' });
+    await expect(fast).resolves.toEqual({ echoed: 'fast' });
+    await expect(slow).resolves.toBe('late');
+  });
+
+  it('fails the requests still waiting when it closes, instead of leaving them to time out', async () => {
+    const closing = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 60_000, shutdownGraceMs: 0 }, 'closing-client');
+    const waiting = closing.request('test.slow', {}, { service: 'echo' });
+    const began = Date.now();
+    await closing.close();
+    await expect(waiting).rejects.toMatchObject({ code: ErrorCode.ServiceUnavailable });
+    expect(Date.now() - began).toBeLessThan(5_000);
+  });
 });
