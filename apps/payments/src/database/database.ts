@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { setFlagsFromString } from 'node:v8';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 
@@ -16,6 +17,18 @@ export function createPool(databaseUrl: string, max: number): pg.Pool {
   return pool;
 }
 
+/**
+ * Prisma 7 plans queries with a WebAssembly compiler (about 3.4 MB of wasm) that V8 would compile twice:
+ * quickly (Liftoff), then again optimised (TurboFan) in the background, keeping both. The optimised copy
+ * costs about 30 MB of resident memory per process and buys nothing here: Prisma is off the per-call path
+ * (key loads, top-ups, the ledger flush and settlement records). Set before the module is compiled,
+ * which Prisma does lazily on first connect; it applies to wasm only.
+ */
+function keepWasmUnoptimised(): void {
+  setFlagsFromString('--liftoff-only');
+}
+
 export function createPrisma(pool: pg.Pool): PrismaClient {
+  keepWasmUnoptimised();
   return new PrismaClient({ adapter: new PrismaPg(pool) });
 }
