@@ -100,6 +100,33 @@ describe('credit-paid calls through every service', () => {
     expect(await system.balance(key)).toBe('1.000000');
   });
 
+  it('a call that does not pay costs the store nothing; a paid one is read ahead from the cache while it is charged', async () => {
+    const path = '/api/apps/284882215/similar?country=fr';
+    const upstreamRequestsDuring = async (work: () => Promise<unknown>) => {
+      const before = system.emulator.requestCount();
+      await work();
+      return system.emulator.requestCount() - before;
+    };
+    const broke = await system.createKey('0.002');
+    const revoked = await system.createKey('1');
+    await system.revoke(revoked.prefix);
+    // Data nobody asked for before: the read-ahead finds nothing cached and must not fetch it.
+    expect(await upstreamRequestsDuring(async () => {
+      expect((await system.get(path, 'ak_' + '2'.repeat(44))).status).toBe(401);
+      expect((await system.get(path, revoked.key)).status).toBe(401);
+      expect((await system.get(path, broke.key)).status).toBe(402);
+    })).toBe(0);
+
+    const { key } = await system.createKey('1');
+    const first = await system.get(path, key);
+    expect(first.headers['x-cache']).toBe('UPSTREAM');
+    let second: Awaited<ReturnType<System['get']>> | undefined;
+    expect(await upstreamRequestsDuring(async () => (second = await system.get(path, key)))).toBe(0);
+    expect(second!.headers['x-cache']).toBe('CACHE');
+    expect(second!.body).toEqual(first.body);
+    expect(await system.balance(key)).toBe('0.994000');
+  });
+
   it('402 topup_required once the balance is below the price; the balance never goes negative', async () => {
     const { key } = await system.createKey('0.005');
     expect((await system.get('/api/apps/284882215', key)).status).toBe(200);

@@ -35,6 +35,9 @@ export interface CatalogReply {
   ageSeconds?: number;
 }
 
+/** What `catalog.peek` answers: the cached answer, or null when the cache does not hold it fresh. */
+export type CatalogPeekReply = CatalogReply | null;
+
 /** Results per page of the two search routes; the upstream returns at most 200 results. */
 export const SEARCH_PAGE_SIZE = 20;
 export const SEARCH_MAX_PAGE = 10;

@@ -31,6 +31,12 @@ export const Subject = {
 
   /** Fetch catalogue data from the upstream store: {@link CatalogRequest} → {@link CatalogReply}. */
   CatalogFetch: 'catalog.fetch',
+  /**
+   * The same answer only if the cache holds it fresh, never asking the upstream: {@link CatalogRequest}
+   * → {@link CatalogReply}, or null when it does not. The gateway reads ahead this way while a call is
+   * being charged, so the read costs an unpaid call no upstream request.
+   */
+  CatalogPeek: 'catalog.peek',
 } as const;
 
 export type SubjectName = (typeof Subject)[keyof typeof Subject];

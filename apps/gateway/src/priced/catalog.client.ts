@@ -1,4 +1,4 @@
-import { type CatalogQuery, type CatalogReply, type CatalogRequest, Subject } from '@appcat/contracts';
+import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, Subject } from '@appcat/contracts';
 import { type NatsRpcClient, RpcCallError } from '@appcat/microservice';
 import { Inject, Injectable } from '@nestjs/common';
 import { httpErrorFor } from '../errors/http-status.js';
@@ -16,6 +16,20 @@ export class CatalogClient {
     } catch (error) {
       if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
       throw error;
+    }
+  }
+
+  /**
+   * The answer if the catalog's cache holds it fresh, else null; never asks the upstream. Never fails:
+   * any trouble (catalog unreachable, an older catalog without `catalog.peek`) is a miss, and the full
+   * fetch that follows reports what is wrong.
+   */
+  async peek(query: CatalogQuery, requestId: string): Promise<CatalogReply | null> {
+    const request: CatalogRequest = { query, requestId };
+    try {
+      return await this.nats.request<CatalogPeekReply>(Subject.CatalogPeek, request, { service: 'catalog', requestId });
+    } catch {
+      return null;
     }
   }
 }

@@ -38,7 +38,7 @@ export interface PricedCall {
   resourceUrl: () => string;
   requestId: string;
   /**
-   * Told as soon as the call is charged, before the catalog is asked: a catalog failure after the
+   * Told as soon as the call is charged, before the catalog answer is awaited: a catalog failure after the
    * charge still lets the caller see the receipt or the balance left.
    */
   onCharged?: (charge: Charge) => void;
@@ -54,7 +54,9 @@ export interface PricedAnswer {
 
 /**
  * One priced call, in the order that keeps money safe: validate (a 400 never charges), read the
- * payment means, charge (a debit or a settlement), and only then fetch from the catalog. A catalog
+ * payment means, charge (a debit or a settlement), and only then deliver. While the charge is under
+ * way the catalog's cache is read ahead (`catalog.peek`, which never asks the upstream); only when it
+ * misses is the catalog asked again, after the charge, to fetch from the upstream. A catalog
  * failure after the charge is a 502 and the charge stands (spec §7). `call` is the transport-neutral
  * part shared by HTTP and MCP; every failure is an HttpError.
  */
@@ -96,12 +98,15 @@ export class PricedCallService {
     const query = route.toCatalogQuery(input.params);
 
     const credentials = call.credentials();
+    if (credentials.kind === 'none') {
+      const { offer, resource } = this.x402Terms(route, call.resourceUrl());
+      throw await this.challenge.required(offer, resource, requestId);
+    }
+    // Read ahead while the call is charged: a fresh cached answer costs nothing upstream, so a call that
+    // then fails to pay has cost one cache read; it is delivered only once the charge has succeeded.
+    const readAhead = this.catalog.peek(query, requestId);
     let charge: Charge;
     switch (credentials.kind) {
-      case 'none': {
-        const { offer, resource } = this.x402Terms(route, call.resourceUrl());
-        throw await this.challenge.required(offer, resource, requestId);
-      }
       case 'x402': {
         const { offer, resource } = this.x402Terms(route, call.resourceUrl());
         const receipt = await this.x402Payments.pay(credentials.paymentSignature, offer, resource, route.id, requestId);
@@ -118,7 +123,7 @@ export class PricedCallService {
     }
     call.onCharged?.(charge);
 
-    const answer = await this.catalog.fetch(query, requestId);
+    const answer = (await readAhead) ?? (await this.catalog.fetch(query, requestId));
     return { charge, data: answer.data, source: answer.source ?? 'upstream', ...(answer.ageSeconds === undefined ? {} : { ageSeconds: answer.ageSeconds }) };
   }
 
