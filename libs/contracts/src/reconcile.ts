@@ -44,7 +44,7 @@ export interface SettlementReconciliation {
   /** Rows in x402_settlements, by purpose. */
   calls: number;
   topUps: number;
-  /** Records still queued in Redis because Postgres was down when they settled. */
+  /** Settlement records not in x402_settlements: still in Redis on their way to Postgres, or refused by it and kept aside for an operator. */
   queued: number;
   /** Settled payments that share a transaction or a payment identity with another (must be 0). */
   duplicates: number;

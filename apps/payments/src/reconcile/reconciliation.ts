@@ -85,6 +85,8 @@ export class Reconciliation {
       let reply = await this.check();
       for (let attempt = 1; attempt < ATTEMPTS && !reply.exact && Date.now() < deadline; attempt++) {
         await sleep(Math.min(1_000, Math.max(0, deadline - Date.now())));
+        // A top-up credited in Postgres may be a moment ahead of its settlement record, still in Redis.
+        await this.settlements.drainPending().catch(() => undefined);
         reply = await this.check();
       }
       return reply;
@@ -94,8 +96,9 @@ export class Reconciliation {
     }
   }
 
-  /** Until the ledger stream and the queued settlement records are empty, or the deadline. */
+  /** Until the ledger stream and the queued settlement records are empty (moving the records itself), or the deadline. */
   private async waitForWriteBehind(deadline: number): Promise<void> {
+    await this.settlements.flush();
     for (;;) {
       await this.settlements.drainPending().catch(() => undefined);
       const [ledger, queued] = await Promise.all([this.redis.xlen(this.ledgerStream), this.settlements.pendingCount()]);
@@ -200,7 +203,8 @@ export class Reconciliation {
     return {
       calls: row.calls,
       topUps: row.top_ups,
-      queued: await this.settlements.pendingCount(),
+      // Waiting for Postgres, or refused by it and kept aside: either way not in x402_settlements.
+      queued: (await this.settlements.pendingCount()) + (await this.settlements.rejectedCount()),
       duplicates: row.duplicates,
       topUpsWithoutSettlement: row.top_ups_without_settlement,
       settlementsWithoutTopUp: row.settlements_without_top_up,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 
 /**
  * A short-lived claim on one payment payload, in Redis so every replica sees it: the second of two
@@ -38,6 +38,11 @@ export class PaymentLock {
   /** Marks the payload used for the rest of its validity. */
   async markUsed(identity: string, ttlMs: number): Promise<void> {
     await this.redis.set(PaymentLock.keyOf(identity), 'used', 'PX', ttlMs).catch(() => undefined);
+  }
+
+  /** Adds the "used" mark to a Redis transaction, so it travels with the settlement's record. */
+  static markUsedIn(transaction: ChainableCommander, identity: string, ttlMs: number): ChainableCommander {
+    return transaction.set(PaymentLock.keyOf(identity), 'used', 'PX', ttlMs);
   }
 
   /** Gives the payload back (it bought nothing and may be retried, e.g. after the facilitator was down). */

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type pg from 'pg';
 
 /** One settled x402 payment and the request it paid for (a row of `x402_settlements`). */
@@ -17,75 +17,123 @@ export interface SettlementRecord {
   settledAtMs: number;
 }
 
-/** Records waiting for Postgres (it was down when they settled); drained by every replica. */
+/** Records on their way to Postgres: every settlement passes through here. */
 export const PENDING_SETTLEMENTS_STREAM = 'x402:settlements:pending';
+/** Records Postgres refused (a constraint or a value it cannot take) or that could not be read: kept for an operator, counted by reconciliation. */
+export const REJECTED_SETTLEMENTS_STREAM = 'x402:settlements:rejected';
+/** How often each replica looks for records no replica wrote to Postgres itself (it died, or Postgres was down). */
 const DRAIN_INTERVAL_MS = 1_000;
-const DRAIN_BATCH = 200;
-/** A record must not hold up the delivery it paid for when Postgres hangs instead of refusing. */
+/** The timer's drain leaves younger records to the replica that queued them, which writes them within milliseconds. */
+const DRAIN_AFTER_MS = 1_000;
+const BATCH = 200;
+/** Records this replica holds in memory to write itself. */
+const MAX_UNWRITTEN = 10 * BATCH;
+/** A record must not hold up the delivery it paid for, nor the writer, when Postgres hangs instead of refusing. */
 const INSERT_TIMEOUT_MS = 2_000;
 
+/** One statement for a whole batch; a settlement already stored (written twice) is skipped. */
 const INSERT = `
 INSERT INTO x402_settlements (payment_id, network, transaction, payer, amount_micros, purpose, route, request_id, resource_url, settled_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, timestamptz 'epoch' + $10::bigint * interval '1 millisecond')
+SELECT payment_id, network, transaction, payer, amount_micros, purpose, route, request_id, resource_url,
+       timestamptz 'epoch' + settled_at_ms * interval '1 millisecond'
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[])
+  AS r(payment_id, network, transaction, payer, amount_micros, purpose, route, request_id, resource_url, settled_at_ms)
 ON CONFLICT (network, transaction) DO NOTHING`;
 
 /**
- * Writes each x402 settlement to Postgres before its delivery. When Postgres is down the record goes to
- * a Redis stream instead and is moved to Postgres once it is back (the insert is idempotent on the
- * transaction, so a record moved twice is stored once). Only if both stores fail at that moment is the
- * record lost, and it is then logged in full as an error line (it holds no secret) for an operator.
+ * Records each x402 settlement before its delivery, for reconciliation, at the cost of one Redis round
+ * trip on the call's path: the record is added to a Redis stream in the same transaction that marks the
+ * payment used. Right after, off the call's path, the replica writes it to Postgres from memory and
+ * takes it off the stream, so neither a Redis loss nor a crash of the replica alone loses it: the
+ * stream's copy is moved by any replica's drain (every DRAIN_INTERVAL_MS, at shutdown and whenever
+ * reconciliation runs) if the replica did not write it. The insert is idempotent on the transaction, so
+ * a record written twice is stored once. When Redis fails, the record is written to Postgres before the
+ * reply instead; only if both fail is it lost, and it is then logged in full as an error line (it holds
+ * no secret) for an operator.
  */
 export class SettlementRecords {
   private readonly logger = new Logger('SettlementRecords');
   private timer: NodeJS.Timeout | null = null;
-  private draining: Promise<void> | null = null;
+  private draining: Promise<unknown> | null = null;
+  /** Records in the stream this replica is about to write to Postgres itself. */
+  private readonly unwritten: { id: string; record: SettlementRecord }[] = [];
+  private writing: Promise<void> | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly redis: Redis,
   ) {}
 
-  async record(record: SettlementRecord): Promise<void> {
+  /**
+   * Records a settlement; resolves once Redis or Postgres holds it. `alongside` adds commands to the
+   * same Redis transaction (the payment lock's "used" mark), so they cost no round trip of their own.
+   */
+  async record(record: SettlementRecord, alongside?: (transaction: ChainableCommander) => void): Promise<void> {
+    let id: string;
     try {
-      await withTimeout(this.insert(record), INSERT_TIMEOUT_MS);
+      const transaction = this.redis.multi();
+      alongside?.(transaction);
+      const results = await transaction.xadd(PENDING_SETTLEMENTS_STREAM, '*', 'record', serialise(record)).exec();
+      const queued = results?.[results.length - 1];
+      if (!queued || queued[0] || typeof queued[1] !== 'string') throw queued?.[0] ?? new Error('transaction discarded');
+      id = queued[1];
+    } catch (error) {
+      this.logger.warn(`settlement ${record.network}:${record.transaction} written to Postgres directly (Redis failed): ${describe(error)}`);
+      try {
+        await withTimeout(this.insert([record]), INSERT_TIMEOUT_MS);
+      } catch (insertError) {
+        this.logger.error(`settlement not recorded (Redis and Postgres failed): ${serialise(record)}: ${describe(insertError)}`);
+      }
       return;
-    } catch (error) {
-      this.logger.warn(`settlement ${record.network}:${record.transaction} queued for Postgres: ${describe(error)}`);
     }
-    try {
-      await this.redis.xadd(PENDING_SETTLEMENTS_STREAM, '*', 'record', serialise(record));
-    } catch (error) {
-      this.logger.error(`settlement not recorded (Postgres and Redis failed): ${serialise(record)}: ${describe(error)}`);
-    }
+    // Beyond this (Postgres slow or down) the stream's copy is enough: the drain moves it.
+    if (this.unwritten.length < MAX_UNWRITTEN) this.unwritten.push({ id, record });
+    // After the reply has gone out; records queued meanwhile join the same statement.
+    this.writing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.writeUnwritten());
+  }
+
+  /** Resolves once the records this replica queued so far are written to Postgres (or left in the stream for the drain). */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
   }
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (!this.draining) this.draining = this.drainPending().catch(() => undefined).finally(() => (this.draining = null)) as Promise<void>;
-    }, DRAIN_INTERVAL_MS);
+    this.timer = setInterval(() => void this.drainInBackground(), DRAIN_INTERVAL_MS);
     this.timer.unref();
   }
 
+  /** Stops the timer and writes what is queued to Postgres (what is left is moved by another replica or the next start). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.draining;
+    await Promise.all([this.flush(), this.draining]);
+    await this.drainPending().catch((error: unknown) => this.logger.warn(`settlements not drained at shutdown: ${describe(error)}`));
   }
 
-  /** Moves queued records to Postgres; returns how many were moved. Safe to run on several replicas at once. */
-  async drainPending(): Promise<number> {
+  /**
+   * Moves records from the stream to Postgres (only those queued at least `olderThanMs` ago); returns
+   * how many left the stream. Safe to run on several replicas at once.
+   */
+  async drainPending(olderThanMs = 0): Promise<number> {
     let moved = 0;
     for (;;) {
-      const entries = (await this.redis.xrange(PENDING_SETTLEMENTS_STREAM, '-', '+', 'COUNT', DRAIN_BATCH)) as [string, string[]][];
+      const until = olderThanMs > 0 ? String(Date.now() - olderThanMs) : '+';
+      const entries = (await this.redis.xrange(PENDING_SETTLEMENTS_STREAM, '-', until, 'COUNT', BATCH)) as [string, string[]][];
       if (entries.length === 0) return moved;
+      const records: SettlementRecord[] = [];
       for (const [id, fields] of entries) {
         const record = parse(fields);
-        if (record) await this.insert(record);
-        else this.logger.error(`malformed pending settlement ${id} dropped: ${fields.join(' ')}`);
-        await this.redis.xdel(PENDING_SETTLEMENTS_STREAM, id);
-        moved++;
+        if (record) {
+          records.push(record);
+          continue;
+        }
+        this.logger.error(`malformed pending settlement ${id} kept in ${REJECTED_SETTLEMENTS_STREAM}: ${fields.join(' ')}`);
+        await this.redis.xadd(REJECTED_SETTLEMENTS_STREAM, '*', ...fields, 'error', 'malformed');
       }
+      if (records.length > 0) await this.insertOrSetAside(records);
+      await this.redis.xdel(PENDING_SETTLEMENTS_STREAM, ...entries.map(([id]) => id));
+      moved += entries.length;
     }
   }
 
@@ -94,20 +142,81 @@ export class SettlementRecords {
     return this.redis.xlen(PENDING_SETTLEMENTS_STREAM);
   }
 
-  private async insert(record: SettlementRecord): Promise<void> {
+  /** How many records Postgres refused (kept in REJECTED_SETTLEMENTS_STREAM for an operator). */
+  async rejectedCount(): Promise<number> {
+    return this.redis.xlen(REJECTED_SETTLEMENTS_STREAM);
+  }
+
+  /** Writes the records this replica queued; those Postgres does not take now stay in the stream for the drain. */
+  private async writeUnwritten(): Promise<void> {
+    try {
+      while (this.unwritten.length > 0) {
+        const batch = this.unwritten.splice(0, BATCH);
+        try {
+          await withTimeout(this.insertOrSetAside(batch.map((entry) => entry.record)), INSERT_TIMEOUT_MS);
+        } catch (error) {
+          this.logger.warn(`${batch.length + this.unwritten.length} settlement records wait in Redis for Postgres: ${describe(error)}`);
+          this.unwritten.length = 0;
+          return;
+        }
+        // If this fails (Redis lost), the drain writes them again, which changes nothing.
+        await this.redis.xdel(PENDING_SETTLEMENTS_STREAM, ...batch.map((entry) => entry.id)).catch(() => undefined);
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+
+  private drainInBackground(): void {
+    if (this.draining) return;
+    this.draining = this.drainPending(DRAIN_AFTER_MS)
+      .catch((error: unknown) => this.logger.warn(`settlements wait in Redis: ${describe(error)}`))
+      .finally(() => (this.draining = null));
+  }
+
+  /**
+   * Inserts a batch; if Postgres refuses it for what a record holds (not for being unreachable), inserts
+   * one by one and sets the records it refuses aside, so one bad record cannot hold up the others.
+   */
+  private async insertOrSetAside(records: SettlementRecord[]): Promise<void> {
+    try {
+      await this.insert(records);
+      return;
+    } catch (error) {
+      if (!refusedForContent(error)) throw error;
+    }
+    for (const record of records) {
+      try {
+        await this.insert([record]);
+      } catch (error) {
+        if (!refusedForContent(error)) throw error;
+        this.logger.error(`settlement refused by Postgres, kept in ${REJECTED_SETTLEMENTS_STREAM}: ${serialise(record)}: ${describe(error)}`);
+        await this.redis.xadd(REJECTED_SETTLEMENTS_STREAM, '*', 'record', serialise(record), 'error', describe(error));
+      }
+    }
+  }
+
+  private async insert(records: SettlementRecord[]): Promise<void> {
+    const column = <T>(pick: (record: SettlementRecord) => T) => records.map(pick);
     await this.pool.query(INSERT, [
-      record.paymentId,
-      record.network,
-      record.transaction,
-      record.payer,
-      record.amount.toString(),
-      record.purpose,
-      record.route,
-      record.requestId,
-      record.resourceUrl,
-      String(record.settledAtMs),
+      column((r) => r.paymentId),
+      column((r) => r.network),
+      column((r) => r.transaction),
+      column((r) => r.payer),
+      column((r) => r.amount.toString()),
+      column((r) => r.purpose),
+      column((r) => r.route),
+      column((r) => r.requestId),
+      column((r) => r.resourceUrl),
+      column((r) => String(r.settledAtMs)),
     ]);
   }
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation): retrying will not help. */
+function refusedForContent(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }
 
 function serialise(record: SettlementRecord): string {

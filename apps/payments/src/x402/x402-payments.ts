@@ -148,20 +148,27 @@ export class X402Payments {
       throw failure;
     }
     observe('settled');
-    await this.lock.markUsed(identity, lockMs);
-    // Recorded before the reply, so no delivery goes out for a settlement reconciliation cannot see.
-    await this.records?.record({
-      paymentId: identity,
-      network: settled.network,
-      transaction: settled.transaction,
-      payer: settled.payer ?? '',
-      amount: BigInt(requirement.amount),
-      purpose: paidFor.purpose,
-      route: paidFor.route,
-      requestId: paidFor.requestId,
-      resourceUrl: resource.url,
-      settledAtMs: Date.now(),
-    });
+    if (this.records) {
+      // Recorded before the reply, so no delivery goes out for a settlement reconciliation cannot see;
+      // the record and the "used" mark go to Redis in one round trip (Postgres gets it right after).
+      await this.records.record(
+        {
+          paymentId: identity,
+          network: settled.network,
+          transaction: settled.transaction,
+          payer: settled.payer ?? '',
+          amount: BigInt(requirement.amount),
+          purpose: paidFor.purpose,
+          route: paidFor.route,
+          requestId: paidFor.requestId,
+          resourceUrl: resource.url,
+          settledAtMs: Date.now(),
+        },
+        (transaction) => PaymentLock.markUsedIn(transaction, identity, lockMs),
+      );
+    } else {
+      await this.lock.markUsed(identity, lockMs);
+    }
     const receipt: X402Receipt = {
       paymentResponse: encodePaymentResponseHeader({
         success: true,
