@@ -9,12 +9,13 @@ import {
 import { WireException } from '@appcat/microservice';
 import { Logger } from '@nestjs/common';
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
-import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
+import { x402ResourceServer } from '@x402/core/server';
 import { FacilitatorTimeoutError, type PaymentPayload, type PaymentRequirements, SettleError, type SettleResponse, VerifyError } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import type { PaymentsMetrics } from '@appcat/ops';
 import type { Redis } from 'ioredis';
+import { FacilitatorClient } from './facilitator-client.js';
 import { PaymentLock } from './payment-lock.js';
 import type { SettlementRecord, SettlementRecords } from './settlement-records.js';
 import type { X402Config, X402Network } from './x402-config.js';
@@ -60,7 +61,7 @@ export class X402Payments {
     private readonly records?: SettlementRecords,
   ) {
     const token = config.facilitatorAuthToken;
-    const facilitator = new HTTPFacilitatorClient({
+    const facilitator = new FacilitatorClient({
       url: config.facilitatorUrl,
       timeoutMs: config.facilitatorTimeoutMs,
       createAuthHeaders: token
