@@ -3,10 +3,11 @@ import type { ChainableCommander, Redis } from 'ioredis';
 
 /**
  * A short-lived claim on one payment payload, in Redis so every replica sees it: the second of two
- * identical payloads (sent twice, or five times at once) is answered "already used" at once, before
- * the facilitator is asked anything. The real guarantee of one delivery per payment is that a call is
- * served only after its own settlement succeeded, and a payload settles at most once on chain; the
- * lock keeps duplicates off the facilitator and answers them fast.
+ * identical payloads (sent twice, or five times at once) is answered "already used" at once, and is
+ * never sent to the facilitator to settle (its verification, which changes nothing, may already be on
+ * its way). The real guarantee of one delivery per payment is that a call is served only after its own
+ * settlement succeeded, and a payload settles at most once on chain; the lock keeps duplicates from
+ * settling and answers them fast.
  */
 export class PaymentLock {
   constructor(private readonly redis: Redis) {}

@@ -128,16 +128,21 @@ export class X402Payments {
 
     const identity = PaymentLock.identify(requirement.network, payload.payload, paymentSignature);
     const lockMs = requirement.maxTimeoutSeconds * 1000 + 60_000;
+    const started = performance.now();
+    // The claim and the verification (which changes nothing) go out together, so the claim's round trip
+    // hides behind the facilitator's answer. Only a claimed payload is settled: a duplicate is answered
+    // as soon as its claim fails, and its verification is dropped.
+    const verifying = this.server.verifyPayment(payload, requirement);
+    verifying.catch(() => undefined);
     const claim = await this.lock.claim(identity, lockMs);
     if (!claim.claimed) throw new WireException(ErrorCode.PaymentReplayed, 'payment already used');
     if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
 
     let settled: SettleResponse;
-    const started = performance.now();
     const observe = (outcome: string) =>
       this.metrics?.settlementSeconds.observe({ network: requirement.network, outcome }, (performance.now() - started) / 1000);
     try {
-      const verified = await this.server.verifyPayment(payload, requirement);
+      const verified = await verifying;
       if (!verified.isValid) throw invalid(`payment rejected: ${verified.invalidReason ?? 'invalid'}`);
       settled = await this.server.settlePayment(payload, requirement);
       if (!settled.success) throw new WireException(ErrorCode.PaymentSettlementFailed, `settlement failed: ${trim(settled.errorReason ?? 'unknown reason')}`);
