@@ -3,6 +3,7 @@ import { CatalogInfrastructure } from './catalog-infrastructure.js';
 import { CatalogController } from './catalog.controller.js';
 import { CatalogOps } from './catalog-ops.js';
 import type { CatalogConfig } from './config.js';
+import { FetchBudget } from './fetch-budget.js';
 import { createStoreAdapter } from './store/create-store-adapter.js';
 import { STORE_ADAPTER } from './store/store-adapter.js';
 import type { UpstreamHttpClient } from './upstream/upstream-http-client.js';
@@ -16,6 +17,7 @@ export class CatalogModule {
       controllers: [CatalogController],
       providers: [
         { provide: CatalogOps, useFactory: () => new CatalogOps(config) },
+        { provide: FetchBudget, useFactory: (ops: CatalogOps) => new FetchBudget(config.fetchBudget, ops.metrics), inject: [CatalogOps] },
         {
           provide: CatalogInfrastructure,
           useFactory: async (ops: CatalogOps) => {

@@ -35,6 +35,7 @@ describe('readCatalogConfig', () => {
         batchMaxIds: 100,
       },
       breaker: { failureThreshold: 5, openMs: 30_000, throttleOpenMs: 60_000, maxOpenMs: 600_000 },
+      fetchBudget: { maxInFlight: 32, maxQueueWaitMs: 3000 },
       ops: { port: 9102, host: '127.0.0.1', logLevel: 'info' },
     });
   });

@@ -12,7 +12,9 @@ describe('one upstream call per resource, across requests and replicas', () => {
   let system: CatalogSystem;
 
   beforeAll(async () => {
-    system = await CatalogSystem.start({ replicas: 2, env: { CACHE_LOCK_WAIT_MS: String(LOCK_WAIT_MS) } });
+    // Room for the 80 lookups sent to one replica at once below: a replica batches only the fetches it
+    // works on, at most CATALOG_MAX_IN_FLIGHT (fetch-budget.spec.ts tests the bound).
+    system = await CatalogSystem.start({ replicas: 2, env: { CACHE_LOCK_WAIT_MS: String(LOCK_WAIT_MS), CATALOG_MAX_IN_FLIGHT: '100' } });
   });
   beforeEach(() => system.reset());
   afterAll(() => system?.stop());

@@ -40,7 +40,7 @@ export enum ErrorCode {
   /** The upstream store answered something we could not parse. */
   UpstreamBadResponse = 'UPSTREAM_BAD_RESPONSE',
 
-  /** No replica of the service is subscribed (it is down or still starting); the request was not handled. */
+  /** No replica of the service is subscribed (it is down or still starting), or the catalog replica's fetch slots stayed full; the request was not handled. */
   ServiceUnavailable = 'SERVICE_UNAVAILABLE',
   /** The service did not answer in time; it may or may not have handled the request. */
   ServiceTimeout = 'SERVICE_TIMEOUT',

@@ -56,11 +56,21 @@ export class PaymentsMetrics {
   }
 }
 
-/** What the catalog counts: upstream latency and errors by host, cache results. */
+/** A catalog replica's fetch budget at one moment: its slots, the fetches holding one, the ones waiting. */
+export interface FetchBudgetState {
+  limit: number;
+  inFlight: number;
+  waiting: number;
+}
+
+/** What the catalog counts: upstream latency and errors by host, cache results, its fetch budget. */
 export class CatalogMetrics {
   readonly upstreamSeconds: Histogram<'host' | 'outcome'>;
   readonly upstreamErrors: Counter<'host' | 'code'>;
   readonly cache: Counter<'kind' | 'result'>;
+  /** Time a fetch waited for a slot, observed only for those that had to wait: admitted, or refused at the bound. */
+  readonly fetchWaitSeconds: Histogram<'outcome'>;
+  private fetchBudgetState: () => FetchBudgetState | undefined = () => undefined;
 
   constructor(readonly registry: Registry) {
     this.upstreamSeconds = new Histogram({
@@ -72,5 +82,32 @@ export class CatalogMetrics {
     });
     this.upstreamErrors = new Counter({ name: 'appcat_upstream_errors_total', help: 'Upstream failures by host and code', labelNames: ['host', 'code'], registers: [registry] });
     this.cache = new Counter({ name: 'appcat_cache_results_total', help: 'Catalog answers by route and where the data came from (upstream, cache, stale)', labelNames: ['kind', 'result'], registers: [registry] });
+    this.fetchWaitSeconds = new Histogram({
+      name: 'appcat_catalog_fetch_wait_seconds',
+      help: 'Wait of a catalog.fetch for a slot of its replica, by outcome (admitted, refused); fetches that found a free slot are not observed',
+      labelNames: ['outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    });
+    // Read when scraped, so the fetches themselves pay nothing for these three.
+    const state = () => this.fetchBudgetState();
+    const gauge = (name: string, help: string, pick: (s: FetchBudgetState) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect(this: Gauge) {
+          const now = state();
+          if (now) this.set(pick(now));
+        },
+      });
+    gauge('appcat_catalog_fetch_slots', 'catalog.fetch handlers a replica runs at once (CATALOG_MAX_IN_FLIGHT)', (s) => s.limit);
+    gauge('appcat_catalog_fetches_in_flight', 'catalog.fetch handlers running on this replica', (s) => s.inFlight);
+    gauge('appcat_catalog_fetches_waiting', 'catalog.fetch requests waiting for a slot on this replica', (s) => s.waiting);
+  }
+
+  /** Where the fetch budget gauges read from; set once by the catalog's budget. */
+  watchFetchBudget(read: () => FetchBudgetState): void {
+    this.fetchBudgetState = read;
   }
 }
