@@ -1,4 +1,4 @@
-import { type CatalogQuery, type CatalogReply, type CatalogRequest, Subject, type WireError } from '@appcat/contracts';
+import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, Subject, type WireError } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
@@ -104,6 +104,11 @@ export class CatalogSystem {
   /** One catalog.fetch over NATS, answered by whichever replica the queue group picks. */
   fetch(query: CatalogQuery): Promise<CatalogReply> {
     return firstValueFrom(this.client.send<CatalogReply, CatalogRequest>(Subject.CatalogFetch, { query, requestId: randomUUID() }));
+  }
+
+  /** One catalog.peek over NATS: the cached answer, or null. */
+  peek(query: CatalogQuery): Promise<CatalogPeekReply> {
+    return firstValueFrom(this.client.send<CatalogPeekReply, CatalogRequest>(Subject.CatalogPeek, { query, requestId: randomUUID() }));
   }
 
   /** The same request handled by one given replica (its controller called directly). */

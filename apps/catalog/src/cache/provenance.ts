@@ -12,11 +12,30 @@ export interface Provenance {
   ageSeconds?: number;
 }
 
-const parts = new AsyncLocalStorage<Part[]>();
+/** The reply being built: the resources it used, and whether it may use only fresh cache entries. */
+interface Trace {
+  parts: Part[];
+  cacheOnly: boolean;
+}
+
+const traces = new AsyncLocalStorage<Trace>();
 
 /** Notes, for the reply being built, one resource it used. Outside {@link traceProvenance} it does nothing. */
 export function recordProvenance(source: CatalogSource, fetchedAt: number): void {
-  parts.getStore()?.push({ source, fetchedAt });
+  traces.getStore()?.parts.push({ source, fetchedAt });
+}
+
+/** True while building a reply that may use only fresh cache entries (`catalog.peek`): nothing may ask the upstream. */
+export function cacheOnly(): boolean {
+  return traces.getStore()?.cacheOnly ?? false;
+}
+
+/** Thrown by the cache when a cache-only reply needs a resource it does not hold fresh. */
+export class NotCachedError extends Error {
+  constructor(key: string) {
+    super(`not cached: ${key}`);
+    this.name = 'NotCachedError';
+  }
 }
 
 /**
@@ -24,9 +43,9 @@ export function recordProvenance(source: CatalogSource, fetchedAt: number): void
  * read the bundle and a feed page per member) is `stale` if any part is, `cache` if every part is,
  * otherwise `upstream`; its age is that of its oldest part.
  */
-export async function traceProvenance<T>(work: () => Promise<T>, now = Date.now): Promise<{ result: T; provenance: Provenance }> {
+export async function traceProvenance<T>(work: () => Promise<T>, now = Date.now, options: { cacheOnly?: boolean } = {}): Promise<{ result: T; provenance: Provenance }> {
   const used: Part[] = [];
-  const result = await parts.run(used, work);
+  const result = await traces.run({ parts: used, cacheOnly: options.cacheOnly ?? false }, work);
   if (used.length === 0) return { result, provenance: {} };
   const source: CatalogSource = used.some((p) => p.source === 'stale') ? 'stale' : used.every((p) => p.source === 'cache') ? 'cache' : 'upstream';
   if (source === 'upstream') return { result, provenance: { source } };

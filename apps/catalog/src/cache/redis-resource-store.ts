@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { isUpstreamFailure } from '../upstream/upstream-failures.js';
 import { FAIL_SCRIPT, FILL_SCRIPT, PROBE_SCRIPT, RENEW_SCRIPT } from './cache-scripts.js';
 import type { FillNotifier } from './fill-notifier.js';
-import { recordProvenance } from './provenance.js';
+import { cacheOnly, NotCachedError, recordProvenance } from './provenance.js';
 import type { Freshness, ResourceRequest, ResourceStore } from './resource-store.js';
 
 export interface RedisResourceStoreOptions {
@@ -104,6 +104,7 @@ export class RedisResourceStore implements ResourceStore {
   }
 
   async get<T>(request: ResourceRequest<T>): Promise<T | undefined> {
+    if (cacheOnly()) return this.peek(request);
     let shared = this.inflight.get(request.key) as Promise<Outcome<T>> | undefined;
     const leader = shared === undefined;
     if (!shared) {
@@ -120,6 +121,20 @@ export class RedisResourceStore implements ResourceStore {
     // spared a call, which is what a cache hit means to the caller.
     if (!request.untracked) recordProvenance(!leader && outcome.source === 'upstream' ? 'cache' : outcome.source, outcome.fetchedAt);
     return outcome.value;
+  }
+
+  /**
+   * A fresh entry or {@link NotCachedError}: one plain GET, no lock taken, no load joined, nothing asked
+   * of the upstream. Stale entries, remembered failures and Redis being away all count as not cached;
+   * the full fetch that follows a paid call deals with them.
+   */
+  private async peek<T>(request: ResourceRequest<T>): Promise<T | undefined> {
+    const raw = await this.withRedis(() => this.redis.get(this.keysOf(request.key).entry), null);
+    const entry = raw === null ? undefined : decodeEntry<T>(raw);
+    const freshFor = entry?.notFound ? request.freshness.notFoundMs : request.freshness.freshMs;
+    if (!entry || Date.now() - entry.fetchedAt >= freshFor) throw new NotCachedError(request.key);
+    if (!request.untracked) recordProvenance('cache', entry.fetchedAt);
+    return entry.value;
   }
 
   async put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>): Promise<void> {

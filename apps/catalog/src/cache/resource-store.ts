@@ -1,4 +1,4 @@
-import { recordProvenance } from './provenance.js';
+import { cacheOnly, NotCachedError, recordProvenance } from './provenance.js';
 
 /** How long one kind of upstream resource is good for, ms. */
 export interface Freshness {
@@ -39,6 +39,7 @@ export interface ResourceStore {
 /** No cache: every request asks the upstream. For adapter tests and tools that want raw behaviour. */
 export class UncachedResources implements ResourceStore {
   async get<T>(request: ResourceRequest<T>): Promise<T | undefined> {
+    if (cacheOnly()) throw new NotCachedError(request.key);
     const value = await request.load();
     if (!request.untracked) recordProvenance('upstream', Date.now());
     return value;
