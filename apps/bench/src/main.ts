@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     log('starting the stack (NATS, Redis, Postgres database, store emulator, gateway, payments, catalog' + (wants('x402') ? ', anvil, dev facilitator)' : ')'));
     // BENCH_CPU_PROF=<dir>: our services write V8 CPU profiles there when they stop (open in Chrome DevTools).
     const profileDir = process.env.BENCH_CPU_PROF;
-    const stack = await Stack.start({ x402: wants('x402'), nodeArgs: () => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []) });
+    const stack = await Stack.start({ x402: wants('x402'), nodeArgs: () => [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...settings.serviceNodeArgs] });
     try {
       if (wants('credits')) {
         log('section: credit-paid calls');

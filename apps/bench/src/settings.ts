@@ -18,6 +18,8 @@ export interface BenchSettings {
   sections: Section[];
   /** Where the report goes; empty: print only. */
   output: string;
+  /** Extra `node` flags for our three services (heap limits, say), to measure what they trade; none by default. */
+  serviceNodeArgs: string[];
 }
 
 export const SECTIONS = ['credits', 'x402', 'scale', 'upstream'] as const;
@@ -57,6 +59,7 @@ export function readBenchSettings(env: Env, defaultOutput: string): BenchSetting
     upstreamLatencyMs: number(env, 'BENCH_SCALE_LATENCY_MS', 50, 0, problems),
     sections: sections as Section[],
     output: env.BENCH_OUTPUT ?? defaultOutput,
+    serviceNodeArgs: (env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== ''),
   };
   if (problems.length > 0) throw new Error(`bad bench settings:\n  ${problems.join('\n  ')}`);
   return settings;
