@@ -163,10 +163,11 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
       fetchBudget: {
         // 32 slots. In production a cache hit holds its slot well under 1 ms (32 slots outrun a replica's
         // CPU), and misses are paced by Apple's limit (tens of calls a minute per IP, shared by all replicas),
-        // so 32 never holds back work Apple would take. What it bounds is what one replica holds at once: a
+        // so 32 rarely holds back work Apple would take. What it bounds is what one replica holds at once: a
         // search page reads its whole cached list (~0.5 MB of JSON, ~1 MB with the parsed copy), so 32 add
         // ~40 MB at most, well inside the pod's 384 MiB limit. Without Apple's limit (the emulator, 50 ms late)
-        // a replica serves about 32 ÷ the time a miss takes, ~370/s on the bench; more comes from replicas.
+        // a replica serves about 32 ÷ the time a miss takes, ~380/s on the bench; more comes from replicas.
+        // The cost: a batched lookup carries at most 32 of a replica's ids (docs/catalog-resilience.md).
         maxInFlight: e.int('CATALOG_MAX_IN_FLIGHT', 32, { min: 1, max: 100_000 }),
         // 3 s of waiting, plus the upstream timeout (5 s) and a rate-limiter wait (2 s), stays within the
         // gateway's NATS timeout (10 s): a request is not started after its caller has given up on it.
