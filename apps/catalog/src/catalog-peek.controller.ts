@@ -3,6 +3,7 @@ import { WireException } from '@appcat/microservice';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { NotCachedError, traceProvenance } from './cache/provenance.js';
+import { listJson } from './cache/json-source.js';
 import { CatalogOps } from './catalog-ops.js';
 import { fetchFromStore, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
 
@@ -26,7 +27,7 @@ export class CatalogPeekController {
       const { result, provenance } = await traceProvenance(() => fetchFromStore(this.store, request.query), Date.now, { cacheOnly: true });
       // An answer from the cache; a miss is no answer (the fetch after the charge is counted instead).
       this.ops.metrics.cache.inc({ kind: request.query.route, result: 'cache' });
-      return { data: result, ...provenance, source: 'cache' };
+      return { dataJson: listJson(result), ...provenance, source: 'cache' };
     } catch (error) {
       if (!(error instanceof NotCachedError)) throw error;
       return null;

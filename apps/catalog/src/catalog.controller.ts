@@ -3,6 +3,7 @@ import { WireException } from '@appcat/microservice';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { traceProvenance } from './cache/provenance.js';
+import { listJson } from './cache/json-source.js';
 import { CatalogOps } from './catalog-ops.js';
 import { FetchBudget } from './fetch-budget.js';
 import { fetchFromStore, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
@@ -20,6 +21,6 @@ export class CatalogController {
     if (typeof request?.query?.route !== 'string') throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
     const { result, provenance } = await this.budget.run(() => traceProvenance(() => fetchFromStore(this.store, request.query)));
     this.ops.metrics.cache.inc({ kind: request.query.route, result: provenance.source ?? 'upstream' });
-    return { data: result, ...provenance };
+    return { dataJson: listJson(result), ...provenance };
   }
 }

@@ -1,6 +1,6 @@
-import { type CatalogQuery, type CatalogReply, ErrorCode } from '@appcat/contracts';
+import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
-import { CatalogSystem, listOf } from './support.js';
+import { CatalogSystem, type DecodedReply, listOf } from './support.js';
 
 const ROUTE_QUERIES: CatalogQuery[] = [
   { route: 'apps.search', term: 'chess', page: 1, country: 'us' },
@@ -26,7 +26,7 @@ describe('catalog service over NATS', () => {
     const first = await system.fetch(query);
     expect(listOf(first).resultCount).toBeGreaterThan(0);
     expect(listOf(first).results).toHaveLength(listOf(first).resultCount);
-    const again: CatalogReply = await system.fetch(query);
+    const again: DecodedReply = await system.fetch(query);
     expect(again).toEqual({ data: first.data, source: 'cache', ageSeconds: expect.any(Number) });
     expect(again.ageSeconds).toBeLessThan(5);
   });

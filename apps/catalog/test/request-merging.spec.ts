@@ -1,6 +1,6 @@
-import { type CatalogQuery, type CatalogReply, ErrorCode } from '@appcat/contracts';
+import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
-import { CatalogSystem, listOf, wireErrorOf } from './support.js';
+import { CatalogSystem, type DecodedReply, listOf, wireErrorOf } from './support.js';
 
 /** The lock a dead replica left behind; the replicas themselves keep the default lock TTL (3 s). */
 const DEAD_LOCK_TTL_MS = 400;
@@ -79,7 +79,7 @@ describe('one upstream call per resource, across requests and replicas', () => {
       .apps.filter((a) => a.storefronts.includes('us') && a.storefronts.includes('gb'))
       .slice(0, 40)
       .map((a) => String(a.trackId));
-    const replies: CatalogReply[] = await Promise.all(
+    const replies: DecodedReply[] = await Promise.all(
       ids.flatMap((appId) => [system.via(0, { route: 'apps.get', appId, country: 'us' }), system.via(0, { route: 'apps.get', appId, country: 'gb' })]),
     );
     expect(replies.every((r) => listOf(r).resultCount === 1)).toBe(true);

@@ -56,7 +56,16 @@ export async function requestsDuring(emulator: StoreEmulator, work: () => Promis
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const listOf = (reply: CatalogReply) => reply.data as ListData<Record<string, unknown>>;
+/** A catalog reply with its JSON data decoded, as the tests read it. */
+export type DecodedReply = Omit<CatalogReply, 'dataJson'> & { data: unknown };
+
+/** Decodes a reply's `dataJson`; what decodes must be exactly what the catalog meant to send. */
+export function decoded(reply: CatalogReply): DecodedReply {
+  const { dataJson, ...rest } = reply;
+  return { ...rest, data: JSON.parse(dataJson) as unknown };
+}
+
+export const listOf = (reply: DecodedReply) => reply.data as ListData<Record<string, unknown>>;
 
 /**
  * A private Redis, NATS and store emulator, and `replicas` catalog apps sharing them, each in its
@@ -102,18 +111,19 @@ export class CatalogSystem {
   }
 
   /** One catalog.fetch over NATS, answered by whichever replica the queue group picks. */
-  fetch(query: CatalogQuery): Promise<CatalogReply> {
-    return firstValueFrom(this.client.send<CatalogReply, CatalogRequest>(Subject.CatalogFetch, { query, requestId: randomUUID() }));
+  async fetch(query: CatalogQuery): Promise<DecodedReply> {
+    return decoded(await firstValueFrom(this.client.send<CatalogReply, CatalogRequest>(Subject.CatalogFetch, { query, requestId: randomUUID() })));
   }
 
   /** One catalog.peek over NATS: the cached answer, or null. */
-  peek(query: CatalogQuery): Promise<CatalogPeekReply> {
-    return firstValueFrom(this.client.send<CatalogPeekReply, CatalogRequest>(Subject.CatalogPeek, { query, requestId: randomUUID() }));
+  async peek(query: CatalogQuery): Promise<DecodedReply | null> {
+    const reply = await firstValueFrom(this.client.send<CatalogPeekReply, CatalogRequest>(Subject.CatalogPeek, { query, requestId: randomUUID() }));
+    return reply === null ? null : decoded(reply);
   }
 
   /** The same request handled by one given replica (its controller called directly). */
-  via(replica: number, query: CatalogQuery): Promise<CatalogReply> {
-    return this.replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() });
+  async via(replica: number, query: CatalogQuery): Promise<DecodedReply> {
+    return decoded(await this.replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() }));
   }
 
   /** Forgets everything shared (cache, limiter buckets, breakers) and every injected fault. */

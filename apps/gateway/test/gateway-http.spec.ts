@@ -26,7 +26,7 @@ describe('gateway over HTTP', () => {
   let base: string;
   const debit = new StandIn(() => ({ debitId: 'd1', balance: '4997000' }));
   const balance = new StandIn(() => ({ balance: '4997000' }));
-  const catalog = new StandIn((data) => ({ data: { echo: data.query } }));
+  const catalog = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: data.query }) }));
   const accepts = new StandIn((data) => {
     const offer = data.offer as { price: string; networks: string };
     const networks = offer.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453'];
@@ -65,7 +65,7 @@ describe('gateway over HTTP', () => {
     for (const s of [debit, balance, catalog, accepts, pay, topUp]) s.calls = [];
     pay.handler = () => ({ paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' });
     debit.handler = () => ({ debitId: 'd1', balance: '4997000' });
-    catalog.handler = (data) => ({ data: { echo: data.query } });
+    catalog.handler = (data) => ({ dataJson: JSON.stringify({ echo: data.query }) });
   });
 
   // Real HTTP on a port: Fastify's inject() needs an ESM-only dependency that jest cannot load on Node 20.
@@ -149,7 +149,7 @@ describe('gateway over HTTP', () => {
     });
 
     it('says when the data is a stale copy and how old it is', async () => {
-      catalog.handler = () => ({ data: { results: [] }, source: 'stale', ageSeconds: 7200.4 });
+      catalog.handler = () => ({ dataJson: JSON.stringify({ results: [] }), source: 'stale', ageSeconds: 7200.4 });
       const res = await paid('/api/apps/1');
       expect(res.statusCode).toBe(200);
       expect(res.headers['x-cache']).toBe('STALE');

@@ -27,7 +27,7 @@ describe('gateway MCP endpoint', () => {
   const clients: Client[] = [];
   const debit = new StandIn(() => ({ debitId: 'd1', balance: '4997000' }));
   const balance = new StandIn(() => ({ balance: '4997000' }));
-  const catalog = new StandIn((data) => ({ data: { echo: data.query } }));
+  const catalog = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: data.query }) }));
   const accepts = new StandIn((data) => ({
     accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: (data.offer as { price: string }).price, asset: '0xA', payTo: '0xB' }],
   }));
@@ -84,7 +84,7 @@ describe('gateway MCP endpoint', () => {
     });
 
     it('takes numbers for ids and pages, and says how old a stale copy is', async () => {
-      catalog.handler = (data) => ({ data: { echo: data.query }, source: 'stale', ageSeconds: 61.9 });
+      catalog.handler = (data) => ({ dataJson: JSON.stringify({ echo: data.query }), source: 'stale', ageSeconds: 61.9 });
       const result = await call(await withKey(), 'apps_reviews', { appId: 284882215, page: 3 });
       expect(result.structuredContent).toEqual({ echo: { route: 'apps.reviews', appId: '284882215', page: 3, country: 'us', sort: 'recent' } });
       expect(result._meta).toMatchObject({ 'appcat/cache': 'STALE', 'appcat/age': 61 });

@@ -27,8 +27,11 @@ export interface CatalogRequest {
 export type CatalogSource = 'upstream' | 'cache' | 'stale';
 
 export interface CatalogReply {
-  /** The upstream payload, passed through as the envelope's `data`. */
-  data: unknown;
+  /**
+   * The upstream payload as JSON text, written into the envelope's `data` as it is: the catalog builds
+   * it from the cached entries' own text and the gateway never decodes and re-encodes it.
+   */
+  dataJson: string;
   /** Absent means 'upstream'. The gateway reports it in the `x-cache` header. */
   source?: CatalogSource;
   /** Seconds since the upstream produced `data` (for cache and stale answers). */

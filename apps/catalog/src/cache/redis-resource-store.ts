@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { isUpstreamFailure } from '../upstream/upstream-failures.js';
 import { FAIL_SCRIPT, FILL_SCRIPT, PROBE_SCRIPT, RENEW_SCRIPT } from './cache-scripts.js';
 import type { FillNotifier } from './fill-notifier.js';
+import { rememberJsonSource } from './json-source.js';
 import { cacheOnly, NotCachedError, recordProvenance } from './provenance.js';
 import type { Freshness, ResourceRequest, ResourceStore } from './resource-store.js';
 
@@ -53,7 +54,11 @@ function decodeEntry<T>(raw: string): Entry<T> | undefined {
   if (!match) return undefined;
   const notFound = match[2] === '1';
   try {
-    return { fetchedAt: Number(match[1]), notFound, value: notFound ? undefined : (JSON.parse(raw.slice(match[0].length)) as T) };
+    if (notFound) return { fetchedAt: Number(match[1]), notFound, value: undefined };
+    const text = raw.slice(match[0].length);
+    const value = JSON.parse(text) as T;
+    rememberJsonSource(value, text);
+    return { fetchedAt: Number(match[1]), notFound, value };
   } catch {
     return undefined;
   }

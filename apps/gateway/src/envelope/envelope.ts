@@ -18,6 +18,17 @@ export function sendEnvelope(reply: FastifyReply, status: number, message: strin
   return reply.code(status).type('application/json; charset=utf-8').send(envelope(status, message, data));
 }
 
+/**
+ * Writes an envelope whose `data` is already JSON text (the catalog's answer), without decoding it:
+ * the same bytes `sendEnvelope` would write for the decoded value.
+ */
+export function sendEnvelopeWithJsonData(reply: FastifyReply, status: number, message: string, dataJson: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(`{"status":${status},"message":${JSON.stringify(message)},"data":${dataJson}}`);
+}
+
 /** The raw HTTP/1.1 response for errors raised before Fastify has a request (header overflow, bad request line). */
 export function rawEnvelopeResponse(status: number, reason: string, message: string): string {
   const body = JSON.stringify(envelope(status, message));

@@ -62,9 +62,9 @@ export class McpToolCallsService {
       requestId: request.id,
       onCharged,
     });
-    const data = answer.data;
+    const data: unknown = JSON.parse(answer.dataJson);
     return {
-      content: [{ type: 'text', text: JSON.stringify(data) }],
+      content: [{ type: 'text', text: answer.dataJson }],
       ...(isRecord(data) ? { structuredContent: data } : {}),
       _meta: {
         ...chargeMeta(answer.charge),

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
 import { CreditsClient } from '../credits/credits.client.js';
-import { OK_MESSAGE, sendEnvelope } from '../envelope/envelope.js';
+import { OK_MESSAGE, sendEnvelopeWithJsonData } from '../envelope/envelope.js';
 import { HttpError } from '../errors/http-error.js';
 import { PAYMENT_RESPONSE_HEADER, PaymentChallenge } from '../payment/payment-challenge.js';
 import { X402PaymentService } from '../payment/x402-payment.service.js';
@@ -46,8 +46,8 @@ export interface PricedCall {
 
 export interface PricedAnswer {
   charge: Charge;
-  /** The catalog's data, the HTTP envelope's `data`. */
-  data: unknown;
+  /** The catalog's data as JSON text, the envelope's `data` (decoded only by transports that need it, such as MCP). */
+  dataJson: string;
   source: CatalogSource;
   ageSeconds?: number;
 }
@@ -88,7 +88,7 @@ export class PricedCallService {
     // Say where the data came from: agents can tell a stale copy (served because the store failed) from fresh data.
     reply.header(CACHE_HEADER, answer.source.toUpperCase());
     if (answer.ageSeconds !== undefined) reply.header('age', String(Math.max(0, Math.floor(answer.ageSeconds))));
-    sendEnvelope(reply, 200, OK_MESSAGE, answer.data);
+    sendEnvelopeWithJsonData(reply, 200, OK_MESSAGE, answer.dataJson);
   }
 
   async call(call: PricedCall): Promise<PricedAnswer> {
@@ -124,7 +124,7 @@ export class PricedCallService {
     call.onCharged?.(charge);
 
     const answer = (await readAhead) ?? (await this.catalog.fetch(query, requestId));
-    return { charge, data: answer.data, source: answer.source ?? 'upstream', ...(answer.ageSeconds === undefined ? {} : { ageSeconds: answer.ageSeconds }) };
+    return { charge, dataJson: answer.dataJson, source: answer.source ?? 'upstream', ...(answer.ageSeconds === undefined ? {} : { ageSeconds: answer.ageSeconds }) };
   }
 
   /** What x402 sells on this call; built only when x402 is involved, not on the credit path. */
