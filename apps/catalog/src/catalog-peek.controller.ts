@@ -1,5 +1,5 @@
-import { type CatalogPeekReply, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
-import { WireException } from '@appcat/microservice';
+import { type CatalogReply, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
+import { JsonTextReply, WireException } from '@appcat/microservice';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { NotCachedError, traceProvenance } from './cache/provenance.js';
@@ -21,13 +21,13 @@ export class CatalogPeekController {
   ) {}
 
   @MessagePattern(Subject.CatalogPeek, { queue: QueueGroup.Catalog })
-  async peek(@Payload() request: CatalogRequest): Promise<CatalogPeekReply> {
+  async peek(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply> | null> {
     if (typeof request?.query?.route !== 'string') throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
     try {
       const { result, provenance } = await traceProvenance(() => fetchFromStore(this.store, request.query), Date.now, { cacheOnly: true });
       // An answer from the cache; a miss is no answer (the fetch after the charge is counted instead).
       this.ops.metrics.cache.inc({ kind: request.query.route, result: 'cache' });
-      return { dataJson: listJson(result), ...provenance, source: 'cache' };
+      return JsonTextReply.of<CatalogReply>({ dataJson: listJson(result), ...provenance, source: 'cache' }, 'dataJson');
     } catch (error) {
       if (!(error instanceof NotCachedError)) throw error;
       return null;

@@ -1,5 +1,5 @@
 import { type CatalogReply, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
-import { WireException } from '@appcat/microservice';
+import { JsonTextReply, WireException } from '@appcat/microservice';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { traceProvenance } from './cache/provenance.js';
@@ -17,10 +17,10 @@ export class CatalogController {
   ) {}
 
   @MessagePattern(Subject.CatalogFetch, { queue: QueueGroup.Catalog })
-  async fetch(@Payload() request: CatalogRequest): Promise<CatalogReply> {
+  async fetch(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply>> {
     if (typeof request?.query?.route !== 'string') throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
     const { result, provenance } = await this.budget.run(() => traceProvenance(() => fetchFromStore(this.store, request.query)));
     this.ops.metrics.cache.inc({ kind: request.query.route, result: provenance.source ?? 'upstream' });
-    return { dataJson: listJson(result), ...provenance };
+    return JsonTextReply.of<CatalogReply>({ dataJson: listJson(result), ...provenance }, 'dataJson');
   }
 }

@@ -1,12 +1,10 @@
 import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, Subject, type WireError } from '@appcat/contracts';
-import { WireException } from '@appcat/microservice';
+import { NatsRpcClient, RpcCallError, WireException } from '@appcat/microservice';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
-import { type ClientProxy, ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { firstValueFrom } from 'rxjs';
 import { createCatalogApp } from '../src/catalog-app.js';
 import { CatalogController } from '../src/catalog.controller.js';
 import { readCatalogConfig, type CatalogConfig } from '../src/config.js';
@@ -56,6 +54,16 @@ export async function requestsDuring(emulator: StoreEmulator, work: () => Promis
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A failed request rejects with the error as the catalog sent it, `{code, message}`, not the client's wrapper. */
+async function wireErrorsAsSent<T>(request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof RpcCallError) throw { code: error.code, message: error.message } satisfies WireError;
+    throw error;
+  }
+}
+
 /** A catalog reply with its JSON data decoded, as the tests read it. */
 export type DecodedReply = Omit<CatalogReply, 'dataJson'> & { data: unknown };
 
@@ -79,7 +87,8 @@ export class CatalogSystem {
     readonly emulator: StoreEmulator,
     readonly config: CatalogConfig,
     readonly replicas: INestMicroservice[],
-    readonly client: ClientProxy,
+    /** The client the gateway uses (it reads the catalog's JSON-text replies). */
+    readonly client: NatsRpcClient,
     /** A plain connection to the same Redis, to look inside or to play a dead replica. */
     readonly redis: Redis,
   ) {}
@@ -103,8 +112,7 @@ export class CatalogSystem {
       await app.listen();
       replicas.push(app);
     }
-    const client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [nats.url] } });
-    await client.connect();
+    const client = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 }, 'catalog-test');
     const redis = new Redis(redisServer.url, { protocol: 2, disconnectTimeout: 200 });
     redis.on('error', () => undefined);
     return new CatalogSystem(redisServer, nats, emulator, config, replicas, client, redis);
@@ -112,18 +120,18 @@ export class CatalogSystem {
 
   /** One catalog.fetch over NATS, answered by whichever replica the queue group picks. */
   async fetch(query: CatalogQuery): Promise<DecodedReply> {
-    return decoded(await firstValueFrom(this.client.send<CatalogReply, CatalogRequest>(Subject.CatalogFetch, { query, requestId: randomUUID() })));
+    return decoded(await wireErrorsAsSent(this.client.request<CatalogReply>(Subject.CatalogFetch, { query, requestId: randomUUID() } satisfies CatalogRequest, { service: 'catalog' })));
   }
 
   /** One catalog.peek over NATS: the cached answer, or null. */
   async peek(query: CatalogQuery): Promise<DecodedReply | null> {
-    const reply = await firstValueFrom(this.client.send<CatalogPeekReply, CatalogRequest>(Subject.CatalogPeek, { query, requestId: randomUUID() }));
+    const reply = await wireErrorsAsSent(this.client.request<CatalogPeekReply>(Subject.CatalogPeek, { query, requestId: randomUUID() } satisfies CatalogRequest, { service: 'catalog' }));
     return reply === null ? null : decoded(reply);
   }
 
   /** The same request handled by one given replica (its controller called directly). */
   async via(replica: number, query: CatalogQuery): Promise<DecodedReply> {
-    return decoded(await this.replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() }));
+    return decoded((await this.replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() })).toValue());
   }
 
   /** Forgets everything shared (cache, limiter buckets, breakers) and every injected fault. */

@@ -1,7 +1,27 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { type NatsOptions, ServerNats } from '@nestjs/microservices';
+import { JsonTextReply } from './json-text-reply.js';
 
 type MessageHandler = (error: unknown, message: unknown) => Promise<unknown>;
+
+/** What Nest hands its serializer for each reply. */
+interface ReplyPacket {
+  id?: string;
+  response?: unknown;
+  err?: unknown;
+  isDisposed?: boolean;
+}
+
+/**
+ * Nest's reply packet as JSON, as its own NATS serializer writes it, except that a
+ * {@link JsonTextReply} goes out as its body and header.
+ */
+const replySerializer = {
+  serialize(packet: ReplyPacket): { data: string; headers?: ReturnType<JsonTextReply<object>['toMessage']>['headers'] } {
+    if (packet.response instanceof JsonTextReply && (packet.err === undefined || packet.err === null)) return packet.response.toMessage();
+    return { data: JSON.stringify(packet) };
+  },
+};
 
 /** What Nest keeps private in ServerNats but a clean stop needs. */
 interface ServerNatsInternals {
@@ -20,7 +40,7 @@ export class DrainingNatsServer extends ServerNats {
 
   constructor(private readonly natsOptions: Required<NatsOptions>['options']) {
     // Nest's own graceful stop (unsubscribe, then a fixed sleep) is replaced by close() below.
-    super({ ...natsOptions, gracefulShutdown: false });
+    super({ ...natsOptions, gracefulShutdown: false, serializer: replySerializer });
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { NatsConfig } from '@appcat/config';
 import { ErrorCode, isWireError, REQUEST_ID_HEADER, type WireError } from '@appcat/contracts';
+import { readJsonTextReply } from './json-text-reply.js';
 import { connect, createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/transport-node';
 
 /** A request over NATS that failed with a typed code: the service's own, or one of the transport's. */
@@ -127,6 +128,11 @@ export class NatsRpcClient {
     }
     let reply: NestReplyPacket;
     try {
+      const textReply = readJsonTextReply(message);
+      if (textReply !== undefined) {
+        request.resolve(textReply);
+        return;
+      }
       reply = message.json<NestReplyPacket>();
     } catch {
       request.reject(new RpcCallError(ErrorCode.Internal, `${service} sent a reply that is not JSON`, service));

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload, type INestMicroservice } from '@nestjs/microservices';
 import { natsServerOptions } from '../src/nats-transport.js';
 import { NatsRpcClient, RpcCallError } from '../src/nats-rpc-client.js';
+import { JSON_TEXT_REPLY_HEADER, JsonTextReply } from '../src/json-text-reply.js';
 import { WireException, WireExceptionFilter } from '../src/wire-exception.js';
 
 let served = 0;
@@ -21,6 +22,11 @@ class EchoController {
   fail(@Payload() data: { typed: boolean }) {
     if (data.typed) throw new WireException(ErrorCode.CreditKeyRevoked, 'key revoked');
     throw new Error('secret internals');
+  }
+
+  @MessagePattern('test.text', { queue: 'echo' })
+  text(@Payload() data: { json: string }) {
+    return JsonTextReply.of({ json: data.json, source: 'cache', age: 3 }, 'json');
   }
 
   @MessagePattern('test.slow', { queue: 'echo' })
@@ -103,5 +109,14 @@ describe('NatsRpcClient against a Nest NATS microservice', () => {
     await closing.close();
     await expect(waiting).rejects.toMatchObject({ code: ErrorCode.ServiceUnavailable });
     expect(Date.now() - began).toBeLessThan(5_000);
+  });
+
+  it('carries a JSON-text reply as the message body as it is, and gives the caller the same object back', async () => {
+    const json = '{"name":"Caf\u00e9 \\"quoted\\"","list":[1,2.5,null]}';
+    expect(await client.request('test.text', { json }, { service: 'echo' })).toEqual({ json, source: 'cache', age: 3 });
+    // On the wire: the body is the text byte for byte (nothing escaped), the other fields in the header.
+    const raw = await client.connection.request('test.text', JSON.stringify({ pattern: 'test.text', data: { json }, id: 'x' }), { timeout: 2000 });
+    expect(raw.string()).toBe(json);
+    expect(JSON.parse(raw.headers!.get(JSON_TEXT_REPLY_HEADER))).toEqual({ field: 'json', rest: { source: 'cache', age: 3 } });
   });
 });
