@@ -12,11 +12,15 @@ describe('readBenchSettings', () => {
       upstreamLatencyMs: 50,
       sections: ['credits', 'x402', 'scale', 'upstream'],
       output: '/r.md',
+      serviceNodeArgs: [],
     });
   });
   it('reads BENCH_* overrides; an empty BENCH_OUTPUT means print only', () => {
-    const settings = readBenchSettings({ BENCH_SECONDS: '2', BENCH_ROUNDS: '5', BENCH_SECTIONS: 'x402, credits', BENCH_OUTPUT: '' }, '/r.md');
-    expect(settings).toMatchObject({ seconds: 2, rounds: 5, sections: ['x402', 'credits'], output: '' });
+    const settings = readBenchSettings(
+      { BENCH_SECONDS: '2', BENCH_ROUNDS: '5', BENCH_SECTIONS: 'x402, credits', BENCH_OUTPUT: '', BENCH_NODE_ARGS: ' --max-old-space-size=96  --max-semi-space-size=4 ' },
+      '/r.md',
+    );
+    expect(settings).toMatchObject({ seconds: 2, rounds: 5, sections: ['x402', 'credits'], output: '', serviceNodeArgs: ['--max-old-space-size=96', '--max-semi-space-size=4'] });
   });
   it('lists every bad value at once', () => {
     let message = '';
