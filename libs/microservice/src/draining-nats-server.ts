@@ -1,5 +1,6 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { type NatsOptions, ServerNats } from '@nestjs/microservices';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { NatsContext, type NatsOptions, ServerNats } from '@nestjs/microservices';
+import { finalize, isObservable } from 'rxjs';
 import { JsonTextReply } from './json-text-reply.js';
 
 type MessageHandler = (error: unknown, message: unknown) => Promise<unknown>;
@@ -51,6 +52,30 @@ export class DrainingNatsServer extends ServerNats {
    */
   override getHandlerByPattern(pattern: string): ReturnType<ServerNats['getHandlerByPattern']> {
     return this.messageHandlers.get(pattern) ?? super.getHandlerByPattern(pattern);
+  }
+
+  /**
+   * A request whose handler resolves to a plain value is answered at once. Nest would wrap the value in
+   * an Observable, pipe it through RxJS operators and publish it on a later tick: a few per cent of a
+   * service's CPU per message, for nothing here. Everything else (events, handlers that return an
+   * Observable, which is also how Nest's exception filters answer an error) takes Nest's own path.
+   */
+  override async handleMessage(channel: string, natsMsg: Msg): Promise<void> {
+    const handler = this.getHandlerByPattern(channel);
+    if (!natsMsg.reply || !handler) return super.handleMessage(channel, natsMsg);
+    const context = new NatsContext([natsMsg.subject, natsMsg.headers]);
+    const message = (await this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply })) as { id?: string; data?: unknown };
+    if (message.id === undefined) return this.handleEvent(channel, message as Parameters<ServerNats['handleEvent']>[1], context);
+    const publish = this.getPublisher(natsMsg, message.id, context);
+    return this.runWithProcessingHooks(context, async (runEndHook: () => void) => {
+      const result: unknown = await handler(message.data, context);
+      if (isObservable(result)) {
+        this.send(result.pipe(finalize(runEndHook)), publish);
+        return;
+      }
+      runEndHook();
+      publish({ response: result, isDisposed: true });
+    });
   }
 
   override getMessageHandler(channel: string): MessageHandler {
