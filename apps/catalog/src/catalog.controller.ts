@@ -1,12 +1,12 @@
-import { type CatalogReply, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
+import { type CatalogQuery, type CatalogReply, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
 import { JsonTextReply, WireException } from '@appcat/microservice';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { traceProvenance } from './cache/provenance.js';
 import { listJson } from './cache/json-source.js';
+import { NotCachedError, type Provenance, traceProvenance } from './cache/provenance.js';
 import { CatalogOps } from './catalog-ops.js';
 import { FetchBudget } from './fetch-budget.js';
-import { fetchFromStore, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
+import { fetchFromStore, type ListData, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
 
 @Controller()
 export class CatalogController {
@@ -18,9 +18,37 @@ export class CatalogController {
 
   @MessagePattern(Subject.CatalogFetch, { queue: QueueGroup.Catalog })
   async fetch(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply>> {
-    if (typeof request?.query?.route !== 'string') throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
-    const { result, provenance } = await this.budget.run(() => traceProvenance(() => fetchFromStore(this.store, request.query)));
-    this.ops.metrics.cache.inc({ kind: request.query.route, result: provenance.source ?? 'upstream' });
-    return JsonTextReply.of<CatalogReply>({ dataJson: listJson(result), ...provenance }, 'dataJson');
+    const query = queryOf(request);
+    const { result, provenance } = await this.budget.run(() => traceProvenance(() => fetchFromStore(this.store, query)));
+    return this.reply(query, provenance.source ?? 'upstream', result, provenance);
   }
+
+  /**
+   * `catalog.peek`: the answer `catalog.fetch` would give, built from fresh cache entries only, or null.
+   * The gateway asks while a call is still being charged; since nothing here reaches the upstream, a
+   * call that then fails to pay has cost one cache read. It takes no slot of the fetch budget: it never
+   * waits on the upstream.
+   */
+  @MessagePattern(Subject.CatalogPeek, { queue: QueueGroup.Catalog })
+  async peek(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply> | null> {
+    const query = queryOf(request);
+    try {
+      const { result, provenance } = await traceProvenance(() => fetchFromStore(this.store, query), Date.now, { cacheOnly: true });
+      return this.reply(query, 'cache', result, provenance);
+    } catch (error) {
+      // A miss is no answer: the fetch that follows the charge is counted instead.
+      if (error instanceof NotCachedError) return null;
+      throw error;
+    }
+  }
+
+  private reply(query: CatalogQuery, source: NonNullable<CatalogReply['source']>, result: ListData, provenance: Provenance): JsonTextReply<CatalogReply> {
+    this.ops.metrics.cache.inc({ kind: query.route, result: source });
+    return JsonTextReply.of<CatalogReply>({ dataJson: listJson(result), ...provenance, source }, 'dataJson');
+  }
+}
+
+function queryOf(request: CatalogRequest): CatalogQuery {
+  if (typeof request?.query?.route !== 'string') throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
+  return request.query;
 }

@@ -1,7 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CatalogInfrastructure } from './catalog-infrastructure.js';
 import { CatalogController } from './catalog.controller.js';
-import { CatalogPeekController } from './catalog-peek.controller.js';
 import { CatalogOps } from './catalog-ops.js';
 import type { CatalogConfig } from './config.js';
 import { FetchBudget } from './fetch-budget.js';
@@ -15,7 +14,7 @@ export class CatalogModule {
   static register(config: CatalogConfig, http?: UpstreamHttpClient): DynamicModule {
     return {
       module: CatalogModule,
-      controllers: [CatalogController, CatalogPeekController],
+      controllers: [CatalogController],
       providers: [
         { provide: CatalogOps, useFactory: () => new CatalogOps(config) },
         { provide: FetchBudget, useFactory: (ops: CatalogOps) => new FetchBudget(config.fetchBudget, ops.metrics), inject: [CatalogOps] },
