@@ -65,10 +65,7 @@ export class NatsRpcClient {
    */
   static async connect(config: NatsConfig, name: string, options: { failFast?: boolean } = {}): Promise<NatsRpcClient> {
     try {
-      // noAsyncTraces: otherwise every request builds two Error objects (stack traces included) up
-      // front in case it fails; that was a tenth of the gateway's CPU under load. Failures keep their
-      // types and codes, only their stacks point into the NATS client instead of the caller.
-      const auth = { user: config.user, pass: config.password, inboxPrefix: config.inboxPrefix, noAsyncTraces: true };
+      const auth = { user: config.user, pass: config.password, inboxPrefix: config.inboxPrefix };
       const connection = await connect(
         options.failFast
           ? { servers: config.servers, name, timeout: 3_000, reconnect: false, ...auth }
