@@ -15,13 +15,10 @@ export function envelope(status: number, message: string, data: unknown = null):
 
 /** Writes an envelope with matching HTTP status and a JSON content type. */
 export function sendEnvelope(reply: FastifyReply, status: number, message: string, data: unknown = null): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(envelope(status, message, data));
+  return sendEnvelopeWithJsonData(reply, status, message, JSON.stringify(data));
 }
 
-/**
- * Writes an envelope whose `data` is already JSON text (the catalog's answer), without decoding it:
- * the same bytes `sendEnvelope` would write for the decoded value.
- */
+/** Writes an envelope whose `data` is already JSON text (the catalog's answer) as it is, without decoding it. */
 export function sendEnvelopeWithJsonData(reply: FastifyReply, status: number, message: string, dataJson: string): FastifyReply {
   return reply
     .code(status)
