@@ -36,7 +36,7 @@ describe('readCatalogConfig', () => {
       },
       breaker: { failureThreshold: 5, openMs: 30_000, throttleOpenMs: 60_000, maxOpenMs: 600_000 },
       fetchBudget: { maxInFlight: 32, maxQueueWaitMs: 3000 },
-      ops: { port: 9102, host: '127.0.0.1', logLevel: 'info' },
+      ops: { port: 9102, host: '127.0.0.1', logLevel: 'info', heapGrowthPercent: 30 },
     });
   });
 

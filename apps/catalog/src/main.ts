@@ -1,10 +1,11 @@
-import { createJsonLogger, JsonNestLogger, routeConsoleTo } from '@appcat/ops';
+import { applyHeapGrowthPercent, createJsonLogger, JsonNestLogger, routeConsoleTo } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import { createCatalogApp } from './catalog-app.js';
 import { readCatalogConfig } from './config.js';
 
 async function main(): Promise<void> {
   const config = readCatalogConfig();
+  applyHeapGrowthPercent(config.ops.heapGrowthPercent);
   const logger = new JsonNestLogger(createJsonLogger('catalog', config.ops.logLevel));
   Logger.overrideLogger(logger);
   routeConsoleTo(logger);

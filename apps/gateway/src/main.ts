@@ -1,10 +1,11 @@
-import { createJsonLogger, JsonNestLogger, routeConsoleTo } from '@appcat/ops';
+import { applyHeapGrowthPercent, createJsonLogger, JsonNestLogger, routeConsoleTo } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import { readGatewayConfig } from './config.js';
 import { createGatewayApp } from './gateway-app.js';
 
 async function main(): Promise<void> {
   const config = readGatewayConfig();
+  applyHeapGrowthPercent(config.ops.heapGrowthPercent);
   const logger = new JsonNestLogger(createJsonLogger('gateway', config.ops.logLevel));
   Logger.overrideLogger(logger);
   routeConsoleTo(logger);

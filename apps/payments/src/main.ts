@@ -1,10 +1,11 @@
-import { createJsonLogger, JsonNestLogger, routeConsoleTo } from '@appcat/ops';
+import { applyHeapGrowthPercent, createJsonLogger, JsonNestLogger, routeConsoleTo } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import { createPaymentsApp } from './app.js';
 import { readPaymentsConfig } from './config/payments-config.js';
 
 async function main(): Promise<void> {
   const config = readPaymentsConfig();
+  applyHeapGrowthPercent(config.ops.heapGrowthPercent);
   const logger = new JsonNestLogger(createJsonLogger('payments', config.ops.logLevel));
   Logger.overrideLogger(logger);
   routeConsoleTo(logger);

@@ -52,7 +52,7 @@ export async function startGatewayOnStandIns(natsUrl: string, publicBaseUrl = 'h
       x402PayTimeoutMs: 1000,
       bodyLimitBytes: 16_384,
       trustProxy: false,
-      ops: { port: 0, host: '127.0.0.1', logLevel: 'error' },
+      ops: { port: 0, host: '127.0.0.1', logLevel: 'error', heapGrowthPercent: 0 },
       shutdownDelayMs: 0,
     },
     { logger: false },
