@@ -1,7 +1,7 @@
 import { formatUsd } from '@appcat/contracts';
 import { MCP_BALANCE_TOOL_NAME } from '@appcat/routes';
 import { Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
 import { CreditsClient } from '../credits/credits.client.js';
 import { HttpError, Messages } from '../errors/http-error.js';
@@ -19,11 +19,20 @@ export const Meta = {
   age: 'appcat/age',
 } as const;
 
+/** A `tools/call` naming no tool of ours; the MCP server answers it as a JSON-RPC InvalidParams error. */
+export class UnknownToolError extends Error {
+  constructor(name: string) {
+    super(`unknown tool: ${name}`);
+    this.name = 'UnknownToolError';
+  }
+}
+
 /**
  * Runs MCP tool calls through the same priced-call path as HTTP: the same validation, the same
  * debit or x402 settlement, the same catalog fetch. HTTP's failures become tool errors (`isError`)
  * with the same message; a call without payment, or with a refused one, is x402's PaymentRequired.
- * An unknown tool is a JSON-RPC error, as MCP asks.
+ * An unknown tool is an UnknownToolError, for the MCP server to answer as a JSON-RPC error. Loads
+ * nothing of the MCP SDK (types only), so the gateway starts without it.
  */
 @Injectable()
 export class McpToolCallsService {
@@ -39,7 +48,7 @@ export class McpToolCallsService {
   async call(params: CallToolRequest['params'], request: FastifyRequest): Promise<CallToolResult> {
     if (params.name === MCP_BALANCE_TOOL_NAME) return this.guard(params.name, () => this.balance(request));
     const tool = PRICED_TOOLS.get(params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${params.name}`);
+    if (!tool) throw new UnknownToolError(params.name);
     let charge: Charge | undefined;
     return this.guard(
       params.name,
