@@ -48,7 +48,10 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 FROM ${NODE_IMAGE} AS runtime
 LABEL org.opencontainers.image.title="appcat" \
       org.opencontainers.image.description="Pay-per-call App Store catalog gateway: gateway, payments, catalog, migrations, admin CLI"
+# NODE_OPTIONS: package.json's config.serviceNodeOptions (a young generation of 2 × 8 MB instead of V8's
+# 2 × 16 MB; docs/benchmarks.md measures it). deploy-check keeps the copies in step.
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=8 \
     HOST=0.0.0.0 \
     OPS_HOST=0.0.0.0 \
     STORE_EMULATOR_HOST=0.0.0.0

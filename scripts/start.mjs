@@ -4,6 +4,7 @@
 // and gateway, and prints the gateway URL, a ready curl line and a demo API key holding USD 5.
 // Ctrl-C stops everything it started.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaults, ensureDependencies, ensureInfrastructure, hostPort, log, waitListening } from './lib/infra.mjs';
@@ -34,9 +35,11 @@ execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], {
 log('applying migrations');
 execFileSync('node', ['apps/payments/dist/migrate/cli.js'], { stdio: 'inherit', env });
 
+// The node options the services are deployed with (the image's NODE_OPTIONS carries the same).
+const serviceNodeArgs = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).config?.serviceNodeOptions ?? '').split(/\s+/).filter(Boolean);
 const children = [];
 function startService(name, script, extraEnv = {}) {
-  const child = spawn('node', ['--enable-source-maps', script], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('node', ['--enable-source-maps', ...serviceNodeArgs, script], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = `[${name}] `;
   for (const stream of [child.stdout, child.stderr]) {
     let pending = '';

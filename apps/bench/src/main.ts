@@ -5,7 +5,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describeMachine, formatMachine } from './machine.js';
-import { repoPath } from './processes.js';
+import { deployedServiceNodeArgs, repoPath } from './processes.js';
 import { Report } from './report.js';
 import { creditSection } from './sections/credits.js';
 import { scaleSection } from './sections/scale.js';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const conditions = process.env.BENCH_CONDITIONS ?? `load average ${machine.loadAverage.toFixed(2)} when the run started; say what else ran with BENCH_CONDITIONS`;
   log(`bench on ${formatMachine(machine)}`);
   log(`${settings.rounds} rounds × ${settings.seconds} s, sections ${settings.sections.join(', ')}`);
-  const report = new Report();
+  const report = new Report(deployedServiceNodeArgs());
   const wants = (section: string) => (settings.sections as string[]).includes(section);
 
   if (wants('credits') || wants('x402')) {

@@ -1,9 +1,20 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (this file is apps/bench/dist/processes.js once built). */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * The node options our services are deployed with (package.json `config.serviceNodeOptions`, which the
+ * image's NODE_OPTIONS, the Kubernetes ConfigMaps and `npm start` carry too): the bench runs them as
+ * deployed.
+ */
+export function deployedServiceNodeArgs(): string[] {
+  const manifest = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { config?: { serviceNodeOptions?: string } };
+  return (manifest.config?.serviceNodeOptions ?? '').split(/\s+/).filter((arg) => arg !== '');
+}
 
 /** A node process the bench started, with the tail of its output for error messages. */
 export class NodeProcess {

@@ -22,6 +22,15 @@ export class Report {
   readonly targets: TargetCheck[] = [];
   readonly memory = new Map<string, MemoryFigure>();
 
+  /** @param deployedNodeArgs the node options our services are deployed with, named in the report. */
+  constructor(private readonly deployedNodeArgs: string[] = []) {}
+
+  private describeNodeArgs(added: string[]): string {
+    const args = [...this.deployedNodeArgs, ...added];
+    const command = args.length > 0 ? `\`node ${args.join(' ')}\`` : 'plain `node`';
+    return `our services ran as deployed, with ${command}${added.length > 0 ? ` (\`${added.join(' ')}\` added by BENCH_NODE_ARGS)` : ''}`;
+  }
+
   add(title: string, body: string): void {
     this.sections.push({ title, body });
   }
@@ -61,7 +70,7 @@ export class Report {
       'Written by `npm run bench` (apps/bench); every figure below comes from one run on one machine, each comparison measured side by side in interleaved rounds. Medians over the rounds; ratios are of those medians. Absolute figures depend on the machine and what else runs on it: read the ratios.',
       '',
       `- **Machine:** ${formatMachine(machine)}`,
-      `- **Run:** ${settings.rounds} rounds × ${settings.seconds} s per target (after ${settings.warmupSeconds} s warm-up), ${settings.connections} connections, ${settings.x402Calls} x402 calls per server per round; sections: ${settings.sections.join(', ')}${settings.serviceNodeArgs.length > 0 ? `; our services ran with \`node ${settings.serviceNodeArgs.join(' ')}\`` : ''}`,
+      `- **Run:** ${settings.rounds} rounds × ${settings.seconds} s per target (after ${settings.warmupSeconds} s warm-up), ${settings.connections} connections, ${settings.x402Calls} x402 calls per server per round; sections: ${settings.sections.join(', ')}; ${this.describeNodeArgs(settings.serviceNodeArgs)}`,
       `- **Load conditions:** ${conditions}`,
       '',
       ...(this.targets.length > 0 ? ['## Targets', '', this.targetsTable(), ''] : []),

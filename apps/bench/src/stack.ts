@@ -5,7 +5,7 @@ import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations } from '@appcat/payments';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
 import { FacilitatorTimer } from './facilitator-timer.js';
-import { NodeProcess, repoPath } from './processes.js';
+import { deployedServiceNodeArgs, NodeProcess, repoPath } from './processes.js';
 
 /** Lifts Apple-sized rate limits: the emulator does not throttle, and the bench measures us, not Apple's limit. */
 export const NO_RATE_LIMITS = { ITUNES_RATE_PER_MIN: '0', APPLE_WEB_RATE_PER_MIN: '0', APPLE_AMP_API_RATE_PER_MIN: '0' };
@@ -23,7 +23,7 @@ export async function startEmulator(): Promise<{ process: NodeProcess; url: stri
   return { process: emulator, url };
 }
 
-/** A built service (apps/<kind>/dist/main.js) with an ops port, started and ready. */
+/** A built service (apps/<kind>/dist/main.js) with an ops port, started as deployed (plus `nodeArgs`) and ready. */
 export async function startService(name: string, kind: 'gateway' | 'payments' | 'catalog', env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
   const opsPort = await freePort();
   const port = kind === 'gateway' ? await freePort() : undefined;
@@ -31,7 +31,7 @@ export async function startService(name: string, kind: 'gateway' | 'payments' | 
     ...env,
     OPS_PORT: String(opsPort),
     ...(port ? { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } : {}),
-  }, nodeArgs);
+  }, [...deployedServiceNodeArgs(), ...nodeArgs]);
   await process.waitReady(`http://127.0.0.1:${opsPort}/readyz`);
   return { process, url: port ? `http://127.0.0.1:${port}` : undefined };
 }

@@ -38,6 +38,14 @@ describe('Report', () => {
     expect(markdown).toMatch(/\| gateway \| +80.0 MB \| +90.0 MB \|/);
   });
 
+  it('names the node options the services ran with: as deployed, then those BENCH_NODE_ARGS added', () => {
+    const settings = readBenchSettings({ BENCH_NODE_ARGS: '--max-old-space-size=96' }, '');
+    expect(new Report(['--max-semi-space-size=8']).render(machine, settings, 'quiet')).toContain(
+      'our services ran as deployed, with `node --max-semi-space-size=8 --max-old-space-size=96` (`--max-old-space-size=96` added by BENCH_NODE_ARGS)',
+    );
+    expect(new Report().render(machine, readBenchSettings({}, ''), 'quiet')).toContain('our services ran as deployed, with plain `node`');
+  });
+
   it('leaves out the targets table when no section measured one', () => {
     expect(new Report().render(machine, readBenchSettings({}, ''), 'quiet')).not.toContain('## Targets');
   });
