@@ -1,5 +1,9 @@
+import fc from 'fast-check';
+import { ISO_COUNTRY_CODES } from './countries.js';
+import { ParamLimits } from './param-rules.js';
 import { PRICED_ROUTES, type PricedRoute } from './route-table.js';
-import { validateRouteInput } from './validate-route-input.js';
+import { type RawQuery, validateRouteInput } from './validate-route-input.js';
+import { validateRouteInputReference } from './validate-route-input.reference.js';
 
 const byId = (id: string): PricedRoute => PRICED_ROUTES.find((r) => r.id === id)!;
 const check = (id: string, path: Record<string, string>, query: Record<string, string | string[]>) =>
@@ -62,5 +66,132 @@ describe('validateRouteInput', () => {
       country: 'us',
       sort: 'recent',
     });
+  });
+});
+
+/** Values a parameter may arrive with: valid ones, each rule's edges, and arbitrary text. */
+const EDGE_VALUES = [
+  '',
+  ' ',
+  '   ',
+  '\t\n',
+  '\u00a0',
+  '\u200b',
+  'x',
+  ' chess ',
+  'x'.repeat(ParamLimits.termMaxLength),
+  'x'.repeat(ParamLimits.termMaxLength + 1),
+  ' '.repeat(ParamLimits.termMaxLength + 1),
+  'é'.repeat(ParamLimits.termMaxLength),
+  '😀'.repeat(ParamLimits.termMaxLength / 2 + 1),
+  '0',
+  '1',
+  '01',
+  '2',
+  '9',
+  '10',
+  '11',
+  '99',
+  '100',
+  '999',
+  '1000',
+  '1.5',
+  '-1',
+  '+1',
+  ' 1',
+  '1 ',
+  '1e1',
+  '٣',
+  'us',
+  'US',
+  'Us',
+  'gb',
+  'zz',
+  'u',
+  'usa',
+  '\u212Ae', // KELVIN SIGN + e: lower-cases to "ke", an assigned code
+  'İs',
+  'en',
+  'en-us',
+  'en_US',
+  'zh-hant-tw',
+  'zh-hant-tw-x1',
+  'e',
+  'en-',
+  'english!',
+  'abc-' + 'a'.repeat(8) + '-' + 'b'.repeat(8) + '-' + 'c'.repeat(8),
+  'a'.repeat(ParamLimits.langMaxLength + 1),
+  'recent',
+  'helpful',
+  'RECENT',
+  'newest',
+  '284882215',
+  '1482985563',
+  '1'.repeat(19),
+  '1'.repeat(20),
+  '0123',
+  'com.facebook.Facebook',
+  'com.example.app',
+  '.com',
+  '-abc',
+  '_abc',
+  'a b',
+  '../../etc',
+  '/',
+  'a'.repeat(ParamLimits.idMaxLength),
+  'a'.repeat(ParamLimits.idMaxLength + 1),
+  '$value $property $target $constraint1',
+];
+
+const stringValue = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...EDGE_VALUES) },
+  { weight: 1, arbitrary: fc.constantFrom(...ISO_COUNTRY_CODES).chain((code) => fc.constantFrom(code, code.toUpperCase())) },
+  { weight: 1, arbitrary: fc.stringMatching(ParamLimits.langPattern) },
+  { weight: 1, arbitrary: fc.stringMatching(ParamLimits.bundleIdentifierPattern) },
+  { weight: 1, arbitrary: fc.stringMatching(ParamLimits.numericIdPattern) },
+  { weight: 1, arbitrary: fc.integer({ min: -5, max: 1005 }).map(String) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 210 }) },
+);
+
+/** A query value: missing, once, or repeated (HTTP servers give arrays, even of one). */
+const queryValue: fc.Arbitrary<string | string[] | undefined> = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(undefined) },
+  { weight: 6, arbitrary: stringValue },
+  { weight: 1, arbitrary: fc.array(stringValue, { maxLength: 3 }) },
+);
+
+/** Every parameter name of any route, and one of none, so routes also get parameters they ignore. */
+const ANY_NAME = [...new Set(PRICED_ROUTES.flatMap((r) => [...r.pathParams, ...r.queryParams])), 'utm_source'];
+
+describe('validateRouteInput against class-validator', () => {
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: the same result and message as validateSync on random input', (_id, route) => {
+    const pathParams = fc.record(Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])), {
+      requiredKeys: [],
+    });
+    const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
+    fc.assert(
+      fc.property(pathParams, query, (path, raw) => {
+        const params = path as Record<string, string>;
+        expect(validateRouteInput(route, params, raw as RawQuery)).toStrictEqual(validateRouteInputReference(route, params, raw as RawQuery));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: the same result and message on every edge value of every parameter', (_id, route) => {
+    const valid: Record<string, string> = { term: 'chess', appId: '284882215', bundleId: '1482985563', developerId: '284882218' };
+    const path = Object.fromEntries(route.pathParams.map((name) => [name, valid[name]]));
+    const query: RawQuery = Object.fromEntries(route.queryParams.filter((name) => valid[name]).map((name) => [name, valid[name]]));
+    for (const name of [...route.pathParams, ...route.queryParams]) {
+      for (const value of [...EDGE_VALUES, undefined, null]) {
+        const input = route.pathParams.includes(name)
+          ? ([{ ...path, [name]: value }, query] as const)
+          : ([path, { ...query, [name]: value }] as const);
+        const [p, q] = input as unknown as [Record<string, string>, RawQuery];
+        expect([name, value, validateRouteInput(route, p, q)]).toStrictEqual([name, value, validateRouteInputReference(route, p, q)]);
+      }
+    }
   });
 });
