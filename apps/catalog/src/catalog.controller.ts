@@ -3,7 +3,7 @@ import { JsonTextReply, WireException } from '@appcat/microservice';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { listJson } from './cache/json-source.js';
-import { NotCachedError, type Provenance, traceProvenance } from './cache/provenance.js';
+import { NotCachedError, type Provenance, ProvenanceTrace } from './cache/provenance.js';
 import { CatalogOps } from './catalog-ops.js';
 import { FetchBudget } from './fetch-budget.js';
 import { fetchFromStore, type ListData, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
@@ -19,7 +19,9 @@ export class CatalogController {
   @MessagePattern(Subject.CatalogFetch, { queue: QueueGroup.Catalog })
   async fetch(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply>> {
     const query = queryOf(request);
-    const { result, provenance } = await this.budget.run(() => traceProvenance(() => fetchFromStore(this.store, query)));
+    const trace = new ProvenanceTrace();
+    const result = await this.budget.run(() => fetchFromStore(this.store, query, trace));
+    const provenance = trace.provenance();
     return this.reply(query, provenance.source ?? 'upstream', result, provenance);
   }
 
@@ -32,9 +34,10 @@ export class CatalogController {
   @MessagePattern(Subject.CatalogPeek, { queue: QueueGroup.Catalog })
   async peek(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply> | null> {
     const query = queryOf(request);
+    const trace = new ProvenanceTrace(true);
     try {
-      const { result, provenance } = await traceProvenance(() => fetchFromStore(this.store, query), Date.now, { cacheOnly: true });
-      return this.reply(query, 'cache', result, provenance);
+      const result = await fetchFromStore(this.store, query, trace);
+      return this.reply(query, 'cache', result, trace.provenance());
     } catch (error) {
       // A miss is no answer: the fetch that follows the charge is counted instead.
       if (error instanceof NotCachedError) return null;

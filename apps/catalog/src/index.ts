@@ -1,4 +1,5 @@
 export { AppleStoreAdapter } from './apple/apple-store-adapter.js';
+export { NotCachedError, type Provenance, ProvenanceTrace, type ResourceTrace, UNTRACKED } from './cache/provenance.js';
 export { type Freshness, type ResourceRequest, type ResourceStore, UncachedResources } from './cache/resource-store.js';
 export { createCatalogApp, type CatalogAppOptions } from './catalog-app.js';
 export { readCatalogConfig, type AppleStoreConfig, type CatalogConfig, type CatalogStore, type UpstreamRateLimit } from './config.js';

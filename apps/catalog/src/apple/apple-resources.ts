@@ -1,5 +1,6 @@
 import type { ReviewSort } from '@appcat/contracts';
 import { createHash } from 'node:crypto';
+import type { ResourceTrace } from '../cache/provenance.js';
 import type { Freshness, ResourceStore } from '../cache/resource-store.js';
 import type { CacheTtls } from '../config.js';
 import type { Review } from '../store/store-adapter.js';
@@ -109,88 +110,109 @@ export class AppleResources {
   }
 
   /** The whole result list of a search, at most 200 records. */
-  async searchApps(term: string, country: string, lang: string | undefined): Promise<ItunesRecord[]> {
+  async searchApps(term: string, country: string, lang: string | undefined, trace: ResourceTrace): Promise<ItunesRecord[]> {
     const normalised = normaliseTerm(term);
-    const results = await this.store.get({
-      key: keyOf('search', country, lang, normalised),
-      freshness: this.searches,
-      load: async () => {
-        const { results } = await this.itunes.search(normalised, country, lang, SEARCH_FETCH_LIMIT);
-        await this.primeApps(results, country, lang);
-        return results;
+    const results = await this.store.get(
+      {
+        key: keyOf('search', country, lang, normalised),
+        freshness: this.searches,
+        load: async () => {
+          const { results } = await this.itunes.search(normalised, country, lang, SEARCH_FETCH_LIMIT);
+          await this.primeApps(results, country, lang);
+          return results;
+        },
       },
-    });
+      trace,
+    );
     return results ?? [];
   }
 
   /** An app's software record by track id or bundle identifier; undefined when not sold there. */
-  app(appId: string, country: string, lang: string | undefined): Promise<ItunesRecord | undefined> {
+  app(appId: string, country: string, lang: string | undefined, trace: ResourceTrace): Promise<ItunesRecord | undefined> {
     const key: LookupKey = /^\d+$/.test(appId) ? 'id' : 'bundleId';
     const id = key === 'id' ? appId : appId.toLowerCase();
-    return this.store.get({
-      key: this.appKey(key, id, country, lang),
-      freshness: this.details,
-      load: () => this.lookups.load(groupOf(id, batchable(id, key), key, country, lang), { key, country, lang }, id),
-    });
+    return this.store.get(
+      {
+        key: this.appKey(key, id, country, lang),
+        freshness: this.details,
+        load: () => this.lookups.load(groupOf(id, batchable(id, key), key, country, lang), { key, country, lang }, id),
+      },
+      trace,
+    );
   }
 
   /** The artist record followed by its apps; undefined when the id is not a developer's. */
-  developer(artistId: string): Promise<ItunesRecord[] | undefined> {
-    return this.store.get({
-      key: keyOf('developer', artistId),
-      freshness: this.lists,
-      load: async () => {
-        const { results } = await this.itunes.lookup('id', [artistId], { limit: DEVELOPER_APPS_LIMIT });
-        const own = results.filter((r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'));
-        if (own[0]?.wrapperType !== 'artist') return undefined;
-        await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
-        return own;
+  developer(artistId: string, trace: ResourceTrace): Promise<ItunesRecord[] | undefined> {
+    return this.store.get(
+      {
+        key: keyOf('developer', artistId),
+        freshness: this.lists,
+        load: async () => {
+          const { results } = await this.itunes.lookup('id', [artistId], { limit: DEVELOPER_APPS_LIMIT });
+          const own = results.filter((r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'));
+          if (own[0]?.wrapperType !== 'artist') return undefined;
+          await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
+          return own;
+        },
       },
-    });
+      trace,
+    );
   }
 
-  async reviews(country: string, trackId: string, page: number, sort: ReviewSort): Promise<Review[]> {
-    const reviews = await this.store.get({
-      key: keyOf('reviews', country, trackId, sort, page),
-      freshness: page === 1 && sort === 'recent' ? this.recentReviews : this.reviewPages,
-      load: () => this.itunes.reviewsPage(country, trackId, page, sort),
-    });
+  async reviews(country: string, trackId: string, page: number, sort: ReviewSort, trace: ResourceTrace): Promise<Review[]> {
+    const reviews = await this.store.get(
+      {
+        key: keyOf('reviews', country, trackId, sort, page),
+        freshness: page === 1 && sort === 'recent' ? this.recentReviews : this.reviewPages,
+        load: () => this.itunes.reviewsPage(country, trackId, page, sort),
+      },
+      trace,
+    );
     return reviews ?? [];
   }
 
   /** Apps customers also bought with this one; undefined when the web catalogue does not know the app. */
-  similarApps(country: string, trackId: string, lang: string | undefined): Promise<AmpResource[] | undefined> {
-    return this.store.get({
-      key: keyOf('similar', country, lang, trackId),
-      freshness: this.lists,
-      load: () => this.similarLists.load(groupOf(trackId, batchable(trackId), country, lang), { country, lang }, trackId),
-    });
+  similarApps(country: string, trackId: string, lang: string | undefined, trace: ResourceTrace): Promise<AmpResource[] | undefined> {
+    return this.store.get(
+      {
+        key: keyOf('similar', country, lang, trackId),
+        freshness: this.lists,
+        load: () => this.similarLists.load(groupOf(trackId, batchable(trackId), country, lang), { country, lang }, trackId),
+      },
+      trace,
+    );
   }
 
   /** A bundle with its member apps in full; undefined when unknown there. */
-  bundle(country: string, bundleId: string, lang: string | undefined): Promise<AmpResource | undefined> {
-    return this.store.get({
-      key: keyOf('bundle', country, lang, bundleId),
-      freshness: this.details,
-      load: () => this.bundles.load(groupOf(bundleId, batchable(bundleId), country, lang), { country, lang }, bundleId),
-    });
+  bundle(country: string, bundleId: string, lang: string | undefined, trace: ResourceTrace): Promise<AmpResource | undefined> {
+    return this.store.get(
+      {
+        key: keyOf('bundle', country, lang, bundleId),
+        freshness: this.details,
+        load: () => this.bundles.load(groupOf(bundleId, batchable(bundleId), country, lang), { country, lang }, bundleId),
+      },
+      trace,
+    );
   }
 
   /** One page of bundle search results: the web catalogue pages searches itself (25 at most a call). */
-  async searchBundles(term: string, country: string, lang: string | undefined, page: number, pageSize: number): Promise<AmpResource[]> {
+  async searchBundles(term: string, country: string, lang: string | undefined, page: number, pageSize: number, trace: ResourceTrace): Promise<AmpResource[]> {
     const normalised = normaliseTerm(term);
-    const bundles = await this.store.get({
-      key: keyOf('bundle-search', country, lang, page, normalised),
-      freshness: this.searches,
-      load: async () => {
-        const url = this.urls.ampSearch(country, normalised, { types: 'app-bundles', limit: pageSize, offset: (page - 1) * pageSize, lang });
-        const document = await this.web.getDocument(url);
-        if (document === undefined) return [];
-        if (!isRecord(document.results)) throw badResponse('search results without results', url.host);
-        const found = document.results['app-bundles'];
-        return isRecord(found) && Array.isArray(found.data) ? found.data.filter(isRecord) : [];
+    const bundles = await this.store.get(
+      {
+        key: keyOf('bundle-search', country, lang, page, normalised),
+        freshness: this.searches,
+        load: async () => {
+          const url = this.urls.ampSearch(country, normalised, { types: 'app-bundles', limit: pageSize, offset: (page - 1) * pageSize, lang });
+          const document = await this.web.getDocument(url);
+          if (document === undefined) return [];
+          if (!isRecord(document.results)) throw badResponse('search results without results', url.host);
+          const found = document.results['app-bundles'];
+          return isRecord(found) && Array.isArray(found.data) ? found.data.filter(isRecord) : [];
+        },
       },
-    });
+      trace,
+    );
     return bundles ?? [];
   }
 

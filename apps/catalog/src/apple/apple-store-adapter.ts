@@ -1,4 +1,5 @@
 import { SEARCH_PAGE_SIZE, type ReviewSort } from '@appcat/contracts';
+import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
 import { type ResourceStore, UncachedResources } from '../cache/resource-store.js';
 import type { AppleStoreConfig, CacheTtls } from '../config.js';
 import { EMPTY_LIST, listOf, type ListData, type QueryOf, type Review, type StoreAdapter } from '../store/store-adapter.js';
@@ -57,49 +58,49 @@ export class AppleStoreAdapter implements StoreAdapter {
     this.resources = new AppleResources(new ItunesApi(http, urls), web, urls, store, ttl, options.batch ?? { windowMs: 0, maxIds: 100 });
   }
 
-  async searchApps(query: QueryOf<'apps.search'>): Promise<ListData> {
-    const results = await this.resources.searchApps(query.term, query.country, query.lang);
+  async searchApps(query: QueryOf<'apps.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const results = await this.resources.searchApps(query.term, query.country, query.lang, trace);
     const start = (query.page - 1) * SEARCH_PAGE_SIZE;
     return listOf(results.slice(start, start + SEARCH_PAGE_SIZE));
   }
 
-  async getApp(query: QueryOf<'apps.get'>): Promise<ListData> {
-    const app = await this.resources.app(query.appId, query.country, query.lang);
+  async getApp(query: QueryOf<'apps.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const app = await this.resources.app(query.appId, query.country, query.lang, trace);
     return app ? listOf([app]) : EMPTY_LIST;
   }
 
-  async appReviews(query: QueryOf<'apps.reviews'>): Promise<ListData<Review>> {
-    const trackId = await this.resolveTrackId(query.appId, query.country);
+  async appReviews(query: QueryOf<'apps.reviews'>, trace: ResourceTrace = UNTRACKED): Promise<ListData<Review>> {
+    const trackId = await this.resolveTrackId(query.appId, query.country, trace);
     if (!trackId) return EMPTY_LIST;
-    return listOf(await this.resources.reviews(query.country, trackId, query.page, query.sort));
+    return listOf(await this.resources.reviews(query.country, trackId, query.page, query.sort, trace));
   }
 
-  async similarApps(query: QueryOf<'apps.similar'>): Promise<ListData> {
-    const trackId = await this.resolveTrackId(query.appId, query.country);
+  async similarApps(query: QueryOf<'apps.similar'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const trackId = await this.resolveTrackId(query.appId, query.country, trace);
     if (!trackId) return EMPTY_LIST;
-    return listOf((await this.resources.similarApps(query.country, trackId, query.lang)) ?? []);
+    return listOf((await this.resources.similarApps(query.country, trackId, query.lang, trace)) ?? []);
   }
 
-  async searchBundles(query: QueryOf<'bundles.search'>): Promise<ListData> {
-    return listOf(await this.resources.searchBundles(query.term, query.country, query.lang, query.page, SEARCH_PAGE_SIZE));
+  async searchBundles(query: QueryOf<'bundles.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    return listOf(await this.resources.searchBundles(query.term, query.country, query.lang, query.page, SEARCH_PAGE_SIZE, trace));
   }
 
-  async getBundle(query: QueryOf<'bundles.get'>): Promise<ListData> {
-    const bundle = await this.resources.bundle(query.country, query.bundleId, query.lang);
+  async getBundle(query: QueryOf<'bundles.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const bundle = await this.resources.bundle(query.country, query.bundleId, query.lang, trace);
     return bundle ? listOf([bundle]) : EMPTY_LIST;
   }
 
   /** Page N of every member app's feed, merged into one list in the requested order. */
-  async bundleReviews(query: QueryOf<'bundles.reviews'>): Promise<ListData<Review>> {
-    const members = await this.members(query.country, query.bundleId, undefined);
-    const pages = await Promise.all(members.map((id) => this.resources.reviews(query.country, id, query.page, query.sort)));
+  async bundleReviews(query: QueryOf<'bundles.reviews'>, trace: ResourceTrace = UNTRACKED): Promise<ListData<Review>> {
+    const members = await this.members(query.country, query.bundleId, undefined, trace);
+    const pages = await Promise.all(members.map((id) => this.resources.reviews(query.country, id, query.page, query.sort, trace)));
     return listOf(pages.flat().sort(compareReviews(query.sort)));
   }
 
   /** Apps customers also bought with any member, each once, members left out. */
-  async similarBundles(query: QueryOf<'bundles.similar'>): Promise<ListData> {
-    const members = await this.members(query.country, query.bundleId, query.lang);
-    const lists = await Promise.all(members.map((id) => this.resources.similarApps(query.country, id, query.lang)));
+  async similarBundles(query: QueryOf<'bundles.similar'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const members = await this.members(query.country, query.bundleId, query.lang, trace);
+    const lists = await Promise.all(members.map((id) => this.resources.similarApps(query.country, id, query.lang, trace)));
     const seen = new Set(members);
     const similar: AmpResource[] = [];
     for (const other of lists.flatMap((list) => list ?? [])) {
@@ -112,21 +113,21 @@ export class AppleStoreAdapter implements StoreAdapter {
   }
 
   /** The artist record, then its apps, as Lookup gives them; nothing when the id is not a developer. */
-  async getDeveloper(query: QueryOf<'developers.get'>): Promise<ListData> {
-    const own = await this.resources.developer(query.developerId);
+  async getDeveloper(query: QueryOf<'developers.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const own = await this.resources.developer(query.developerId, trace);
     return own ? listOf(own) : EMPTY_LIST;
   }
 
   /** The feed and the web catalogue want the numeric track id; a bundle identifier costs a lookup. */
-  private async resolveTrackId(appId: string, country: string): Promise<string | undefined> {
+  private async resolveTrackId(appId: string, country: string, trace: ResourceTrace): Promise<string | undefined> {
     if (isTrackId(appId)) return appId;
-    const app = await this.resources.app(appId, country, undefined);
+    const app = await this.resources.app(appId, country, undefined, trace);
     return app === undefined ? undefined : String(app.trackId);
   }
 
   /** Track ids of a bundle's member apps (none for an unknown bundle). */
-  private async members(country: string, bundleId: string, lang: string | undefined): Promise<string[]> {
-    const bundle = await this.resources.bundle(country, bundleId, lang);
+  private async members(country: string, bundleId: string, lang: string | undefined, trace: ResourceTrace): Promise<string[]> {
+    const bundle = await this.resources.bundle(country, bundleId, lang, trace);
     return bundle ? relatedData(bundle, 'apps').map(resourceId) : [];
   }
 }

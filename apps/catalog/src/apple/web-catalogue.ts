@@ -1,3 +1,4 @@
+import { UNTRACKED } from '../cache/provenance.js';
 import type { Freshness, ResourceStore } from '../cache/resource-store.js';
 import type { UpstreamHttpClient, UpstreamResponse } from '../upstream/upstream-http-client.js';
 import { badResponse, expectSuccess, httpError, isRecord, parseJsonBody, throttled } from '../upstream/upstream-failures.js';
@@ -64,7 +65,8 @@ export class WebCatalogue {
   /** Requests arriving while the page is being read share that one read. */
   private currentToken(): Promise<string> {
     if (!this.token) {
-      const reading = this.store.get({ key: TOKEN_KEY, freshness: this.tokenFreshness, load: () => this.readToken(), untracked: true }).then((token) => {
+      // Not part of any reply's data. It is only read inside a load, which a cache-only reply never runs.
+      const reading = this.store.get({ key: TOKEN_KEY, freshness: this.tokenFreshness, load: () => this.readToken() }, UNTRACKED).then((token) => {
         if (!token) throw badResponse('a page without the web catalogue token', this.urls.tokenPage().host);
         return token;
       });

@@ -1,34 +1,24 @@
 import type { CatalogSource } from '@appcat/contracts';
-import { AsyncLocalStorage } from 'node:async_hooks';
-
-/** Where one upstream resource used by a reply came from, and when the upstream produced it. */
-interface Part {
-  source: CatalogSource;
-  fetchedAt: number;
-}
 
 export interface Provenance {
   source?: CatalogSource;
   ageSeconds?: number;
 }
 
-/** The reply being built: the resources it used, and whether it may use only fresh cache entries. */
-interface Trace {
-  parts: Part[];
-  cacheOnly: boolean;
+/**
+ * The reply a resource is read for, as the resource store sees it. It is passed explicitly from the
+ * controller down to {@link ResourceStore.get}, not held in async context: an AsyncLocalStorage makes
+ * Node run promise hooks for every promise in the process.
+ */
+export interface ResourceTrace {
+  /** The reply may use only fresh cache entries (`catalog.peek`): nothing may ask the upstream. */
+  readonly cacheOnly: boolean;
+  /** Notes one resource the reply used: where it came from, and when the upstream produced it. */
+  record(source: CatalogSource, fetchedAt: number): void;
 }
 
-const traces = new AsyncLocalStorage<Trace>();
-
-/** Notes, for the reply being built, one resource it used. Outside {@link traceProvenance} it does nothing. */
-export function recordProvenance(source: CatalogSource, fetchedAt: number): void {
-  traces.getStore()?.parts.push({ source, fetchedAt });
-}
-
-/** True while building a reply that may use only fresh cache entries (`catalog.peek`): nothing may ask the upstream. */
-export function cacheOnly(): boolean {
-  return traces.getStore()?.cacheOnly ?? false;
-}
+/** For a resource that is no part of a reply's data (the web catalogue token): nothing is noted, and the upstream may be asked. */
+export const UNTRACKED: ResourceTrace = Object.freeze({ cacheOnly: false, record: () => undefined });
 
 /** Thrown by the cache when a cache-only reply needs a resource it does not hold fresh. */
 export class NotCachedError extends Error {
@@ -39,16 +29,30 @@ export class NotCachedError extends Error {
 }
 
 /**
- * Runs `work` and says where its data came from. A reply built from several resources (bundle reviews
- * read the bundle and a feed page per member) is `stale` if any part is, `cache` if every part is,
- * otherwise `upstream`; its age is that of its oldest part.
+ * Where one reply's data came from. A reply built from several resources (bundle reviews read the
+ * bundle and a feed page per member) is `stale` if any part is, `cache` if every part is, otherwise
+ * `upstream`; its age is that of its oldest part. Only that summary is kept, not the parts.
  */
-export async function traceProvenance<T>(work: () => Promise<T>, now = Date.now, options: { cacheOnly?: boolean } = {}): Promise<{ result: T; provenance: Provenance }> {
-  const used: Part[] = [];
-  const result = await traces.run({ parts: used, cacheOnly: options.cacheOnly ?? false }, work);
-  if (used.length === 0) return { result, provenance: {} };
-  const source: CatalogSource = used.some((p) => p.source === 'stale') ? 'stale' : used.every((p) => p.source === 'cache') ? 'cache' : 'upstream';
-  if (source === 'upstream') return { result, provenance: { source } };
-  const oldest = Math.min(...used.map((p) => p.fetchedAt));
-  return { result, provenance: { source, ageSeconds: Math.max(0, Math.floor((now() - oldest) / 1000)) } };
+export class ProvenanceTrace implements ResourceTrace {
+  private parts = 0;
+  private anyStale = false;
+  private allCache = true;
+  private oldestFetchedAt = Infinity;
+
+  constructor(readonly cacheOnly = false) {}
+
+  record(source: CatalogSource, fetchedAt: number): void {
+    this.parts++;
+    if (source === 'stale') this.anyStale = true;
+    else if (source !== 'cache') this.allCache = false;
+    if (fetchedAt < this.oldestFetchedAt) this.oldestFetchedAt = fetchedAt;
+  }
+
+  /** Nothing when no resource was noted; no age for `upstream`. */
+  provenance(now = Date.now()): Provenance {
+    if (this.parts === 0) return {};
+    const source: CatalogSource = this.anyStale ? 'stale' : this.allCache ? 'cache' : 'upstream';
+    if (source === 'upstream') return { source };
+    return { source, ageSeconds: Math.max(0, Math.floor((now - this.oldestFetchedAt) / 1000)) };
+  }
 }

@@ -8,7 +8,7 @@ import { isUpstreamFailure } from '../upstream/upstream-failures.js';
 import { FAIL_SCRIPT, FILL_SCRIPT, PROBE_SCRIPT, RENEW_SCRIPT } from './cache-scripts.js';
 import type { FillNotifier } from './fill-notifier.js';
 import { rememberJsonSource } from './json-source.js';
-import { cacheOnly, NotCachedError, recordProvenance } from './provenance.js';
+import { NotCachedError, type ResourceTrace } from './provenance.js';
 import type { Freshness, ResourceRequest, ResourceStore } from './resource-store.js';
 
 export interface RedisResourceStoreOptions {
@@ -108,8 +108,8 @@ export class RedisResourceStore implements ResourceStore {
     this.pollMs = Math.min(250, Math.max(20, Math.floor(options.lockTtlMs / 4)));
   }
 
-  async get<T>(request: ResourceRequest<T>): Promise<T | undefined> {
-    if (cacheOnly()) return this.peek(request);
+  async get<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
+    if (trace.cacheOnly) return this.peek(request, trace);
     let shared = this.inflight.get(request.key) as Promise<Outcome<T>> | undefined;
     const leader = shared === undefined;
     if (!shared) {
@@ -124,7 +124,7 @@ export class RedisResourceStore implements ResourceStore {
     const outcome = await shared;
     // Only the request that made the upstream call reports 'upstream'; the ones merged into it were
     // spared a call, which is what a cache hit means to the caller.
-    if (!request.untracked) recordProvenance(!leader && outcome.source === 'upstream' ? 'cache' : outcome.source, outcome.fetchedAt);
+    trace.record(!leader && outcome.source === 'upstream' ? 'cache' : outcome.source, outcome.fetchedAt);
     return outcome.value;
   }
 
@@ -133,12 +133,12 @@ export class RedisResourceStore implements ResourceStore {
    * of the upstream. Stale entries, remembered failures and Redis being away all count as not cached;
    * the full fetch that follows a paid call deals with them.
    */
-  private async peek<T>(request: ResourceRequest<T>): Promise<T | undefined> {
+  private async peek<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
     const raw = await this.withRedis(() => this.redis.get(this.keysOf(request.key).entry), null);
     const entry = raw === null ? undefined : decodeEntry<T>(raw);
     const freshFor = entry?.notFound ? request.freshness.notFoundMs : request.freshness.freshMs;
     if (!entry || Date.now() - entry.fetchedAt >= freshFor) throw new NotCachedError(request.key);
-    if (!request.untracked) recordProvenance('cache', entry.fetchedAt);
+    trace.record('cache', entry.fetchedAt);
     return entry.value;
   }
 

@@ -1,4 +1,4 @@
-import { cacheOnly, NotCachedError, recordProvenance } from './provenance.js';
+import { NotCachedError, type ResourceTrace } from './provenance.js';
 
 /** How long one kind of upstream resource is good for, ms. */
 export interface Freshness {
@@ -17,8 +17,6 @@ export interface ResourceRequest<T> {
   freshness: Freshness;
   /** Asks the upstream; undefined means the upstream says it does not exist (cached as not found). */
   load(): Promise<T | undefined>;
-  /** Not part of the reply's data (the web catalogue token), so not reported in its provenance. */
-  untracked?: boolean;
 }
 
 /**
@@ -26,7 +24,12 @@ export interface ResourceRequest<T> {
  * loads in flight. Adapters describe resources; this decides whether the upstream is asked.
  */
 export interface ResourceStore {
-  get<T>(request: ResourceRequest<T>): Promise<T | undefined>;
+  /**
+   * The resource, noted in `trace` (a resource that is no part of a reply's data passes UNTRACKED).
+   * When the trace is cache-only, the upstream is not asked: a resource not held fresh is a
+   * {@link NotCachedError}.
+   */
+  get<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined>;
   /**
    * Stores values learned on the side, as if each had been loaded now: an app found by bundle id is
    * also the app by track id; every record of a search result is that app's lookup record.
@@ -38,10 +41,10 @@ export interface ResourceStore {
 
 /** No cache: every request asks the upstream. For adapter tests and tools that want raw behaviour. */
 export class UncachedResources implements ResourceStore {
-  async get<T>(request: ResourceRequest<T>): Promise<T | undefined> {
-    if (cacheOnly()) throw new NotCachedError(request.key);
+  async get<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
+    if (trace.cacheOnly) throw new NotCachedError(request.key);
     const value = await request.load();
-    if (!request.untracked) recordProvenance('upstream', Date.now());
+    trace.record('upstream', Date.now());
     return value;
   }
 

@@ -1,5 +1,6 @@
 import { type CatalogQuery, ErrorCode, type RouteId } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
+import type { ResourceTrace } from '../cache/provenance.js';
 
 export type QueryOf<R extends RouteId> = Extract<CatalogQuery, { route: R }>;
 
@@ -40,42 +41,44 @@ export function listOf<T>(results: T[]): ListData<T> {
 /**
  * One upstream store behind the nine catalog routes. A store without a concept (Google Play has no
  * app bundles) throws a typed WireException from that method; nothing else changes for the caller.
+ * Every resource a method reads is noted in `trace` (see {@link ResourceStore.get}); without one,
+ * nothing is noted and the upstream may be asked (adapter tests, tools).
  */
 export interface StoreAdapter {
-  searchApps(query: QueryOf<'apps.search'>): Promise<ListData>;
-  getApp(query: QueryOf<'apps.get'>): Promise<ListData>;
-  appReviews(query: QueryOf<'apps.reviews'>): Promise<ListData<Review>>;
-  similarApps(query: QueryOf<'apps.similar'>): Promise<ListData>;
-  searchBundles(query: QueryOf<'bundles.search'>): Promise<ListData>;
-  getBundle(query: QueryOf<'bundles.get'>): Promise<ListData>;
-  bundleReviews(query: QueryOf<'bundles.reviews'>): Promise<ListData<Review>>;
-  similarBundles(query: QueryOf<'bundles.similar'>): Promise<ListData>;
-  getDeveloper(query: QueryOf<'developers.get'>): Promise<ListData>;
+  searchApps(query: QueryOf<'apps.search'>, trace?: ResourceTrace): Promise<ListData>;
+  getApp(query: QueryOf<'apps.get'>, trace?: ResourceTrace): Promise<ListData>;
+  appReviews(query: QueryOf<'apps.reviews'>, trace?: ResourceTrace): Promise<ListData<Review>>;
+  similarApps(query: QueryOf<'apps.similar'>, trace?: ResourceTrace): Promise<ListData>;
+  searchBundles(query: QueryOf<'bundles.search'>, trace?: ResourceTrace): Promise<ListData>;
+  getBundle(query: QueryOf<'bundles.get'>, trace?: ResourceTrace): Promise<ListData>;
+  bundleReviews(query: QueryOf<'bundles.reviews'>, trace?: ResourceTrace): Promise<ListData<Review>>;
+  similarBundles(query: QueryOf<'bundles.similar'>, trace?: ResourceTrace): Promise<ListData>;
+  getDeveloper(query: QueryOf<'developers.get'>, trace?: ResourceTrace): Promise<ListData>;
 }
 
 export const STORE_ADAPTER = Symbol('StoreAdapter');
 
-/** Routes a query to the adapter method for its route. */
-export function fetchFromStore(store: StoreAdapter, query: CatalogQuery): Promise<ListData> {
+/** Routes a query to the adapter method for its route; every resource it reads is noted in `trace`. */
+export function fetchFromStore(store: StoreAdapter, query: CatalogQuery, trace: ResourceTrace): Promise<ListData> {
   switch (query.route) {
     case 'apps.search':
-      return store.searchApps(query);
+      return store.searchApps(query, trace);
     case 'apps.get':
-      return store.getApp(query);
+      return store.getApp(query, trace);
     case 'apps.reviews':
-      return store.appReviews(query);
+      return store.appReviews(query, trace);
     case 'apps.similar':
-      return store.similarApps(query);
+      return store.similarApps(query, trace);
     case 'bundles.search':
-      return store.searchBundles(query);
+      return store.searchBundles(query, trace);
     case 'bundles.get':
-      return store.getBundle(query);
+      return store.getBundle(query, trace);
     case 'bundles.reviews':
-      return store.bundleReviews(query);
+      return store.bundleReviews(query, trace);
     case 'bundles.similar':
-      return store.similarBundles(query);
+      return store.similarBundles(query, trace);
     case 'developers.get':
-      return store.getDeveloper(query);
+      return store.getDeveloper(query, trace);
     default: {
       const unknown: never = query;
       throw new WireException(ErrorCode.InvalidArgument, `unknown catalog route ${JSON.stringify(String((unknown as { route?: unknown })?.route)).slice(0, 60)}`);
