@@ -47,7 +47,10 @@ export class CatalogController {
 
   private reply(query: CatalogQuery, source: NonNullable<CatalogReply['source']>, result: ListData, provenance: Provenance): JsonTextReply<CatalogReply> {
     this.ops.metrics.cache.inc({ kind: query.route, result: source });
-    return JsonTextReply.of<CatalogReply>({ dataJson: listJson(result), ...provenance, source }, 'dataJson');
+    const dataJson = listJson(result);
+    // The fields in the order callers have always had them: source, then the age when there is one.
+    const { ageSeconds } = provenance;
+    return JsonTextReply.of<CatalogReply>(ageSeconds === undefined ? { dataJson, source } : { dataJson, source, ageSeconds }, 'dataJson');
   }
 }
 

@@ -1,6 +1,6 @@
 import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
-import { CatalogSystem, listOf } from './support.js';
+import { CatalogSystem, listOf, requestsDuring } from './support.js';
 
 describe('when Redis goes away', () => {
   let system: CatalogSystem;
@@ -16,6 +16,8 @@ describe('when Redis goes away', () => {
     expect((await system.fetch(query)).source).toBe('upstream');
     expect((await system.fetch(query)).source).toBe('cache');
     await system.redisServer.kill();
+    // A peek without Redis has no fresh entry to read: no answer, and nothing asked of the upstream.
+    expect(await requestsDuring(system.emulator, () => expect(system.peek(query)).resolves.toBeNull())).toBe(0);
     system.emulator.resetStats();
 
     system.emulator.addFault({ match: { endpoint: 'lookup' }, delayMs: 100, count: 1 });

@@ -108,8 +108,13 @@ export class RedisResourceStore implements ResourceStore {
     this.pollMs = Math.min(250, Math.max(20, Math.floor(options.lockTtlMs / 4)));
   }
 
-  async get<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
-    if (trace.cacheOnly) return this.peek(request, trace);
+  get<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
+    // Not async itself: a cache-only read answers with peek's own promise, one fewer per call.
+    return trace.cacheOnly ? this.peek(request, trace) : this.getShared(request, trace);
+  }
+
+  /** The resource through the in-flight map: loaded by this request, or by the one it joins. */
+  private async getShared<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
     let shared = this.inflight.get(request.key) as Promise<Outcome<T>> | undefined;
     const leader = shared === undefined;
     if (!shared) {
@@ -134,7 +139,14 @@ export class RedisResourceStore implements ResourceStore {
    * the full fetch that follows a paid call deals with them.
    */
   private async peek<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
-    const raw = await this.withRedis(() => this.redis.get(this.keysOf(request.key).entry), null);
+    // withRedis written out: no closure and no extra promise on the read every paid call makes.
+    let raw: string | null;
+    try {
+      raw = await this.redis.get(this.entryKey(request.key));
+    } catch (error) {
+      this.redisFailed(error);
+      raw = null;
+    }
     const entry = raw === null ? undefined : decodeEntry<T>(raw);
     const freshFor = entry?.notFound ? request.freshness.notFoundMs : request.freshness.freshMs;
     if (!entry || Date.now() - entry.fetchedAt >= freshFor) throw new NotCachedError(request.key);
@@ -145,18 +157,22 @@ export class RedisResourceStore implements ResourceStore {
   async put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>): Promise<void> {
     const pipeline = this.redis.pipeline();
     const now = Date.now();
-    for (const [key, value] of entries) pipeline.set(this.keysOf(key).entry, encodeEntry(now, value), 'PX', keepMs(freshness, value));
+    for (const [key, value] of entries) pipeline.set(this.entryKey(key), encodeEntry(now, value), 'PX', keepMs(freshness, value));
     if (pipeline.length === 0) return;
     await this.withRedis(() => pipeline.exec(), undefined);
   }
 
   async drop(key: string): Promise<void> {
-    await this.withRedis(() => this.redis.del(this.keysOf(key).entry), undefined);
+    await this.withRedis(() => this.redis.del(this.entryKey(key)), undefined);
+  }
+
+  private entryKey(key: string): string {
+    return `${this.options.keyPrefix}c:${key}`;
   }
 
   private keysOf(key: string): Keys {
     const { keyPrefix } = this.options;
-    return { entry: `${keyPrefix}c:${key}`, lock: `${keyPrefix}lock:${key}`, failure: `${keyPrefix}fail:${key}` };
+    return { entry: this.entryKey(key), lock: `${keyPrefix}lock:${key}`, failure: `${keyPrefix}fail:${key}` };
   }
 
   private async resolve<T>(request: ResourceRequest<T>): Promise<Outcome<T>> {
@@ -266,11 +282,16 @@ export class RedisResourceStore implements ResourceStore {
     try {
       return await call();
     } catch (error) {
-      if (Date.now() - this.lastRedisWarning > 30_000) {
-        this.lastRedisWarning = Date.now();
-        this.logger.warn(`Redis unavailable, serving without the shared cache: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      this.redisFailed(error);
       return fallback;
+    }
+  }
+
+  /** Logs a failed Redis call, at most every 30 s. */
+  private redisFailed(error: unknown): void {
+    if (Date.now() - this.lastRedisWarning > 30_000) {
+      this.lastRedisWarning = Date.now();
+      this.logger.warn(`Redis unavailable, serving without the shared cache: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }
