@@ -24,6 +24,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     consumer: `test-${randomUUID().slice(0, 8)}`,
     batchSize: 500,
     blockMs: 100,
+    flushIntervalMs: 0,
     claimIdleMs: 30_000,
     ...overrides,
   });
@@ -121,6 +122,37 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     expect(elapsed).toBeLessThan(1_500);
     expect(await debitRows(key.id)).toBe(20);
     expect(await eventually(() => redis.xlen('credit:ledger'), (n) => n === 0)).toBe(0);
+  });
+
+  it('lets debits gather for the flush interval, so steady traffic makes few transactions', async () => {
+    const key = await createKey(1_000_000n);
+    const flusher = newFlusher(ledger({ flushIntervalMs: 600 }));
+    const batches: number[] = [];
+    flusher.onFlushed = (count) => batches.push(count);
+    await flusher.ensureGroup();
+    flusher.start();
+    expect((await debit(key.keyHash)).kind).toBe('ok');
+    await eventually(() => Promise.resolve(batches.length), (n) => n === 1, 2_000);
+    // Five more while the first batch's interval runs: one transaction, not five.
+    for (let i = 0; i < 5; i += 1) {
+      expect((await debit(key.keyHash)).kind).toBe('ok');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await eventually(() => spentOf(key.id), (value) => value === 18_000n, 3_000)).toBe(18_000n);
+    expect(batches).toEqual([1, 5]);
+  });
+
+  it('reads on at once after a full batch, whatever the interval', async () => {
+    const key = await createKey(1_000_000n);
+    for (let i = 0; i < 7; i += 1) expect((await debit(key.keyHash)).kind).toBe('ok');
+    const flusher = newFlusher(ledger({ batchSize: 3, flushIntervalMs: 5_000 }));
+    const batches: number[] = [];
+    flusher.onFlushed = (count) => batches.push(count);
+    await flusher.ensureGroup();
+    flusher.start();
+    // 3 + 3 come at once; only the last, short batch would wait before the next read.
+    expect(await eventually(() => spentOf(key.id), (value) => value === 21_000n, 2_000)).toBe(21_000n);
+    expect(batches).toEqual([3, 3, 1]);
   });
 
   it('reclaims debits a dead consumer read and never acknowledged', async () => {

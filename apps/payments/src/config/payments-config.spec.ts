@@ -9,7 +9,7 @@ describe('readPaymentsConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       nats: { servers: ['nats://127.0.0.1:4222'] },
       unknownKeyTtlMs: 30_000,
-      ledger: { stream: 'credit:ledger', group: 'ledger-flushers', batchSize: 500, blockMs: 1_000, claimIdleMs: 30_000 },
+      ledger: { stream: 'credit:ledger', group: 'ledger-flushers', batchSize: 500, blockMs: 1_000, flushIntervalMs: 100, claimIdleMs: 30_000 },
     });
     expect(readPaymentsConfig({}).ledger.consumer).not.toBe(config.ledger.consumer);
   });

@@ -27,6 +27,8 @@ export class LedgerFlusher {
   /** Read this consumer's own unacknowledged entries before new ones (after a failure or at start). */
   private retryOwnPending = true;
   private nextReclaimAt = 0;
+  /** Ends the current linger early (at stop). */
+  private wake: (() => void) | null = null;
   /** Observes each batch written to Postgres: how many debits, and the oldest one's charge time (ms). */
   onFlushed?: (count: number, oldestChargedAtMs: number) => void;
 
@@ -46,6 +48,7 @@ export class LedgerFlusher {
   /** Stops reading new entries and writes out whatever can be drained within a few seconds. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.wake?.();
     await this.running;
     this.running = null;
     const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
@@ -123,7 +126,12 @@ export class LedgerFlusher {
           this.nextReclaimAt = Date.now() + Math.max(1_000, Math.floor(this.config.claimIdleMs / 2));
           await this.reclaim();
         }
-        await this.flushOnce({ block: true });
+        const started = Date.now();
+        const handled = await this.flushOnce({ block: true });
+        // A full batch means a backlog: read on at once. Otherwise let debits gather for the rest of the
+        // interval, so steady traffic makes a few large transactions rather than many small ones.
+        const linger = started + this.config.flushIntervalMs - Date.now();
+        if (handled > 0 && handled < this.config.batchSize && linger > 0 && !this.stopping) await this.linger(linger);
       } catch (error) {
         if (isNoGroup(error)) {
           await this.ensureGroup().catch(() => undefined);
@@ -165,6 +173,17 @@ export class LedgerFlusher {
     }
     const ids = entries.map(([id]) => id);
     await this.redis.multi().xack(this.config.stream, this.config.group, ...ids).xdel(this.config.stream, ...ids).exec();
+  }
+
+  private linger(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake?.(), ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
   }
 
   private async forgetIdleConsumers(): Promise<void> {
