@@ -2,6 +2,7 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import { NatsContext, type NatsOptions, ServerNats } from '@nestjs/microservices';
 import { finalize, isObservable } from 'rxjs';
 import { JsonTextReply } from './json-text-reply.js';
+import { PublishBatch } from './publish-batch.js';
 
 type MessageHandler = (error: unknown, message: unknown) => Promise<unknown>;
 
@@ -38,6 +39,8 @@ interface ServerNatsInternals {
  */
 export class DrainingNatsServer extends ServerNats {
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Replies finished in one loop turn leave in one socket write. */
+  private readonly replies = new PublishBatch();
 
   constructor(private readonly natsOptions: Required<NatsOptions>['options']) {
     // Nest's own graceful stop (unsubscribe, then a fixed sleep) is replaced by close() below.
@@ -91,6 +94,12 @@ export class DrainingNatsServer extends ServerNats {
     };
   }
 
+  /** Nest's publisher, deferred to the end of the loop turn (see {@link PublishBatch}). */
+  override getPublisher(natsMsg: Msg, id: string, context: NatsContext): (response: unknown) => void {
+    const publish = super.getPublisher(natsMsg, id, context) as (response: unknown) => void;
+    return (response) => this.replies.defer(() => publish(response), (error) => this.logger.error(`reply to ${natsMsg.subject} not sent: ${String(error)}`));
+  }
+
   override async close(): Promise<void> {
     const internals = this as unknown as ServerNatsInternals;
     if (internals.natsClient && !internals.natsClient.isClosed()) {
@@ -101,6 +110,7 @@ export class DrainingNatsServer extends ServerNats {
       }
       // A handler's reply is published on the next ticks after it resolves.
       await new Promise((resolve) => setTimeout(resolve, 20));
+      this.replies.flush();
       await internals.natsClient.flush().catch(() => undefined);
     }
     await super.close();

@@ -1,6 +1,7 @@
 import type { NatsConfig } from '@appcat/config';
 import { ErrorCode, isWireError, REQUEST_ID_HEADER, type WireError } from '@appcat/contracts';
 import { readJsonTextReply } from './json-text-reply.js';
+import { PublishBatch } from './publish-batch.js';
 import { connect, createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/transport-node';
 
 /** A request over NATS that failed with a typed code: the service's own, or one of the transport's. */
@@ -46,6 +47,8 @@ export class NatsRpcClient {
   onRequest?: (subject: string, seconds: number, outcome: string) => void;
 
   private readonly pending = new Map<string, PendingRequest>();
+  /** Requests made in one loop turn leave in one socket write. */
+  private readonly publishes = new PublishBatch();
   private readonly replyPrefix: string;
   private nextToken = 0;
 
@@ -105,11 +108,10 @@ export class NatsRpcClient {
         reject(new RpcCallError(ErrorCode.ServiceTimeout, `${options.service} service did not answer in time`, options.service));
       }, options.timeoutMs ?? this.timeoutMs);
       this.pending.set(token, { resolve: resolve as (response: unknown) => void, reject, timer, service: options.service });
-      try {
-        this.connection.publish(subject, payload, { reply: this.replyPrefix + token, headers });
-      } catch {
-        this.forget(token)?.reject(new RpcCallError(ErrorCode.ServiceUnavailable, `${options.service} service unreachable`, options.service));
-      }
+      this.publishes.defer(
+        () => this.connection.publish(subject, payload, { reply: this.replyPrefix + token, headers }),
+        () => this.forget(token)?.reject(new RpcCallError(ErrorCode.ServiceUnavailable, `${options.service} service unreachable`, options.service)),
+      );
     });
   }
 
@@ -153,6 +155,7 @@ export class NatsRpcClient {
   }
 
   async close(): Promise<void> {
+    this.publishes.flush();
     if (!this.connection.isClosed()) await this.connection.drain();
     // Draining delivered every reply that had arrived; whatever is still waiting will get none.
     for (const [token, request] of this.pending) {

@@ -62,6 +62,12 @@ describe('NatsRpcClient against a Nest NATS microservice', () => {
     await nats.stop();
   });
 
+  it('matches every reply to its request when many leave in one loop turn', async () => {
+    const texts = Array.from({ length: 300 }, (_, i) => `request-${i}`);
+    const replies = await Promise.all(texts.map((text) => client.request<{ echoed: string }>('test.echo', { text }, { service: 'echo' })));
+    expect(replies.map((reply) => reply.echoed)).toEqual(texts);
+  });
+
   it('gets each reply from exactly one replica of the queue group', async () => {
     served = 0;
     const replies = await Promise.all(
