@@ -48,10 +48,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 FROM ${NODE_IMAGE} AS runtime
 LABEL org.opencontainers.image.title="appcat" \
       org.opencontainers.image.description="Pay-per-call App Store catalog gateway: gateway, payments, catalog, migrations, admin CLI"
-# NODE_OPTIONS: package.json's config.serviceNodeOptions (a young generation of 2 × 8 MB instead of V8's
-# 2 × 16 MB; docs/benchmarks.md measures it). deploy-check keeps the copies in step.
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-semi-space-size=8 \
     HOST=0.0.0.0 \
     OPS_HOST=0.0.0.0 \
     STORE_EMULATOR_HOST=0.0.0.0
@@ -66,4 +63,6 @@ EXPOSE 3000 9100 9101 9102
 # Compose and Kubernetes define their own checks per service.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "docker/healthcheck.mjs"]
-CMD ["node", "apps/gateway/dist/main.js"]
+# Each service starts with package.json's config.serviceNodeOptions on its command line (Node does not take
+# --single-threaded-gc from NODE_OPTIONS); deploy-check keeps every copy in step.
+CMD ["node", "--max-semi-space-size=4", "--single-threaded-gc", "apps/gateway/dist/main.js"]

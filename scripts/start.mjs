@@ -35,7 +35,7 @@ execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], {
 log('applying migrations');
 execFileSync('node', ['apps/payments/dist/migrate/cli.js'], { stdio: 'inherit', env });
 
-// The node options the services are deployed with (the image's NODE_OPTIONS carries the same).
+// The node options the services are deployed with (the image's, Compose's and Kubernetes' service commands carry the same).
 const serviceNodeArgs = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).config?.serviceNodeOptions ?? '').split(/\s+/).filter(Boolean);
 const children = [];
 function startService(name, script, extraEnv = {}) {

@@ -92,7 +92,9 @@ describe('Dockerfile', () => {
     const userIndex = runtime.findIndex((instruction) => instruction.keyword === 'USER');
     expect(runtime.slice(userIndex).some((instruction) => ['RUN', 'COPY', 'ADD'].includes(instruction.keyword))).toBe(false);
     expect(runtime.find((instruction) => instruction.keyword === 'HEALTHCHECK')?.args).toMatch(/CMD \["node", "docker\/healthcheck\.mjs"\]/);
-    expect(JSON.parse(runtime.find((instruction) => instruction.keyword === 'CMD')!.args)).toEqual(['node', 'apps/gateway/dist/main.js']);
+    // The node options between the two are node-options.spec's.
+    const cmd = JSON.parse(runtime.find((instruction) => instruction.keyword === 'CMD')!.args) as string[];
+    expect([cmd[0], cmd.at(-1)]).toEqual(['node', 'apps/gateway/dist/main.js']);
   });
 
   it('bakes no secret into the image', () => {

@@ -1,24 +1,22 @@
 import { readFileSync } from 'node:fs';
+import { loadComposeFile } from '../src/compose/compose.js';
 import { parseDockerfile, stages } from '../src/docker/dockerfile.js';
+import { containersOf } from '../src/kubernetes/objects.js';
 import { renderKustomization } from '../src/kustomize/kustomize.js';
 import { repoPath } from '../src/repo.js';
 
 /**
- * The services' node options (a smaller young generation: docs/benchmarks.md) are set in
- * package.json's config.serviceNodeOptions, which `npm start` and the bench read. The image and the
- * Kubernetes ConfigMaps cannot read it, so they carry copies; NODE_OPTIONS set in a ConfigMap replaces
- * the image's, so each must repeat them.
+ * The services' node options (a small young generation and a single-threaded collector:
+ * docs/benchmarks.md) are set in package.json's config.serviceNodeOptions, which `npm start` and the
+ * bench read. The image, Compose and Kubernetes cannot read it, so each service command carries a copy.
+ * They go on the command line, not in NODE_OPTIONS: Node refuses --single-threaded-gc there.
  */
 const serviceNodeOptions: string[] = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')).config.serviceNodeOptions as string).split(/\s+/).filter(Boolean);
+const SERVICES = ['gateway', 'payments', 'catalog'] as const;
+const commandOf = (service: string): string[] => ['node', ...serviceNodeOptions, `apps/${service}/dist/main.js`];
 
-function runtimeEnv(): Map<string, string> {
-  const runtime = stages(parseDockerfile(readFileSync(repoPath('Dockerfile'), 'utf8'))).find((stage) => stage.name === 'runtime');
-  const env = new Map<string, string>();
-  for (const instruction of runtime?.instructions ?? []) {
-    if (instruction.keyword !== 'ENV') continue;
-    for (const [, name, value] of instruction.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S*)/g)) env.set(name, value);
-  }
-  return env;
+function runtimeInstructions() {
+  return stages(parseDockerfile(readFileSync(repoPath('Dockerfile'), 'utf8'))).find((stage) => stage.name === 'runtime')?.instructions ?? [];
 }
 
 describe('service node options', () => {
@@ -27,17 +25,38 @@ describe('service node options', () => {
     for (const option of serviceNodeOptions) expect(option).toMatch(/^--[a-z-]+(=\S+)?$/);
   });
 
-  it("are the runtime image's NODE_OPTIONS", () => {
-    expect(runtimeEnv().get('NODE_OPTIONS')?.split(' ')).toEqual(serviceNodeOptions);
+  it("start the runtime image's default command, and no NODE_OPTIONS of the image drops or repeats them", () => {
+    const instructions = runtimeInstructions();
+    const cmd = instructions.find((instruction) => instruction.keyword === 'CMD');
+    expect(JSON.parse(cmd!.args)).toEqual(commandOf('gateway'));
+    const env = instructions.filter((instruction) => instruction.keyword === 'ENV').map((instruction) => instruction.args);
+    expect(env.join(' ')).not.toMatch(/NODE_OPTIONS/);
   });
 
-  it.each(['base', 'overlays/local', 'overlays/production'])('are kept by every ConfigMap of %s that sets NODE_OPTIONS', (overlay) => {
-    const configMaps = renderKustomization(repoPath('k8s', overlay)).filter((object) => object.kind === 'ConfigMap');
-    const withNodeOptions = configMaps.filter((configMap) => typeof (configMap.data as Record<string, unknown> | undefined)?.NODE_OPTIONS === 'string');
-    expect(withNodeOptions.map((configMap) => configMap.metadata.name).sort()).toEqual(['catalog-config', 'gateway-config', 'payments-config']);
-    for (const configMap of withNodeOptions) {
-      const options = ((configMap.data as Record<string, string>).NODE_OPTIONS).split(/\s+/);
-      expect({ configMap: configMap.metadata.name, missing: serviceNodeOptions.filter((option) => !options.includes(option)) }).toEqual({ configMap: configMap.metadata.name, missing: [] });
+  it('start every service in Compose', () => {
+    const services = loadComposeFile(repoPath('docker-compose.yml')).services;
+    for (const service of SERVICES) expect({ service, command: services[service]?.command }).toEqual({ service, command: commandOf(service) });
+  });
+
+  it.each(['base', 'overlays/local', 'overlays/production'])('start every service Deployment of %s, and its NODE_OPTIONS do not carry them', (overlay) => {
+    const objects = renderKustomization(repoPath('k8s', overlay));
+    for (const service of SERVICES) {
+      const deployment = objects.find((object) => object.kind === 'Deployment' && object.metadata.name === service);
+      const [container] = containersOf(deployment!);
+      expect({ service, command: container.command }).toEqual({ service, command: commandOf(service) });
     }
+    for (const configMap of objects.filter((object) => object.kind === 'ConfigMap')) {
+      const nodeOptions = (configMap.data as Record<string, string> | undefined)?.NODE_OPTIONS;
+      if (nodeOptions === undefined) continue;
+      expect({ configMap: configMap.metadata.name, inNodeOptions: serviceNodeOptions.filter((option) => nodeOptions.split(/\s+/).includes(option)) }).toEqual({
+        configMap: configMap.metadata.name,
+        inNodeOptions: [],
+      });
+    }
+  });
+
+  it('are all options node accepts on its command line', async () => {
+    const { execFileSync } = await import('node:child_process');
+    expect(execFileSync(process.execPath, [...serviceNodeOptions, '-e', 'process.stdout.write("ok")'], { encoding: 'utf8' })).toBe('ok');
   });
 });

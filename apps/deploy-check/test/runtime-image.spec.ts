@@ -61,7 +61,8 @@ describe('the runtime image contents (docker/collect-runtime.sh)', () => {
     expect(all.length).toBeGreaterThan(20);
     const problems: string[] = [];
     for (const { where, argv } of all) {
-      const script = argv[1];
+      // The script is the first argument after node's own options (the services' start with them).
+      const script = argv.slice(1).find((arg) => !arg.startsWith('-')) ?? '';
       const app = /^apps\/([^/]+)\/dist\/(.+)\.js$/.exec(script);
       if (app && !BUILT_BEFORE_TESTS.includes(app[1])) {
         problems.push(`${where}: add @appcat/${app[1]} to this package's devDependencies, so Nx builds it before these tests`);
