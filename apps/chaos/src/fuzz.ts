@@ -201,8 +201,11 @@ function steeringPath(req: SteeringRequest): string {
   }
 }
 
-/** How the catalog keys a search term (trimmed, spaces collapsed, lower case): what must arrive upstream. */
-const normalisedTerm = (term: string) => term.trim().replace(/\s+/g, ' ').toLowerCase();
+/**
+ * How the catalog keys a search term (NFC, trimmed, spaces collapsed, lower case): what must arrive
+ * upstream. NFC included: a CJK compatibility ideograph, say, reaches the store as its unified form.
+ */
+const normalisedTerm = (term: string) => term.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
 
 /**
  * Paid, valid requests whose ids and search terms are built to steer a URL made by concatenation
