@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadComposeFile } from '../src/compose/compose.js';
 import { parseDockerfile, stages } from '../src/docker/dockerfile.js';
@@ -55,8 +56,7 @@ describe('service node options', () => {
     }
   });
 
-  it('are all options node accepts on its command line', async () => {
-    const { execFileSync } = await import('node:child_process');
+  it('are all options node accepts on its command line', () => {
     expect(execFileSync(process.execPath, [...serviceNodeOptions, '-e', 'process.stdout.write("ok")'], { encoding: 'utf8' })).toBe('ok');
   });
 });

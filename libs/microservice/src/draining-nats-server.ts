@@ -108,9 +108,8 @@ export class DrainingNatsServer extends ServerNats {
       while (this.inFlight.size > 0 && Date.now() < deadline) {
         await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, 50))]);
       }
-      // A handler's reply is published on the next ticks after it resolves.
+      // A handler's reply is published on the next ticks after it resolves (PublishBatch: the same turn's check phase).
       await new Promise((resolve) => setTimeout(resolve, 20));
-      this.replies.flush();
       await internals.natsClient.flush().catch(() => undefined);
     }
     await super.close();

@@ -13,29 +13,29 @@
  * does not stop the others (its `onError` hears of it).
  */
 export class PublishBatch {
-  private queue: Array<() => void> = [];
-  private scheduled = false;
+  // Two parallel lists rather than a wrapper closure per publish: this runs for every request and reply.
+  private publishes: Array<() => void> = [];
+  private onErrors: Array<(error: unknown) => void> = [];
 
   /** Queues `publish` for the end of this loop turn; `onError` gets what it throws. */
   defer(publish: () => void, onError: (error: unknown) => void): void {
-    this.queue.push(() => {
-      try {
-        publish();
-      } catch (error) {
-        onError(error);
-      }
-    });
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.flush);
-    }
+    if (this.publishes.length === 0) setImmediate(this.flush);
+    this.publishes.push(publish);
+    this.onErrors.push(onError);
   }
 
   /** Publishes what is queued now (also at shutdown, before a drain). */
   readonly flush = (): void => {
-    this.scheduled = false;
-    const queue = this.queue;
-    this.queue = [];
-    for (const publish of queue) publish();
+    const { publishes, onErrors } = this;
+    if (publishes.length === 0) return;
+    this.publishes = [];
+    this.onErrors = [];
+    for (let i = 0; i < publishes.length; i++) {
+      try {
+        publishes[i]();
+      } catch (error) {
+        onErrors[i](error);
+      }
+    }
   };
 }
