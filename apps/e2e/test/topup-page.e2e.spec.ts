@@ -239,7 +239,7 @@ describe('the /topup page in Chromium', () => {
     const { page, context } = await openPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 8453 });
     await page.getByLabel('Amount in USD').fill('1');
     await page.getByRole('button', { name: 'Pay with wallet' }).click();
-    await expect(alert(page).textContent()).resolves.toMatch(/Payment refused.*The payment was not accepted: payment rejected: \S*insufficient_balance\. Your wallet does not hold enough USDC on this network\. Nothing was credited/s);
+    await expect(alert(page).textContent()).resolves.toMatch(/Payment refused.*The payment was not accepted: settlement failed: \S*insufficient_balance\. Your wallet does not hold enough USDC on this network\. Nothing was credited/s);
     await shot(page, '06-refused');
     await context.close();
     expect(await system.chain!.balanceOf(payTo)).toBe(before);

@@ -56,14 +56,18 @@ describe('x402 through every service', () => {
       resource: { url: `${system.baseUrl}/api/apps?term=chess`, description: 'Search App Store apps by term', mimeType: 'application/json' },
     });
     expect(required.accepts).toEqual([
-      expect.objectContaining({ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: BASE_USDC, payTo, extra: expect.objectContaining({ name: 'USD Coin', version: '2' }) }),
+      expect.objectContaining({ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: BASE_USDC, payTo, extra: { name: 'USD Coin', version: '2', paymentFlow: 'upfront' } }),
     ]);
   });
 
   it('the official client pays a call: 200 with data, a receipt, and exactly 3000 more USDC for payTo', async () => {
     const before = await system.chain!.balanceOf(payTo);
+    const asked = system.facilitator!.stats();
     const res = await paidFetch(system.baseUrl + '/api/apps/284882215');
     expect(res.status).toBe(200);
+    // One facilitator request: the upfront flow settles (the facilitator verifying as it settles) with no /verify first.
+    const stats = system.facilitator!.stats();
+    expect([stats.verifyCalls - asked.verifyCalls, stats.settleCalls - asked.settleCalls]).toEqual([0, 1]);
     const body = (await res.json()) as { data: { results: { trackId: number }[] } };
     expect(body.data.results[0].trackId).toBe(284882215);
     const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
@@ -115,7 +119,7 @@ describe('x402 through every service', () => {
           const evm = p.payload as { signature: string };
           evm.signature = evm.signature.slice(0, -4) + (evm.signature.endsWith('aaaa') ? 'bbbb' : 'aaaa');
         }),
-      /payment rejected/,
+      /settlement failed: invalid_exact_evm_signature/,
     ],
     [
       'an expired authorization',
@@ -123,7 +127,7 @@ describe('x402 through every service', () => {
         signedFor('/api/apps/1', {}, (p) => {
           (p.payload as { authorization: { validBefore: string } }).authorization.validBefore = '1';
         }),
-      /payment rejected/,
+      /settlement failed: invalid_exact_evm_/,
     ],
     ['a payload bought for another resource', () => signedFor('/api/apps/2'), /payment was made for another resource/],
     ['a payload bought for a top-up', () => signedFor('/api/credits/topup?amount=1', { method: 'POST' }), /another resource|does not match the price/],

@@ -164,6 +164,35 @@ describe('facilitator client', () => {
     expect(connections - before).toBe(1);
   });
 
+  it('tells its observer how each request ended and how long it waited, and an observer that throws changes no answer', async () => {
+    const observed: { operation: string; outcome: string; seconds: number }[] = [];
+    const client = new FacilitatorClient({ ...config({ timeoutMs: 300 }), observe: (operation, outcome, seconds) => observed.push({ operation, outcome, seconds }) });
+    clients.push(client);
+    answer = { status: 200, body: JSON.stringify({ success: true, transaction: '0xtx', network: 'eip155:8453' }) };
+    await client.settle(payload, requirements);
+    answer = { status: 400, body: JSON.stringify({ isValid: false, invalidReason: 'invalid_signature' }) };
+    await expect(client.verify(payload, requirements)).rejects.toMatchObject({ name: 'VerifyError' });
+    answer = { status: 500, body: 'down' };
+    await expect(client.settle(payload, requirements)).rejects.toThrow(/failed \(500\)/);
+    answer = 'hang';
+    const began = performance.now();
+    await expect(client.settle(payload, requirements)).rejects.toBeInstanceOf(FacilitatorTimeoutError);
+    const hung = (performance.now() - began) / 1000;
+    expect(observed.map(({ operation, outcome }) => `${operation} ${outcome}`)).toEqual(['settle answered', 'verify answered', 'settle failed', 'settle timeout']);
+    expect(observed[3].seconds).toBeGreaterThanOrEqual(0.29);
+    expect(observed[3].seconds).toBeLessThanOrEqual(hung);
+
+    const throwing = new FacilitatorClient({
+      ...config({}),
+      observe: () => {
+        throw new Error('metrics broke');
+      },
+    });
+    clients.push(throwing);
+    answer = { status: 200, body: JSON.stringify({ success: true, transaction: '0xtx', network: 'eip155:8453' }) };
+    await expect(throwing.settle(payload, requirements)).resolves.toMatchObject({ success: true, transaction: '0xtx' });
+  });
+
   it('reports an unreachable facilitator as a plain error, not a refusal', async () => {
     const outcomeOf = await outcome(() => ours({ url: 'http://127.0.0.1:9' }).verify(payload, requirements));
     expect(outcomeOf).toMatchObject({ error: 'Error', message: expect.stringContaining('ECONNREFUSED') });

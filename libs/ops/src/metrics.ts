@@ -35,6 +35,7 @@ export class GatewayMetrics {
 export class PaymentsMetrics {
   readonly debits: Counter<'outcome'>;
   readonly settlementSeconds: Histogram<'network' | 'outcome'>;
+  readonly facilitatorRequestSeconds: Histogram<'operation' | 'outcome'>;
   readonly ledgerFlushLagSeconds: Gauge;
   readonly ledgerFlushed: Counter;
 
@@ -42,8 +43,15 @@ export class PaymentsMetrics {
     this.debits = new Counter({ name: 'appcat_credit_debits_total', help: 'Credit debit attempts by outcome', labelNames: ['outcome'], registers: [registry] });
     this.settlementSeconds = new Histogram({
       name: 'appcat_x402_settlement_seconds',
-      help: 'x402 verify+settle latency through the facilitator',
+      help: 'x402 payment latency in payments, from the replay claim to the facilitator settlement',
       labelNames: ['network', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    });
+    this.facilitatorRequestSeconds = new Histogram({
+      name: 'appcat_x402_facilitator_request_seconds',
+      help: 'Time spent waiting on the facilitator per /verify or /settle request (answered, failed or timeout)',
+      labelNames: ['operation', 'outcome'],
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     });

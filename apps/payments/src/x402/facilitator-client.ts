@@ -14,6 +14,10 @@ import {
 
 type FacilitatorConfig = ConstructorParameters<typeof HTTPFacilitatorClient>[0];
 type Operation = 'verify' | 'settle';
+/** How a facilitator request ended: with an answer (a success or a refusal), without one, or out of time. */
+export type FacilitatorOutcome = 'answered' | 'failed' | 'timeout';
+/** Told of every verify and settle: the time from the call to its answer, so operators can tell the facilitator's latency from ours. */
+export type FacilitatorObserver = (operation: Operation, outcome: FacilitatorOutcome, seconds: number) => void;
 
 /** An idle connection is closed before a typical server's keep-alive ends (Node's agent also honours the server's hint). */
 const IDLE_SOCKET_MS = 4_000;
@@ -34,15 +38,52 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
   private readonly agent: HttpAgent;
   private readonly send: typeof httpRequest;
 
-  constructor(config: FacilitatorConfig & { url: string }) {
+  private readonly observe: FacilitatorObserver;
+
+  constructor(config: FacilitatorConfig & { url: string; observe?: FacilitatorObserver }) {
     super(config);
+    this.observe = config.observe ?? (() => undefined);
     this.endpoints = { verify: new URL(`${this.url}/verify`), settle: new URL(`${this.url}/settle`) };
     const secure = this.endpoints.verify.protocol === 'https:';
     this.agent = secure ? new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) : new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
     this.send = secure ? httpsRequest : httpRequest;
   }
 
-  override async verify(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<VerifyResponse> {
+  override verify(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<VerifyResponse> {
+    return this.timed('verify', () => this.verifyOnce(paymentPayload, paymentRequirements));
+  }
+
+  override settle(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<SettleResponse> {
+    return this.timed('settle', () => this.settleOnce(paymentPayload, paymentRequirements));
+  }
+
+  /** Closes the idle keep-alive connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private async timed<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
+    const began = performance.now();
+    let outcome: FacilitatorOutcome = 'failed';
+    try {
+      const answer = await request();
+      outcome = 'answered';
+      return answer;
+    } catch (error) {
+      if (error instanceof VerifyError || error instanceof SettleError) outcome = 'answered';
+      else if (error instanceof FacilitatorTimeoutError) outcome = 'timeout';
+      throw error;
+    } finally {
+      // A failing observer must not turn an answer (a settlement, perhaps) into an error.
+      try {
+        this.observe(operation, outcome, (performance.now() - began) / 1000);
+      } catch {
+        // metrics only
+      }
+    }
+  }
+
+  private async verifyOnce(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<VerifyResponse> {
     const answer = await this.post('verify', paymentPayload, paymentRequirements);
     if (answer.status >= 300 && answer.status < 400) return super.verify(paymentPayload, paymentRequirements);
     const data = parseAnswer('verify', answer);
@@ -53,7 +94,7 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     return pick(data, VERIFY_FIELDS) as unknown as VerifyResponse;
   }
 
-  override async settle(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<SettleResponse> {
+  private async settleOnce(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<SettleResponse> {
     const answer = await this.post('settle', paymentPayload, paymentRequirements);
     if (answer.status >= 300 && answer.status < 400) return super.settle(paymentPayload, paymentRequirements);
     const data = parseAnswer('settle', answer);
@@ -68,11 +109,6 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
       throw new FacilitatorResponseError(`Facilitator settle returned invalid data: ${excerpt(answer.text)}`);
     }
     return pick(data, SETTLE_FIELDS) as unknown as SettleResponse;
-  }
-
-  /** Closes the idle keep-alive connections. */
-  close(): void {
-    this.agent.destroy();
   }
 
   private async post(operation: Operation, paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<{ status: number; text: string }> {

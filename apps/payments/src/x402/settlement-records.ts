@@ -88,8 +88,9 @@ export class SettlementRecords {
     }
     // Beyond this (Postgres slow or down) the stream's copy is enough: the drain moves it.
     if (this.unwritten.length < MAX_UNWRITTEN) this.unwritten.push({ id, record });
-    // After the reply has gone out; records queued meanwhile join the same statement.
-    this.writing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.writeUnwritten());
+    // After the reply has gone out: the reply is published on the setImmediate queued after this one
+    // (PublishBatch), so the write waits a loop turn more. Records queued meanwhile join the same statement.
+    this.writing ??= new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))).then(() => this.writeUnwritten());
   }
 
   /** Resolves once the records this replica queued so far are written to Postgres (or left in the stream for the drain). */

@@ -25,6 +25,15 @@ const MAX_SIGNATURE_LENGTH = 16_384;
 /** Cap on free text copied into a header (viem errors run to kilobytes). */
 const MAX_REASON_LENGTH = 160;
 const INIT_RETRY_MS = 2_000;
+/**
+ * The payment flow every requirement declares (`extra.paymentFlow`, @x402/core's `upfront`): the
+ * payment is settled before anything is delivered, which is what the spec asks, and `/settle` is the
+ * only facilitator call. The facilitator verifies a payload as part of settling it, so a separate
+ * `/verify` first would only repeat that check, at the cost of a facilitator round trip (about a fifth
+ * of an x402 call here; docs/benchmarks.md). @x402/core's verifyPayment then answers valid without the
+ * facilitator, and a payload the facilitator refuses comes back from settle with its reason.
+ */
+const UPFRONT = { paymentFlow: 'upfront' } as const;
 
 /** What a payment buys, kept with its settlement record. */
 export interface PaidFor {
@@ -64,6 +73,7 @@ export class X402Payments {
     const facilitator = new FacilitatorClient({
       url: config.facilitatorUrl,
       timeoutMs: config.facilitatorTimeoutMs,
+      observe: metrics ? (operation, outcome, seconds) => metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds) : undefined,
       createAuthHeaders: token
         ? async () => {
             const headers = { Authorization: `Bearer ${token}` };
@@ -98,6 +108,7 @@ export class X402Payments {
           payTo: network.payTo as string,
           price: { amount: offer.price, asset: network.asset, extra: network.kind === 'evm' ? { name: network.assetName, version: network.assetVersion } : {} },
           maxTimeoutSeconds: this.config.maxTimeoutSeconds,
+          extra: UPFRONT,
         });
         accepts.push(requirement as X402Requirement);
       } catch (error) {
@@ -129,11 +140,8 @@ export class X402Payments {
     const identity = PaymentLock.identify(requirement.network, payload.payload, paymentSignature);
     const lockMs = requirement.maxTimeoutSeconds * 1000 + 60_000;
     const started = performance.now();
-    // The claim and the verification (which changes nothing) go out together, so the claim's round trip
-    // hides behind the facilitator's answer. Only a claimed payload is settled: a duplicate is answered
-    // as soon as its claim fails, and its verification is dropped.
-    const verifying = this.server.verifyPayment(payload, requirement);
-    verifying.catch(() => undefined);
+    // Only a claimed payload is settled: a facilitator answers a payload it is already settling with
+    // that settlement's outcome, so two concurrent copies could otherwise both be delivered.
     const claim = await this.lock.claim(identity, lockMs);
     if (!claim.claimed) throw new WireException(ErrorCode.PaymentReplayed, 'payment already used');
     if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
@@ -142,7 +150,8 @@ export class X402Payments {
     const observe = (outcome: string) =>
       this.metrics?.settlementSeconds.observe({ network: requirement.network, outcome }, (performance.now() - started) / 1000);
     try {
-      const verified = await verifying;
+      // Under the upfront flow this asks the facilitator nothing (settle verifies); it runs @x402/core's hooks.
+      const verified = await this.server.verifyPayment(payload, requirement);
       if (!verified.isValid) throw invalid(`payment rejected: ${verified.invalidReason ?? 'invalid'}`);
       settled = await this.server.settlePayment(payload, requirement);
       if (!settled.success) throw new WireException(ErrorCode.PaymentSettlementFailed, `settlement failed: ${trim(settled.errorReason ?? 'unknown reason')}`);
