@@ -54,7 +54,7 @@ export function readBenchSettings(env: Env, defaultOutput: string): BenchSetting
     rounds: Math.round(number(env, 'BENCH_ROUNDS', 3, 1, problems)),
     warmupSeconds: number(env, 'BENCH_WARMUP_SECONDS', 2, 0, problems),
     connections: Math.round(number(env, 'BENCH_CONNECTIONS', 64, 1, problems)),
-    x402Calls: Math.round(number(env, 'BENCH_X402_CALLS', 40, 1, problems)),
+    x402Calls: Math.round(number(env, 'BENCH_X402_CALLS', 100, 1, problems)),
     scaleConcurrency: Math.round(number(env, 'BENCH_SCALE_CONCURRENCY', 256, 1, problems)),
     upstreamLatencyMs: number(env, 'BENCH_SCALE_LATENCY_MS', 50, 0, problems),
     sections: sections as Section[],

@@ -14,6 +14,8 @@ export interface Service {
   process: NodeProcess;
   /** HTTP base URL for those that listen (gateway, floors). */
   url?: string;
+  /** The ops port's base URL (/metrics, /readyz) of our services. */
+  opsUrl?: string;
 }
 
 /** Starts the built store emulator as a process of its own on a free port. */
@@ -32,8 +34,9 @@ export async function startService(name: string, kind: 'gateway' | 'payments' | 
     OPS_PORT: String(opsPort),
     ...(port ? { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } : {}),
   }, [...deployedServiceNodeArgs(), ...nodeArgs]);
-  await process.waitReady(`http://127.0.0.1:${opsPort}/readyz`);
-  return { process, url: port ? `http://127.0.0.1:${port}` : undefined };
+  const opsUrl = `http://127.0.0.1:${opsPort}`;
+  await process.waitReady(`${opsUrl}/readyz`);
+  return { process, url: port ? `http://127.0.0.1:${port}` : undefined, opsUrl };
 }
 
 /** A bench floor process (apps/bench/dist/floors/<script>.js) that prints a ready line. */

@@ -13,6 +13,9 @@ export const FLOOR_QUEUE = 'bench-floor';
 /** Where the runner puts the payload the floors serve: the data our gateway answered for the same call. */
 export const FLOOR_PAYLOAD_KEY = 'bench:floor:payload';
 
+/** Where the @x402/express floor tells how long it waited on the facilitator since the last read. */
+export const FACILITATOR_WAIT_PATH = '/bench/facilitator-wait';
+
 /** The envelope around already-encoded JSON data, without parsing it. */
 export function envelopeAround(rawData: string): string {
   return `{"status":200,"message":"ok","data":${rawData}}`;
