@@ -7,7 +7,7 @@ describe('readBenchSettings', () => {
       rounds: 3,
       warmupSeconds: 2,
       connections: 64,
-      x402Calls: 40,
+      x402Calls: 100,
       scaleConcurrency: 256,
       upstreamLatencyMs: 50,
       sections: ['credits', 'x402', 'scale', 'upstream'],

@@ -129,7 +129,7 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
         targets.map((t, i) => [t.name, fixed(figures[i].total, 2), x402Cell(i, figures[i].requests, 0), x402Cell(i, figures[i].waited), fixed(figures[i].own, 2), x402Cell(i, figures[i].ownByProxy)]),
       ),
       '',
-      `x402 adds **${fixed(added, 2)} ms** to our call beyond the facilitator (own time of an x402 call − a credit call; ${fixed(ours.ownByProxy - credits.own, 2)} ms by the proxy's clock); our own time ÷ @x402/express's: **${fixed(ours.own / reference.own, 2)}×**; a whole x402 call, ours ÷ @x402/express's: **${fixed(ours.total / reference.total, 2)}×**.`,
+      `x402 adds **${fixed(added, 2)} ms** to our call beyond the facilitator (own time of an x402 call − a credit call; ${fixed(ours.ownByProxy - credits.own, 2)} ms by the proxy's clock); our own time ÷ @x402/express's: **${fixed(ours.ownByProxy / reference.ownByProxy, 2)}×** by the proxy's clock (${fixed(ours.own / reference.own, 2)}× as each server's client timed it, the library's \`fetch\` work falling inside its span); a whole x402 call, ours ÷ @x402/express's: **${fixed(ours.total / reference.total, 2)}×**.`,
     ].join('\n'),
   );
   report.check({ name: 'x402 beyond the facilitator (median)', target: '≤ 2 ms', measured: `${fixed(added, 2)} ms`, met: Number.isFinite(added) ? added <= 2 : undefined });
