@@ -8,8 +8,8 @@ export interface GatewayConfig {
   publicBaseUrl: string;
   nats: NatsConfig;
   /**
-   * How long a payment (verify + settle at the facilitator) may take over NATS. Longer than payments'
-   * facilitator timeouts together, so the caller is never answered 502 for a payment that then settles.
+   * How long a payment (its settlement at the facilitator) may take over NATS. Well above payments'
+   * facilitator timeout, so the caller is never answered 502 for a payment that then settles.
    */
   x402PayTimeoutMs: number;
   /** Largest request body accepted, bytes; priced routes take none. */

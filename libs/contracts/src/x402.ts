@@ -35,7 +35,7 @@ export interface X402AcceptsReply {
   accepts: X402Requirement[];
 }
 
-/** payments.x402.pay: verify and settle one payment for one priced call, before delivery. */
+/** payments.x402.pay: settle one payment (the facilitator verifies it as it settles) for one priced call, before delivery. */
 export interface X402PayRequest {
   /** The request's `payment-signature` header, as received (base64 of a PaymentPayload). */
   paymentSignature: string;

@@ -50,7 +50,7 @@ export interface Settlement {
 
 /**
  * x402 v2 on the resource-server side, through the configured facilitator: builds the `accepts`
- * lists, and verifies then settles a payment before anything is delivered. Built on @x402/core's
+ * lists, and settles a payment (the facilitator verifying it as it settles) before anything is delivered. Built on @x402/core's
  * x402ResourceServer with the exact EVM and SVM schemes.
  */
 export class X402Payments {
@@ -125,7 +125,7 @@ export class X402Payments {
   }
 
   /**
-   * Verifies and settles a payment for `offer` on `resource`. Resolves only once the facilitator has
+   * Claims and settles a payment for `offer` on `resource`. Resolves only once the facilitator has
    * settled it; every refusal is a typed WireException whose message names the reason.
    */
   async settle(paymentSignature: string, offer: X402Offer, resource: X402Resource, paidFor: PaidFor): Promise<Settlement> {
