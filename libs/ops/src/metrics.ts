@@ -10,6 +10,11 @@ export function createRegistry(service: string): Registry {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** A latency histogram in seconds, on the buckets every latency here shares. */
+function latencyHistogram<L extends string>(registry: Registry, name: string, help: string, labelNames: L[]): Histogram<L> {
+  return new Histogram({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [registry] });
+}
+
 /** What the gateway counts: requests by route and status, charges, declines, NATS round trips. */
 export class GatewayMetrics {
   readonly requests: Counter<'route' | 'status'>;
@@ -21,13 +26,7 @@ export class GatewayMetrics {
     this.requests = new Counter({ name: 'appcat_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers: [registry] });
     this.charges = new Counter({ name: 'appcat_charges_total', help: 'Charged calls by payment method and network', labelNames: ['method', 'network'], registers: [registry] });
     this.declines = new Counter({ name: 'appcat_declines_total', help: 'Requests refused before delivery, by reason', labelNames: ['reason'], registers: [registry] });
-    this.natsRequestSeconds = new Histogram({
-      name: 'appcat_nats_request_seconds',
-      help: 'NATS request/reply latency by subject',
-      labelNames: ['subject', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
+    this.natsRequestSeconds = latencyHistogram(registry, 'appcat_nats_request_seconds', 'NATS request/reply latency by subject', ['subject', 'outcome']);
   }
 }
 
@@ -41,20 +40,8 @@ export class PaymentsMetrics {
 
   constructor(readonly registry: Registry) {
     this.debits = new Counter({ name: 'appcat_credit_debits_total', help: 'Credit debit attempts by outcome', labelNames: ['outcome'], registers: [registry] });
-    this.settlementSeconds = new Histogram({
-      name: 'appcat_x402_settlement_seconds',
-      help: 'x402 payment latency in payments, from the replay claim to the facilitator settlement',
-      labelNames: ['network', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
-    this.facilitatorRequestSeconds = new Histogram({
-      name: 'appcat_x402_facilitator_request_seconds',
-      help: 'Time spent waiting on the facilitator per /verify or /settle request (answered, failed or timeout)',
-      labelNames: ['operation', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
+    this.settlementSeconds = latencyHistogram(registry, 'appcat_x402_settlement_seconds', 'x402 payment latency in payments, from the replay claim to the facilitator settlement', ['network', 'outcome']);
+    this.facilitatorRequestSeconds = latencyHistogram(registry, 'appcat_x402_facilitator_request_seconds', 'Time spent waiting on the facilitator per /verify or /settle request (answered, failed or timeout)', ['operation', 'outcome']);
     this.ledgerFlushLagSeconds = new Gauge({
       name: 'appcat_ledger_flush_lag_seconds',
       help: 'Age of the oldest debit in the last batch written to Postgres',
@@ -81,22 +68,10 @@ export class CatalogMetrics {
   private fetchBudgetState: () => FetchBudgetState | undefined = () => undefined;
 
   constructor(readonly registry: Registry) {
-    this.upstreamSeconds = new Histogram({
-      name: 'appcat_upstream_request_seconds',
-      help: 'Upstream store request latency by host',
-      labelNames: ['host', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
+    this.upstreamSeconds = latencyHistogram(registry, 'appcat_upstream_request_seconds', 'Upstream store request latency by host', ['host', 'outcome']);
     this.upstreamErrors = new Counter({ name: 'appcat_upstream_errors_total', help: 'Upstream failures by host and code', labelNames: ['host', 'code'], registers: [registry] });
     this.cache = new Counter({ name: 'appcat_cache_results_total', help: 'Catalog answers by route and where the data came from (upstream, cache, stale)', labelNames: ['kind', 'result'], registers: [registry] });
-    this.fetchWaitSeconds = new Histogram({
-      name: 'appcat_catalog_fetch_wait_seconds',
-      help: 'Wait of a catalog.fetch for a slot of its replica, by outcome (admitted, refused); fetches that found a free slot are not observed',
-      labelNames: ['outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
+    this.fetchWaitSeconds = latencyHistogram(registry, 'appcat_catalog_fetch_wait_seconds', 'Wait of a catalog.fetch for a slot of its replica, by outcome (admitted, refused); fetches that found a free slot are not observed', ['outcome']);
     // Read when scraped, so the fetches themselves pay nothing for these three.
     const state = () => this.fetchBudgetState();
     const gauge = (name: string, help: string, pick: (s: FetchBudgetState) => number) =>
