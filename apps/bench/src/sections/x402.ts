@@ -14,13 +14,13 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 interface CallTimes {
   /** Whole call as the client saw it, ms. */
-  totalMs: number[];
+  totalMs: number;
   /** Of which the server waited on the facilitator, as its own facilitator client timed it, ms. */
-  waitedMs: number[];
+  waitedMs: number;
   /** Of which the facilitator took, timed at the proxy in front of it, ms. */
-  proxiedMs: number[];
+  proxiedMs: number;
   /** Facilitator requests the call made. */
-  facilitatorCalls: number[];
+  facilitatorCalls: number;
 }
 
 type Target = { name: string; url: string; kind: 'x402' | 'credits'; waited?: FacilitatorWaitSource };
@@ -64,7 +64,7 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
     return signed;
   }
 
-  async function call(target: Target, signature?: string): Promise<{ totalMs: number; waitedMs: number; proxiedMs: number; facilitatorCalls: number }> {
+  async function call(target: Target, signature?: string): Promise<CallTimes> {
     timer.take();
     await target.waited?.();
     const headers: Record<string, string> = signature ? { 'payment-signature': signature } : { authorization: `Bearer ${key.key}` };
@@ -88,32 +88,26 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
     for (const signature of signatures) await call(target, signature);
   }
 
-  const times = new Map<string, CallTimes[]>(targets.map((t) => [t.name, []]));
+  const times = new Map<string, CallTimes[][]>(targets.map((t) => [t.name, []]));
   for (const { round, target } of interleave(targets, settings.rounds)) {
     const signatures = target.kind === 'x402' ? await sign(target.url, settings.x402Calls) : Array.from({ length: settings.x402Calls }, () => undefined);
-    const round_: CallTimes = { totalMs: [], waitedMs: [], proxiedMs: [], facilitatorCalls: [] };
-    for (const signature of signatures) {
-      const timed = await call(target, signature);
-      round_.totalMs.push(timed.totalMs);
-      round_.waitedMs.push(timed.waitedMs);
-      round_.proxiedMs.push(timed.proxiedMs);
-      round_.facilitatorCalls.push(timed.facilitatorCalls);
-    }
-    times.get(target.name)!.push(round_);
-    log(`  x402 round ${round + 1}: ${target.name}: median ${fixed(median(round_.totalMs), 2)} ms, facilitator ${fixed(median(round_.waitedMs), 2)} ms as waited, ${fixed(median(round_.proxiedMs), 2)} ms at the proxy`);
+    const calls: CallTimes[] = [];
+    for (const signature of signatures) calls.push(await call(target, signature));
+    times.get(target.name)!.push(calls);
+    const roundMedian = (pick: (c: CallTimes) => number) => fixed(median(calls.map(pick)), 2);
+    log(`  x402 round ${round + 1}: ${target.name}: median ${roundMedian((c) => c.totalMs)} ms, facilitator ${roundMedian((c) => c.waitedMs)} ms as waited, ${roundMedian((c) => c.proxiedMs)} ms at the proxy`);
   }
 
-  // Per round: the median call, and the median of (call − facilitator); then the median of the rounds.
+  // Per round, the median over its calls; then the median of the rounds.
   const figures = targets.map((t) => {
     const rounds = times.get(t.name)!;
-    const perRound = (pick: (r: CallTimes) => number) => median(rounds.map(pick));
+    const perRound = (pick: (c: CallTimes) => number) => median(rounds.map((calls) => median(calls.map(pick))));
     return {
-      total: perRound((r) => median(r.totalMs)),
-      waited: perRound((r) => median(r.waitedMs)),
-      proxied: perRound((r) => median(r.proxiedMs)),
-      requests: perRound((r) => median(r.facilitatorCalls)),
-      own: perRound((r) => median(r.totalMs.map((ms, i) => ms - r.waitedMs[i]))),
-      ownByProxy: perRound((r) => median(r.totalMs.map((ms, i) => ms - r.proxiedMs[i]))),
+      total: perRound((c) => c.totalMs),
+      waited: perRound((c) => c.waitedMs),
+      requests: perRound((c) => c.facilitatorCalls),
+      own: perRound((c) => c.totalMs - c.waitedMs),
+      ownByProxy: perRound((c) => c.totalMs - c.proxiedMs),
     };
   });
   const [ours, reference, credits] = figures;
