@@ -70,7 +70,7 @@ export class Report {
       'Written by `npm run bench` (apps/bench); every figure below comes from one run on one machine, each comparison measured side by side in interleaved rounds. Medians over the rounds; ratios are of those medians. Absolute figures depend on the machine and what else runs on it: read the ratios.',
       '',
       `- **Machine:** ${formatMachine(machine)}`,
-      `- **Run:** ${settings.rounds} rounds × ${settings.seconds} s per target (after ${settings.warmupSeconds} s warm-up), ${settings.connections} connections, ${settings.x402Calls} x402 calls per server per round; sections: ${settings.sections.join(', ')}; ${this.describeNodeArgs(settings.serviceNodeArgs)}`,
+      `- **Run:** ${settings.rounds} rounds × ${settings.seconds} s per target (after ${settings.warmupSeconds} s warm-up; each credit-path target first warmed for ${settings.firstWarmupSeconds} s), ${settings.connections} connections, ${settings.x402Calls} x402 calls per server per round; sections: ${settings.sections.join(', ')}; ${this.describeNodeArgs(settings.serviceNodeArgs)}`,
       `- **Load conditions:** ${conditions}`,
       '',
       ...(this.targets.length > 0 ? ['## Targets', '', this.targetsTable(), ''] : []),

@@ -6,6 +6,12 @@ export interface BenchSettings {
   rounds: number;
   /** Seconds of unmeasured load before each measured run. */
   warmupSeconds: number;
+  /**
+   * Seconds of unmeasured load on each credit-path target before its first round. A freshly started
+   * process spends its first tens of seconds under load compiling its hot paths and growing its heap;
+   * without this, round 1 measured that instead of the steady state the other rounds see.
+   */
+  firstWarmupSeconds: number;
   /** HTTP connections of the credit-path runs. */
   connections: number;
   /** Paid x402 calls per server per round (sequential, pre-signed). */
@@ -53,6 +59,7 @@ export function readBenchSettings(env: Env, defaultOutput: string): BenchSetting
     seconds: number(env, 'BENCH_SECONDS', 10, 1, problems),
     rounds: Math.round(number(env, 'BENCH_ROUNDS', 3, 1, problems)),
     warmupSeconds: number(env, 'BENCH_WARMUP_SECONDS', 2, 0, problems),
+    firstWarmupSeconds: number(env, 'BENCH_FIRST_WARMUP_SECONDS', 20, 0, problems),
     connections: Math.round(number(env, 'BENCH_CONNECTIONS', 64, 1, problems)),
     x402Calls: Math.round(number(env, 'BENCH_X402_CALLS', 100, 1, problems)),
     scaleConcurrency: Math.round(number(env, 'BENCH_SCALE_CONCURRENCY', 256, 1, problems)),

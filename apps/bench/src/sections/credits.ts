@@ -72,6 +72,10 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
   ];
   const results = new Map<string, HttpLoadResult[]>(targets.map((t) => [t.name, []]));
   const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+  // Every target, ours and the floors alike, reaches its steady state before round 1 (see firstWarmupSeconds).
+  if (settings.firstWarmupSeconds > 0) {
+    for (const target of targets) await runHttpLoad({ url: target.url + BENCH_PATH, connections: settings.connections, seconds: settings.firstWarmupSeconds, headers: auth });
+  }
   for (const { round, target } of interleave(targets, settings.rounds)) {
     const url = target.url + BENCH_PATH;
     if (settings.warmupSeconds > 0) await runHttpLoad({ url, connections: settings.connections, seconds: settings.warmupSeconds, headers: auth });
