@@ -30,6 +30,10 @@ describe('ops server', () => {
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(/appcat_http_requests_total\{route="apps.search",status="200",service="gateway"\} 1/);
       expect(metrics).toMatch(/process_resident_memory_bytes/);
+      const picked = await (await fetch(`${base}/metrics?name=appcat_http_requests_total&name=no_such_metric`)).text();
+      expect(picked).toMatch(/^# HELP appcat_http_requests_total /);
+      expect(picked).toMatch(/appcat_http_requests_total\{route="apps.search",status="200",service="gateway"\} 1\n$/);
+      expect(picked).not.toMatch(/process_resident_memory_bytes|no_such_metric/);
       expect((await fetch(`${base}/nope`)).status).toBe(404);
     } finally {
       await ops.close();

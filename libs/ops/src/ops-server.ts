@@ -45,8 +45,21 @@ function envelope(status: number, message: string, data: unknown = null): string
 }
 
 /**
+ * Every metric, or only the named ones (`/metrics?name=a&name=b`; names the registry does not hold are
+ * left out). A script polling one metric then costs the service that metric's text, not the render of
+ * every metric with its default-metric collectors.
+ */
+async function metricsText(registry: Registry, names: string[]): Promise<string> {
+  if (names.length === 0) return registry.metrics();
+  const known = names.filter((name) => registry.getSingleMetric(name) !== undefined);
+  const texts = await Promise.all(known.map((name) => registry.getSingleMetricAsString(name)));
+  return texts.map((text) => `${text}\n`).join('');
+}
+
+/**
  * The internal ops port: /healthz (liveness: the process answers), /readyz (readiness: its
- * dependencies answer) and /metrics (Prometheus text). Never exposed outside the cluster.
+ * dependencies answer) and /metrics (Prometheus text; `?name=` picks metrics). Never exposed outside
+ * the cluster.
  */
 export async function startOpsServer(options: {
   host: string;
@@ -55,7 +68,7 @@ export async function startOpsServer(options: {
   registry: Registry;
 }): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const server = createServer((request, response) => {
-    const path = (request.url ?? '/').split('?')[0];
+    const [path, search = ''] = (request.url ?? '/').split('?', 2);
     const send = (status: number, contentType: string, body: string) => {
       response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
       response.end(body);
@@ -68,7 +81,7 @@ export async function startOpsServer(options: {
       return;
     }
     if (path === '/metrics') {
-      void options.registry.metrics().then((text) => send(200, options.registry.contentType, text));
+      void metricsText(options.registry, new URLSearchParams(search).getAll('name')).then((text) => send(200, options.registry.contentType, text));
       return;
     }
     send(404, json, envelope(404, 'not found'));
