@@ -16,6 +16,8 @@ export interface BenchSettings {
   connections: number;
   /** Paid x402 calls per server per round (sequential, pre-signed). */
   x402Calls: number;
+  /** Unmeasured paid calls per server before the first x402 round: the x402 code paths run hot, not interpreted. */
+  x402WarmupCalls: number;
   /** Requests in flight in the catalog scale-out runs. */
   scaleConcurrency: number;
   /** Upstream latency the store emulator adds in the scale-out runs, ms. */
@@ -62,6 +64,7 @@ export function readBenchSettings(env: Env, defaultOutput: string): BenchSetting
     firstWarmupSeconds: number(env, 'BENCH_FIRST_WARMUP_SECONDS', 20, 0, problems),
     connections: Math.round(number(env, 'BENCH_CONNECTIONS', 64, 1, problems)),
     x402Calls: Math.round(number(env, 'BENCH_X402_CALLS', 100, 1, problems)),
+    x402WarmupCalls: Math.round(number(env, 'BENCH_X402_WARMUP_CALLS', 50, 1, problems)),
     scaleConcurrency: Math.round(number(env, 'BENCH_SCALE_CONCURRENCY', 256, 1, problems)),
     upstreamLatencyMs: number(env, 'BENCH_SCALE_LATENCY_MS', 50, 0, problems),
     sections: sections as Section[],

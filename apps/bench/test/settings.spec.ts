@@ -9,6 +9,7 @@ describe('readBenchSettings', () => {
       firstWarmupSeconds: 20,
       connections: 64,
       x402Calls: 100,
+      x402WarmupCalls: 50,
       scaleConcurrency: 256,
       upstreamLatencyMs: 50,
       sections: ['credits', 'x402', 'scale', 'upstream'],

@@ -82,9 +82,10 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
     return { totalMs, waitedMs: waited.ms, proxiedMs: proxied.ms, facilitatorCalls: proxied.calls };
   }
 
-  // Warm-up: a few paid calls each (the first syncs /supported, fills caches, JITs).
+  // Warm-up, unmeasured: the first call syncs /supported and fills caches; the rest let V8 compile the
+  // x402 code paths, which the credit section never ran (with only 3 calls, round 1 ran them half interpreted).
   for (const target of targets) {
-    const signatures = target.kind === 'x402' ? await sign(target.url, 3) : [undefined, undefined, undefined];
+    const signatures = target.kind === 'x402' ? await sign(target.url, settings.x402WarmupCalls) : Array.from({ length: settings.x402WarmupCalls }, () => undefined);
     for (const signature of signatures) await call(target, signature);
   }
 
@@ -116,7 +117,7 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
   report.add(
     'x402-paid calls',
     [
-      `\`GET ${BENCH_PATH}\` paid with x402 on the local chain (anvil as Base, test USDC, the dev facilitator settling on it), ${settings.x402Calls} calls per server per round, one at a time, payloads signed ahead of time with the official client (\`@x402/core\` client, \`@x402/evm\` exact scheme). \`@x402/express\` (its default flow: verify, then settle after the handler) protects the same data (read from Redis) with the same facilitator; ours settles upfront, with one facilitator request. "Waited" is the time each server's facilitator client spent on verify and settle, from the call to the answer (payments' \`appcat_x402_facilitator_request_seconds\`; a timed copy of the library's client in the floor); "own time" is the call minus that. Both servers reach the facilitator through a timing proxy, which also times each request from its arrival to the facilitator's last byte: "own time by the proxy's clock" counts the proxy's extra loopback hop, which no deployment has, as the server's. "ours, credits" is a credit-paid call one at a time: what a call costs us without x402.`,
+      `\`GET ${BENCH_PATH}\` paid with x402 on the local chain (anvil as Base, test USDC, the dev facilitator settling on it), ${settings.x402Calls} calls per server per round after ${settings.x402WarmupCalls} unmeasured ones, one at a time, payloads signed ahead of time with the official client (\`@x402/core\` client, \`@x402/evm\` exact scheme). \`@x402/express\` (its default flow: verify, then settle after the handler) protects the same data (read from Redis) with the same facilitator; ours settles upfront, with one facilitator request. "Waited" is the time each server's facilitator client spent on verify and settle, from the call to the answer (payments' \`appcat_x402_facilitator_request_seconds\`; a timed copy of the library's client in the floor); "own time" is the call minus that. Both servers reach the facilitator through a timing proxy, which also times each request from its arrival to the facilitator's last byte: "own time by the proxy's clock" counts the proxy's extra loopback hop, which no deployment has, as the server's. "ours, credits" is a credit-paid call one at a time: what a call costs us without x402.`,
       '',
       markdownTable(
         ['server', 'call ms (median)', 'facilitator requests', 'waited on the facilitator ms', 'own time ms', 'own time by the proxy\'s clock ms'],
