@@ -48,7 +48,8 @@ function number(env: Env, name: string, fallback: number, min: number, problems:
 
 /**
  * Reads BENCH_* settings; throws one error listing every bad value. Defaults make a full run of a
- * few minutes; BENCH_SECONDS=2 BENCH_ROUNDS=1 is a quick check that everything works.
+ * few minutes; BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_FIRST_WARMUP_SECONDS=0 BENCH_X402_WARMUP_CALLS=3 is a
+ * quick check that everything works.
  */
 export function readBenchSettings(env: Env, defaultOutput: string): BenchSettings {
   const problems: string[] = [];
