@@ -72,17 +72,15 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
   ];
   const results = new Map<string, HttpLoadResult[]>(targets.map((t) => [t.name, []]));
   const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+  const load = (target: Target, seconds: number) => runHttpLoad({ url: target.url + BENCH_PATH, connections: settings.connections, seconds, headers: auth });
   // Every target, ours and the floors alike, reaches its steady state before round 1 (see firstWarmupSeconds).
-  if (settings.firstWarmupSeconds > 0) {
-    for (const target of targets) await runHttpLoad({ url: target.url + BENCH_PATH, connections: settings.connections, seconds: settings.firstWarmupSeconds, headers: auth });
-  }
+  if (settings.firstWarmupSeconds > 0) for (const target of targets) await load(target, settings.firstWarmupSeconds);
   for (const { round, target } of interleave(targets, settings.rounds)) {
-    const url = target.url + BENCH_PATH;
-    if (settings.warmupSeconds > 0) await runHttpLoad({ url, connections: settings.connections, seconds: settings.warmupSeconds, headers: auth });
+    if (settings.warmupSeconds > 0) await load(target, settings.warmupSeconds);
     const pids = new Map(target.processes.map((name) => [name, stack.services.get(name)!.process.pid]));
     const sampler = new RssSampler(pids).start();
     const cpuBefore = await processCpuMs([...pids.values()]);
-    const result = await runHttpLoad({ url, connections: settings.connections, seconds: settings.seconds, headers: auth });
+    const result = await load(target, settings.seconds);
     const cpuPerRequestMs = ((await processCpuMs([...pids.values()])) - cpuBefore) / Math.max(1, result.requests);
     for (const [name, bytes] of sampler.stop()) report.peak(name, bytes);
     results.get(target.name)!.push(result);

@@ -54,6 +54,11 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
     { name: 'ours, credits', url: stack.gatewayUrl, kind: 'credits' },
   ];
 
+  /** What pays `n` calls of `target`: fresh x402 payloads, or nothing for the credit calls (their key is in `call`). */
+  async function paymentsFor(target: Target, n: number): Promise<(string | undefined)[]> {
+    return target.kind === 'x402' ? sign(target.url, n) : Array.from({ length: n }, () => undefined);
+  }
+
   async function sign(url: string, n: number): Promise<string[]> {
     const unpaid = await fetch(url + BENCH_PATH);
     const header = unpaid.headers.get('payment-required');
@@ -65,8 +70,8 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
   }
 
   async function call(target: Target, signature?: string): Promise<CallTimes> {
+    // The proxy's count restarts here; a server's wait is read after each of its calls, so it already starts here.
     timer.take();
-    await target.waited?.();
     const headers: Record<string, string> = signature ? { 'payment-signature': signature } : { authorization: `Bearer ${key.key}` };
     const began = performance.now();
     const response = await fetch(target.url + BENCH_PATH, { headers });
@@ -85,15 +90,13 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
   // Warm-up, unmeasured: the first call syncs /supported and fills caches; the rest let V8 compile the
   // x402 code paths, which the credit section never ran (with only 3 calls, round 1 ran them half interpreted).
   for (const target of targets) {
-    const signatures = target.kind === 'x402' ? await sign(target.url, settings.x402WarmupCalls) : Array.from({ length: settings.x402WarmupCalls }, () => undefined);
-    for (const signature of signatures) await call(target, signature);
+    for (const signature of await paymentsFor(target, settings.x402WarmupCalls)) await call(target, signature);
   }
 
   const times = new Map<string, CallTimes[][]>(targets.map((t) => [t.name, []]));
   for (const { round, target } of interleave(targets, settings.rounds)) {
-    const signatures = target.kind === 'x402' ? await sign(target.url, settings.x402Calls) : Array.from({ length: settings.x402Calls }, () => undefined);
     const calls: CallTimes[] = [];
-    for (const signature of signatures) calls.push(await call(target, signature));
+    for (const signature of await paymentsFor(target, settings.x402Calls)) calls.push(await call(target, signature));
     times.get(target.name)!.push(calls);
     const roundMedian = (pick: (c: CallTimes) => number) => fixed(median(calls.map(pick)), 2);
     log(`  x402 round ${round + 1}: ${target.name}: median ${roundMedian((c) => c.totalMs)} ms, facilitator ${roundMedian((c) => c.waitedMs)} ms as waited, ${roundMedian((c) => c.proxiedMs)} ms at the proxy`);
