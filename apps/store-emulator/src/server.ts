@@ -5,11 +5,12 @@ import { type CatalogueListing, listCatalogue } from './control/catalogue-listin
 import { answerControl, CONTROL_PREFIX, type ControlPlane } from './control/control-routes.js';
 import { EndpointStats, type EndpointStatsSnapshot } from './control/endpoint-stats.js';
 import { endpointOf } from './control/endpoints.js';
+import { type DriftSettings, TODAYS_SHAPES } from './control/drift.js';
 import { type ActiveFault, FaultBook, type FaultSpec } from './control/fault-book.js';
 import { EmulatedRateLimit, type RateLimitSettings } from './control/rate-limit.js';
 import type { RequestFault, RequestHook } from './control/request-fault.js';
 import { json, type EmulatorRequest, type EmulatorResponse, type Route } from './http.js';
-import { webCatalogueToken } from './render/store-page.js';
+import { DEFAULT_TOKEN_LIFETIME_S, tokenIssuedAt, webCatalogueToken } from './render/store-page.js';
 import { ampApiRoutes } from './routes/amp-api.js';
 import { itunesRoutes } from './routes/itunes.js';
 import { webRoutes } from './routes/web.js';
@@ -29,6 +30,8 @@ export interface StoreEmulatorOptions {
   onRequest?: RequestHook;
   /** Apple's rate limit, emulated; off unless a limit is above 0. */
   rateLimit?: Partial<RateLimitSettings>;
+  /** How long a web catalogue token is valid (its `exp`); default about half a year. Shorter ones are issued at start-up. */
+  tokenLifetimeSeconds?: number;
 }
 
 export interface StoreEmulator {
@@ -53,6 +56,8 @@ export interface StoreEmulator {
   resetStats(): void;
   /** Changes the emulated rate limit (as `PUT /__emulator/rate-limit`); the windows start empty. */
   setRateLimit(settings: Partial<RateLimitSettings>): RateLimitSettings;
+  /** Makes answers drift from today's shapes (as `PUT /__emulator/drift`); fields not given keep their value. */
+  setDrift(settings: Partial<DriftSettings>): DriftSettings;
   /** Ids that exist, for load generators (as `GET /__emulator/catalogue`). */
   catalogue(): CatalogueListing;
 }
@@ -61,7 +66,19 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
   const seed = options.seed ?? DEFAULT_SEED;
   const catalogue = new Catalogue(seed);
   let rotation = 0;
-  let token = webCatalogueToken(seed, rotation);
+  const tokenLifetime = options.tokenLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIME_S;
+  let issuedAt = tokenIssuedAt(Date.now(), tokenLifetime);
+  const issue = () => webCatalogueToken(seed, rotation, issuedAt, tokenLifetime);
+  let token = issue();
+  /** The token pages carry now: once one expires, the site serves a new one (and the API refuses the old). */
+  const currentToken = () => {
+    if ((issuedAt + rotation + tokenLifetime) * 1000 <= Date.now()) {
+      issuedAt = Math.floor(Date.now() / 1000) - rotation;
+      rotation++;
+      token = issue();
+    }
+    return token;
+  };
   let hook = options.onRequest;
   let requests = 0;
   let baseUrl = '';
@@ -69,15 +86,28 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
   const faults = new FaultBook();
   const rateLimit = new EmulatedRateLimit(options.rateLimit);
   let listing: CatalogueListing | undefined;
-  const rotateToken = () => (token = webCatalogueToken(seed, ++rotation));
-  const control: ControlPlane = { stats, faults, rateLimit, listing: () => (listing ??= listCatalogue(catalogue)), rotateToken };
+  let drift: DriftSettings = { ...TODAYS_SHAPES };
+  const rotateToken = () => {
+    rotation++;
+    return (token = issue());
+  };
+  const setDrift = (settings: Partial<DriftSettings>) => (drift = { ...drift, ...settings });
+  const control: ControlPlane = {
+    stats,
+    faults,
+    rateLimit,
+    listing: () => (listing ??= listCatalogue(catalogue)),
+    rotateToken,
+    drift: () => drift,
+    setDrift,
+  };
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
 
   const routes: Route[] = [
-    ...itunesRoutes(catalogue, () => baseUrl),
-    ...ampApiRoutes(catalogue, () => token),
-    ...webRoutes(catalogue, () => token, () => baseUrl),
+    ...itunesRoutes(catalogue, () => baseUrl, () => drift),
+    ...ampApiRoutes(catalogue, currentToken, () => drift),
+    ...webRoutes(catalogue, currentToken, () => baseUrl, () => drift),
   ];
 
   const answer = (request: EmulatorRequest): EmulatorResponse => {
@@ -162,13 +192,14 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
     seed,
     requestCount: () => requests,
     setRequestHook: (next) => (hook = next),
-    token: () => token,
+    token: currentToken,
     rotateToken,
     addFault: (fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
     stats: () => stats.read(),
     resetStats: () => stats.reset(),
     setRateLimit: (settings) => rateLimit.configure(settings),
+    setDrift,
     catalogue: () => control.listing(),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { EmulatorControlClient, readStoreEmulatorConfig, REFERENCE_IDS, startStoreEmulator, type StoreEmulator } from '../src/index.js';
+import { EmulatorControlClient, readStoreEmulatorConfig, REFERENCE_IDS, startStoreEmulator, type StoreEmulator, TODAYS_SHAPES } from '../src/index.js';
 import { get, ITUNES_USER_AGENT } from './helpers.js';
 
 const LOOKUP = `/lookup?id=${REFERENCE_IDS.app}`;
@@ -47,6 +47,18 @@ describe('control API: faults, stats and the emulated rate limit over HTTP', () 
     await control.resetStats();
     expect((await control.stats()).requests).toBe(0);
     expect(emulator.stats().requests).toBe(0);
+  });
+
+  it('makes answers drift from today\'s shapes and back, refusing settings it does not know', async () => {
+    expect(await (await fetch(`${emulator.url}/__emulator/drift`)).json()).toEqual(TODAYS_SHAPES);
+    expect(await control.setDrift({ reviewsFirstEntry: 'app' })).toEqual({ ...TODAYS_SHAPES, reviewsFirstEntry: 'app' });
+    const feed = await get(emulator.url, `/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`);
+    expect((feed.json<{ feed: { entry: Record<string, unknown>[] } }>().feed.entry[0])['im:name']).toEqual({ label: 'Facebook' });
+    for (const body of ['{"token":"header"}', '{"grouping":"unknown"}', '[]', 'not json']) {
+      const response = await fetch(`${emulator.url}/__emulator/drift`, { method: 'PUT', body });
+      expect(response.status).toBe(400);
+    }
+    expect(await control.setDrift(TODAYS_SHAPES)).toEqual(TODAYS_SHAPES);
   });
 
   it('answers a matching request with the injected status and Retry-After, for `count` requests', async () => {

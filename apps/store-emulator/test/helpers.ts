@@ -33,9 +33,18 @@ export function feedEntries(xml: string): { raw: unknown; entries: FeedEntry[] }
   return { raw, entries: raw === undefined ? [] : Array.isArray(raw) ? raw : [raw] };
 }
 
-/** The bearer token a page carries, read the way scrapers do. */
-export function tokenFromPage(html: string): string {
-  const content = /<meta name="web-experience-app\/config\/environment" content="([^"]+)"/.exec(html)?.[1];
-  if (!content) throw new Error('no config meta tag');
-  return (JSON.parse(decodeURIComponent(content)) as { MEDIA_API: { token: string } }).MEDIA_API.token;
+/** The module script a store page's head loads, as scrapers find it. */
+export function moduleScriptOf(html: string): string {
+  const head = /<head>([\s\S]*?)<\/head>/.exec(html)?.[1] ?? '';
+  const src = /<script type="module" crossorigin src="([^"]+)"><\/script>/.exec(head)?.[1];
+  if (!src) throw new Error('no module script in the page head');
+  return src;
+}
+
+/** The bearer token a page leads to, read the way maintained scrapers do: the page, then its module script. */
+export async function tokenFromPage(base: string, html: string): Promise<string> {
+  const script = await get(base, moduleScriptOf(html));
+  const token = /="(eyJhbGci[^"]*)"/.exec(script.text)?.[1];
+  if (!token) throw new Error('no token in the module script');
+  return token;
 }

@@ -168,3 +168,54 @@ describe('customer reviews feed', () => {
     expect((await feed('us', REFERENCE_IDS.app, 11, 'mostRecent')).status).toBe(400);
   });
 });
+
+describe('customer reviews feed, /json form', () => {
+  type Label = { label: string };
+  type JsonEntry = Record<string, unknown> & { id: Label & { attributes?: Record<string, string> }; 'im:rating'?: Label; updated?: Label };
+  type JsonFeed = { feed: { entry?: JsonEntry | JsonEntry[]; author: { name: Label } } };
+  let emulator: StoreEmulator;
+  beforeAll(async () => (emulator = await startStoreEmulator({ seed: 7 })));
+  afterAll(() => emulator.close());
+
+  const feed = async (cc: string, id: number, page: number, sort = 'mostRecent') => {
+    const response = await get(emulator.url, `/${cc}/rss/customerreviews/page=${page}/id=${id}/sortby=${sort}/json`, { 'user-agent': 'node' });
+    return { response, body: response.json<JsonFeed>() };
+  };
+  const entriesOf = (body: JsonFeed) => (body.feed.entry === undefined ? [] : Array.isArray(body.feed.entry) ? body.feed.entry : [body.feed.entry]);
+
+  it('serves the same reviews as the XML form, every value as text under label, to any client', async () => {
+    const { response, body } = await feed('us', REFERENCE_IDS.app, 1);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const entries = entriesOf(body);
+    expect(entries).toHaveLength(50);
+    const xml = feedEntries((await get(emulator.url, `/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/xml`, { 'user-agent': ITUNES_USER_AGENT })).text);
+    expect(entries.map((e) => e.id.label)).toEqual(xml.entries.map((e) => e.id));
+    expect(entries[0]).toMatchObject({
+      author: { name: { label: expect.any(String) }, uri: { label: expect.stringMatching(/^https:\/\/itunes\.apple\.com\/us\/reviews\/id\d+$/) } },
+      'im:rating': { label: expect.stringMatching(/^[1-5]$/) },
+      'im:version': { label: expect.any(String) },
+      content: { label: expect.any(String), attributes: { type: 'text' } },
+      link: { attributes: { rel: 'related', href: `https://itunes.apple.com/us/review?id=${REFERENCE_IDS.app}&type=Purple%20Software` } },
+      'im:voteSum': { label: expect.stringMatching(/^\d+$/) },
+      'im:voteCount': { label: expect.stringMatching(/^\d+$/) },
+    });
+  });
+
+  it('writes a single review as an object, and no entry at all when there is none', async () => {
+    expect(Array.isArray((await feed('us', REFERENCE_IDS.singleReviewApp, 1)).body.feed.entry)).toBe(false);
+    expect((await feed('us', REFERENCE_IDS.singleReviewApp, 1)).body.feed.entry).toMatchObject({ id: { label: expect.stringMatching(/^\d+$/) } });
+    expect((await feed('us', REFERENCE_IDS.unreviewedApp, 1)).body.feed).not.toHaveProperty('entry');
+    expect((await get(emulator.url, `/us/rss/customerreviews/page=11/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`)).status).toBe(400);
+  });
+
+  it('lists the app itself first when told to drift, as older captures do', async () => {
+    emulator.setDrift({ reviewsFirstEntry: 'app' });
+    const entries = entriesOf((await feed('us', REFERENCE_IDS.app, 2)).body);
+    const single = (await feed('us', REFERENCE_IDS.singleReviewApp, 1)).body;
+    emulator.setDrift({ reviewsFirstEntry: 'review' });
+    expect(entries).toHaveLength(51);
+    expect(entries[0]).toMatchObject({ 'im:name': { label: 'Facebook' }, id: { attributes: { 'im:id': String(REFERENCE_IDS.app), 'im:bundleId': 'com.facebook.Facebook' } } });
+    expect(entries[0]).not.toHaveProperty('im:rating');
+    expect(entriesOf(single)).toHaveLength(2);
+  });
+});

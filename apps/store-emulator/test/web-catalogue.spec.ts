@@ -1,5 +1,5 @@
-import { REFERENCE_IDS, startStoreEmulator, type StoreEmulator } from '../src/index.js';
-import { get, tokenFromPage } from './helpers.js';
+import { moduleScriptPath, REFERENCE_IDS, startStoreEmulator, type StoreEmulator } from '../src/index.js';
+import { get, moduleScriptOf, tokenFromPage } from './helpers.js';
 
 interface Resource {
   id: string;
@@ -15,16 +15,35 @@ describe('web catalogue (amp-api)', () => {
   beforeAll(async () => {
     emulator = await startStoreEmulator({ seed: 7 });
     const page = await get(emulator.url, `/us/app/facebook/id${REFERENCE_IDS.app}`);
-    auth = { authorization: `Bearer ${tokenFromPage(page.text)}` };
+    auth = { authorization: `Bearer ${await tokenFromPage(emulator.url, page.text)}` };
   });
   afterAll(() => emulator.close());
 
-  it('carries the token in the page config meta tag, and 404s unknown pages', async () => {
+  it('carries the token in the module script the page head loads, not in a meta tag, and 404s unknown pages', async () => {
     const page = await get(emulator.url, `/us/app-bundle/meta-essentials/id${REFERENCE_IDS.bundle}`);
     expect(page.status).toBe(200);
-    expect(page.text).toMatch(/^<meta name="web-experience-app\/config\/environment" content="%7B.*token%22%3A%22/m);
-    expect(tokenFromPage(page.text)).toBe(emulator.token());
+    expect(page.text).not.toContain('web-experience-app/config/environment');
+    expect(page.text).not.toContain(emulator.token());
+    expect(moduleScriptOf(page.text)).toBe(moduleScriptPath(emulator.token()));
+    expect(moduleScriptOf(page.text)).toMatch(/^\/assets\/index~[0-9a-f]{10}\.js$/);
+    const script = await get(emulator.url, moduleScriptOf(page.text));
+    expect(script.headers.get('content-type')).toContain('text/javascript');
+    expect(await tokenFromPage(emulator.url, page.text)).toBe(emulator.token());
+    expect(emulator.token()).toMatch(/^eyJhbGci/);
     expect((await get(emulator.url, `/us/app/id${REFERENCE_IDS.japanOnlyApp}`)).status).toBe(404);
+  });
+
+  it('moves the token when told to drift: back to the meta tag, or nowhere', async () => {
+    const page = () => get(emulator.url, `/us/app/id${REFERENCE_IDS.app}`);
+    emulator.setDrift({ token: 'meta-tag' });
+    const legacy = (await page()).text;
+    expect(legacy).toMatch(/<meta name="web-experience-app\/config\/environment" content="%7B.*token%22%3A%22/);
+    await expect(tokenFromPage(emulator.url, legacy)).rejects.toThrow('no token in the module script');
+    emulator.setDrift({ token: 'nowhere' });
+    const moved = (await page()).text;
+    expect(moved).not.toContain(emulator.token());
+    await expect(tokenFromPage(emulator.url, moved)).rejects.toThrow('no token in the module script');
+    emulator.setDrift({ token: 'module-script' });
   });
 
   it('requires the bearer token on every endpoint', async () => {
@@ -39,7 +58,9 @@ describe('web catalogue (amp-api)', () => {
     const old = auth;
     emulator.rotateToken();
     expect((await get(emulator.url, `/v1/catalog/us/apps/${REFERENCE_IDS.app}`, old)).status).toBe(401);
-    auth = { authorization: `Bearer ${tokenFromPage((await get(emulator.url, `/us/app/id${REFERENCE_IDS.app}`)).text)}` };
+    const oldScript = moduleScriptPath(old.authorization.slice('Bearer '.length));
+    expect((await get(emulator.url, oldScript)).status).toBe(404);
+    auth = { authorization: `Bearer ${await tokenFromPage(emulator.url, (await get(emulator.url, `/us/app/id${REFERENCE_IDS.app}`)).text)}` };
     expect((await get(emulator.url, `/v1/catalog/us/apps/${REFERENCE_IDS.app}`, auth)).status).toBe(200);
   });
 
@@ -53,6 +74,10 @@ describe('web catalogue (amp-api)', () => {
     expect(similar.every((s) => s.type === 'apps' && s.id !== app.id && typeof s.attributes?.name === 'string')).toBe(true);
     const plain = (await get(emulator.url, `/v1/catalog/us/apps/${REFERENCE_IDS.app}`, auth)).json<{ data: Resource[] }>().data[0];
     expect(plain.relationships!['customers-also-bought-apps']).toBeUndefined();
+    const sparse = `/v1/catalog/us/apps/${REFERENCE_IDS.app}?platform=iphone&include=customers-also-bought-apps&sparseLimit[apps:customers-also-bought-apps]=2`;
+    expect((await get(emulator.url, sparse, auth)).json<{ data: Resource[] }>().data[0].relationships!['customers-also-bought-apps'].data.map((a) => a.id)).toEqual(
+      similar.slice(0, 2).map((a) => a.id),
+    );
   });
 
   it('fetches several apps at once and 404s an app not sold in the storefront', async () => {
@@ -86,5 +111,18 @@ describe('web catalogue (amp-api)', () => {
     const none = (await get(emulator.url, '/v1/catalog/us/search?term=zzzzqqq&types=app-bundles', auth)).json<Search>();
     expect(none.results).toEqual({});
     expect((await get(emulator.url, '/v1/catalog/us/search?term=chess&types=app-bundles&limit=26', auth)).status).toBe(400);
+  });
+
+  it('groups search results by type, in the order meta.results.order gives, or in an unknown grouping when told to drift', async () => {
+    type Search = { results: Record<string, { data: Resource[] }>; meta: { results: { order: string[] } } };
+    const both = (await get(emulator.url, '/v1/catalog/us/search?term=meta&types=apps,app-bundles&limit=5', auth)).json<Search>();
+    expect(Object.keys(both.results)).toEqual(['apps', 'app-bundles']);
+    expect(both.meta.results.order).toEqual(['apps', 'app-bundles']);
+    expect(both.results['app-bundles'].data.map((b) => b.id)).toContain(String(REFERENCE_IDS.bundle));
+    emulator.setDrift({ searchGrouping: 'unknown' });
+    const drifted = (await get(emulator.url, '/v1/catalog/us/search?term=meta&types=apps,app-bundles&limit=5', auth)).json<Search>();
+    emulator.setDrift({ searchGrouping: 'by-type' });
+    expect(Object.keys(drifted.results)).toEqual(['top']);
+    expect(drifted.results.top.data.map((r) => r.type)).toEqual(expect.arrayContaining(['apps', 'app-bundles']));
   });
 });

@@ -1,4 +1,5 @@
 import type { CatalogueListing } from './catalogue-listing.js';
+import type { DriftSettings } from './drift.js';
 import type { EndpointStatsSnapshot } from './endpoint-stats.js';
 import type { ActiveFault, FaultSpec } from './fault-book.js';
 import type { RateLimitSettings } from './rate-limit.js';
@@ -36,6 +37,11 @@ export class EmulatorControlClient {
 
   setRateLimit(settings: Partial<RateLimitSettings>): Promise<RateLimitSettings> {
     return this.call('PUT', 'rate-limit', settings);
+  }
+
+  /** Makes answers drift from today's shapes; fields not given keep their value. */
+  setDrift(settings: Partial<DriftSettings>): Promise<DriftSettings> {
+    return this.call('PUT', 'drift', settings);
   }
 
   catalogue(): Promise<CatalogueListing> {

@@ -1,6 +1,7 @@
 import { empty, json, type EmulatorRequest, type EmulatorResponse } from '../http.js';
 import type { CatalogueListing } from './catalogue-listing.js';
 import type { EndpointStats } from './endpoint-stats.js';
+import { type DriftSettings, DriftSpecError, parseDrift } from './drift.js';
 import { type FaultBook, FaultSpecError, parseFaultSpec } from './fault-book.js';
 import type { EmulatedRateLimit, RateLimitSettings } from './rate-limit.js';
 
@@ -12,6 +13,8 @@ export interface ControlPlane {
   rateLimit: EmulatedRateLimit;
   listing(): CatalogueListing;
   rotateToken(): string;
+  drift(): DriftSettings;
+  setDrift(settings: Partial<DriftSettings>): DriftSettings;
 }
 
 function parseBody(body: string): unknown {
@@ -65,9 +68,13 @@ export function answerControl(plane: ControlPlane, request: EmulatorRequest, bod
     }
     if (path === 'catalogue' && method === 'GET') return json(200, plane.listing());
     if (path === 'token' && method === 'POST') return json(200, { token: plane.rotateToken() });
+    if (path === 'drift') {
+      if (method === 'GET') return json(200, plane.drift());
+      if (method === 'PUT') return json(200, plane.setDrift(parseDrift(parseBody(body))));
+    }
     return json(404, { error: `no control route ${method} ${request.path}` });
   } catch (error) {
-    if (error instanceof FaultSpecError || error instanceof SyntaxError) return json(400, { error: error.message });
+    if (error instanceof FaultSpecError || error instanceof DriftSpecError || error instanceof SyntaxError) return json(400, { error: error.message });
     throw error;
   }
 }

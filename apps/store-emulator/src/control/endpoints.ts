@@ -9,6 +9,8 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 const AMP_PATH = /^\/v1\/catalog\/[^/]+\/(apps|app-bundles|search)(?:\/|$)/;
 const FEED_PATH = /^\/[A-Za-z]{2}\/rss\/customerreviews\//i;
 const PAGE_PATH = /^\/[a-z]{2}\/(app|app-bundle|developer)(?:\/|$)/;
+/** The scripts and styles the pages load (apps.apple.com/assets/…), counted with the pages. */
+const ASSET_PATH = /^\/assets\//;
 
 export function endpointOf(path: string): Endpoint {
   if (path === '/search') return 'search';
@@ -16,7 +18,7 @@ export function endpointOf(path: string): Endpoint {
   if (FEED_PATH.test(path)) return 'reviews';
   const amp = AMP_PATH.exec(path);
   if (amp) return `amp-${amp[1]}` as Endpoint;
-  if (PAGE_PATH.test(path)) return 'page';
+  if (PAGE_PATH.test(path) || ASSET_PATH.test(path)) return 'page';
   return 'other';
 }
 

@@ -38,7 +38,8 @@ export function appIdentifier(front: Storefront, app: App): ResourceIdentifier {
   return { id: String(app.trackId), type: 'apps', href: appHref(front, app) };
 }
 
-export function appResource(catalogue: Catalogue, app: App, front: Storefront, include: { similar?: boolean } = {}): Resource {
+/** `include.similar`: add the customers-also-bought relationship, at most that many apps. */
+export function appResource(catalogue: Catalogue, app: App, front: Storefront, include: { similar?: number } = {}): Resource {
   const rating = catalogue.rating(app, front);
   const resource: Resource = {
     ...appIdentifier(front, app),
@@ -68,10 +69,10 @@ export function appResource(catalogue: Catalogue, app: App, front: Storefront, i
     },
     relationships: { developer: developerRelationship(front, app.developer) },
   };
-  if (include.similar) {
+  if (include.similar !== undefined) {
     resource.relationships!['customers-also-bought-apps'] = {
       href: `${appHref(front, app)}/customers-also-bought-apps`,
-      data: catalogue.similar(app, front).map((other) => appResource(catalogue, other, front)),
+      data: catalogue.similar(app, front).slice(0, include.similar).map((other) => appResource(catalogue, other, front)),
     };
   }
   return resource;

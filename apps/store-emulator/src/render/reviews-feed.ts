@@ -1,6 +1,8 @@
 import type { App } from '../catalogue/model.js';
 import type { FeedSort, Review } from '../catalogue/reviews.js';
 import type { Storefront } from '../catalogue/storefronts.js';
+import { appUrl, developerUrl } from './itunes-records.js';
+import { iconUrl } from './artwork.js';
 
 export const REVIEWS_PER_PAGE = 50;
 export const REVIEW_PAGES = 10;
@@ -16,8 +18,8 @@ export interface FeedRequest {
   sort: FeedSort;
 }
 
-function feedUrl(base: string, r: FeedRequest, page: number): string {
-  return `${base}/${r.country}/rss/customerreviews/page=${page}/id=${r.trackId}/sortby=${r.sort.toLowerCase()}/xml`;
+function feedUrl(base: string, r: FeedRequest, page: number, format: 'xml' | 'json' = 'xml'): string {
+  return `${base}/${r.country}/rss/customerreviews/page=${page}/id=${r.trackId}/sortby=${r.sort.toLowerCase()}/${format}`;
 }
 
 function entryXml(review: Review, app: App, front: Storefront): string {
@@ -62,4 +64,69 @@ ${links.join('\n')}
 	<icon>http://itunes.apple.com/favicon.ico</icon><author><name>iTunes Store</name><uri>http://www.apple.com/itunes/</uri></author><rights>Copyright 2008 Apple Inc.</rights>
 ${entries}</feed>
 `;
+}
+
+const label = (value: string | number) => ({ label: String(value) });
+
+/** One review as the JSON feed writes it: every value a string under `label`, attributes beside it. */
+function entryJson(review: Review, app: App, front: Storefront): Record<string, unknown> {
+  return {
+    author: { uri: label(`https://itunes.apple.com/${front.code}/reviews/id${review.userId}`), name: label(review.userName), label: '' },
+    updated: label(review.updated),
+    'im:rating': label(review.rating),
+    'im:version': label(review.version),
+    id: label(review.id),
+    title: label(review.title),
+    content: { label: review.content, attributes: { type: 'text' } },
+    link: { attributes: { rel: 'related', href: `https://itunes.apple.com/${front.code}/review?id=${app.trackId}&type=Purple%20Software` } },
+    'im:voteSum': label(review.voteSum),
+    'im:contentType': { attributes: { term: 'Application', label: 'Application' } },
+    'im:voteCount': label(review.voteCount),
+  };
+}
+
+/** The app itself, as older captures of the feed list it before the reviews. */
+function appEntryJson(app: App, front: Storefront): Record<string, unknown> {
+  return {
+    'im:name': label(app.name),
+    rights: label(`© ${app.developer.name}`),
+    'im:price': { label: 'Get', attributes: { amount: '0.00000', currency: front.currency } },
+    'im:image': [55, 60, 100].map((size) => ({ label: iconUrl(app.trackId, size), attributes: { height: String(size) } })),
+    'im:artist': { label: app.developer.name, attributes: { href: developerUrl(app.developer, front) } },
+    title: label(`${app.name} - ${app.developer.name}`),
+    link: { attributes: { rel: 'alternate', type: 'text/html', href: appUrl(app, front) } },
+    id: { label: appUrl(app, front), attributes: { 'im:id': String(app.trackId), 'im:bundleId': app.bundleId } },
+    'im:contentType': { attributes: { term: 'Application', label: 'Application' } },
+    category: { attributes: { 'im:id': String(app.genre.id), term: app.genre.name, label: app.genre.name } },
+    'im:releaseDate': { label: app.releaseDate, attributes: { label: app.releaseDate.slice(0, 10) } },
+  };
+}
+
+/**
+ * The `/json` form of the feed, which maintained scrapers read (2023–2026): `feed.entry` is an array,
+ * a single object when the page holds one review, and absent when it holds none. With
+ * `appFirst`, the app itself comes first, as in older captures.
+ */
+export function reviewsFeedJson(base: string, r: FeedRequest, app: App | undefined, front: Storefront | undefined, page: Review[], total: number, updated: string, appFirst: boolean): unknown {
+  const lastPage = Math.max(1, Math.min(REVIEW_PAGES, Math.ceil(total / REVIEWS_PER_PAGE)));
+  const link = (rel: string, at: number) => ({ attributes: { rel, href: feedUrl(base, r, at, 'json') } });
+  const entries = app && front ? [...(appFirst ? [appEntryJson(app, front)] : []), ...page.map((review) => entryJson(review, app, front))] : [];
+  const feed: Record<string, unknown> = {
+    author: { name: label('iTunes Store'), uri: label('http://www.apple.com/itunes/') },
+    ...(entries.length === 0 ? {} : { entry: entries.length === 1 ? entries[0] : entries }),
+    updated: label(updated),
+    rights: label('Copyright 2008 Apple Inc.'),
+    title: label('iTunes Store: Customer Reviews'),
+    icon: label('http://itunes.apple.com/favicon.ico'),
+    link: [
+      { attributes: { rel: 'alternate', type: 'text/html', href: `https://apps.apple.com/WebObjects/MZStore.woa/wa/viewGrouping?cc=${r.country}&id=1000` } },
+      link('self', r.page),
+      link('first', 1),
+      link('last', lastPage),
+      link('previous', Math.max(1, r.page - 1)),
+      link('next', Math.min(lastPage, r.page + 1)),
+    ],
+    id: label(feedUrl(base, r, r.page, 'json')),
+  };
+  return { feed };
 }

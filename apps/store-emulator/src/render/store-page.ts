@@ -1,46 +1,84 @@
 import { createHash } from 'node:crypto';
+import type { DriftSettings } from '../control/drift.js';
 import { escapeXml } from './reviews-feed.js';
 
-const ISSUED_AT = 1_759_276_800;
+/** About half a year, as Apple's web tokens run. */
+export const DEFAULT_TOKEN_LIFETIME_S = 15_552_000;
+const THIRTY_DAYS_S = 2_592_000;
+
+/**
+ * When the emulator's tokens are issued, in seconds: the start of the current 30-day period, so that
+ * two emulators with one seed carry the same token and it is valid for months; a test that wants a
+ * token about to expire gets one issued now.
+ */
+export function tokenIssuedAt(nowMs: number, lifetimeS: number): number {
+  const now = Math.floor(nowMs / 1000);
+  return lifetimeS < DEFAULT_TOKEN_LIFETIME_S ? now : now - (now % THIRTY_DAYS_S);
+}
 
 function base64url(value: string | Buffer): string {
   return Buffer.from(value).toString('base64url');
 }
 
-/** A JWT-shaped developer token, stable per seed and rotation. */
-export function webCatalogueToken(seed: number, rotation: number): string {
+/** A JWT-shaped developer token, stable per seed, issue time and rotation; its header starts `eyJhbGci` as Apple's does. */
+export function webCatalogueToken(seed: number, rotation: number, issuedAtS: number, lifetimeS = DEFAULT_TOKEN_LIFETIME_S): string {
   const header = base64url(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid: 'EMULATOR01' }));
-  const iat = ISSUED_AT + rotation;
-  const payload = base64url(JSON.stringify({ iss: 'AppCatStoreEmulator', iat, exp: iat + 15_552_000, root_https_origin: ['apple.com'] }));
+  const iat = issuedAtS + rotation;
+  const payload = base64url(JSON.stringify({ iss: 'AppCatStoreEmulator', iat, exp: iat + lifetimeS, root_https_origin: ['apple.com'] }));
   const signature = base64url(createHash('sha256').update(`${seed}:${rotation}`).digest());
   return `${header}.${payload}.${signature}`;
 }
 
+/** The path of the site's module script: a new build (a new token) gets a new content hash. */
+export function moduleScriptPath(token: string): string {
+  return `/assets/index~${createHash('sha256').update(token).digest('hex').slice(0, 10)}.js`;
+}
+
 /**
- * An apps.apple.com page. Like the real site, it carries the web catalogue's bearer token in the
- * `web-experience-app/config/environment` meta tag as URL-encoded JSON (MEDIA_API.token), on a line
- * of its own, which is where open-source scrapers look for it.
+ * An apps.apple.com page. Today's site carries no configuration in the page: its `<head>` loads one
+ * module script (`<script type="module" crossorigin src="/assets/index~….js">`), and the web
+ * catalogue token is a string literal inside that script. The old site put it in the
+ * `web-experience-app/config/environment` meta tag as URL-encoded JSON (`MEDIA_API.token`); the
+ * drift settings can bring that back.
  */
-export function storePageHtml(options: { title: string; lang: string; token: string; canonical: string }): string {
-  const config = {
+export function storePageHtml(options: { title: string; lang: string; token: string; canonical: string; drift: DriftSettings }): string {
+  const script = moduleScriptPath(options.token);
+  const legacyConfig = {
     modulePrefix: 'web-experience-app',
     environment: 'production',
-    rootURL: '/',
-    locationType: 'history-hash-router-scroll',
     MEDIA_API: { token: options.token },
     API: { AppHost: 'amp-api-edge.apps.apple.com' },
   };
+  const meta =
+    options.drift.token === 'meta-tag' ? `\n<meta name="web-experience-app/config/environment" content="${encodeURIComponent(JSON.stringify(legacyConfig))}">` : '';
   return `<!DOCTYPE html>
 <html dir="ltr" lang="${escapeXml(options.lang)}">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeXml(options.title)}</title>
-<link rel="canonical" href="${escapeXml(options.canonical)}">
-<meta name="web-experience-app/config/environment" content="${encodeURIComponent(JSON.stringify(config))}">
+<link rel="canonical" href="${escapeXml(options.canonical)}">${meta}
+<script type="module" crossorigin src="${script}"></script>
+<link rel="stylesheet" crossorigin href="/assets/index~3f9c1a7d2e.css">
 </head>
-<body><h1>${escapeXml(options.title)}</h1></body>
+<body><div id="app"><h1>${escapeXml(options.title)}</h1></div></body>
 </html>
 `;
+}
+
+/**
+ * The module script: minified application code with the token as one string literal among others,
+ * unless the drift settings moved it out.
+ */
+export function moduleScriptJs(token: string, drift: DriftSettings): string {
+  const tokenLiteral = drift.token === 'module-script' ? `"${token}"` : '""';
+  return [
+    'const Xe="https://amp-api-edge.apps.apple.com",Ye="web",Ze=["appletv","ipad","iphone","mac","realityDevice","watch"];',
+    `const Qe=${tokenLiteral},Je={developerToken:Qe,storefront:"us",locale:"en-US"};`,
+    'function ke(t){return fetch(Xe+t,{headers:{Authorization:"Bearer "+Je.developerToken}}).then(r=>r.json())}',
+    'export{ke as f,Je as c,Ze as p};',
+    '',
+  ].join('\n');
 }
 
 export function notFoundHtml(): string {

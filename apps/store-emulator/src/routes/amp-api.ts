@@ -2,6 +2,7 @@ import type { Catalogue } from '../catalogue/catalogue.js';
 import { hash } from '../catalogue/random.js';
 import { storefront, type Storefront } from '../catalogue/storefronts.js';
 import { empty, json, type EmulatorRequest, type EmulatorResponse, type Route } from '../http.js';
+import type { DriftSettings } from '../control/drift.js';
 import { appResource, bundleResource, type Resource } from '../render/amp-resources.js';
 
 const SEARCH_MAX_LIMIT = 25;
@@ -22,7 +23,7 @@ const CATALOG_PATH = /^\/v1\/catalog\/([^/]+)\/(apps|app-bundles|search)(?:\/([^
  * The web catalogue (amp-api.apps.apple.com), JSON:API. Every request needs the bearer token that
  * the apps.apple.com pages carry; without it (or with an old one) the answer is 401 with no body.
  */
-export function ampApiRoutes(catalogue: Catalogue, currentToken: () => string): Route[] {
+export function ampApiRoutes(catalogue: Catalogue, currentToken: () => string, drift: () => DriftSettings): Route[] {
   return [
     (request) => {
       const match = CATALOG_PATH.exec(request.path);
@@ -31,13 +32,13 @@ export function ampApiRoutes(catalogue: Catalogue, currentToken: () => string): 
       const [, cc, collection, id] = match;
       if (!/^[a-z]{2}$/.test(cc)) return apiError(400, 'Invalid Storefront', `Storefront "${cc}" is not valid`, request.path);
       const front = storefront(cc);
-      if (collection === 'search') return id === undefined ? search(catalogue, front, request) : undefined;
+      if (collection === 'search') return id === undefined ? search(catalogue, front, request, drift()) : undefined;
       const includeRelated = collection === 'apps' ? includes(request.query, 'customers-also-bought-apps') : includes(request.query, 'apps');
       const render = (itemId: string): Resource | undefined => {
         if (!front || !/^\d{1,19}$/.test(itemId)) return undefined;
         if (collection === 'apps') {
           const app = catalogue.app(Number(itemId), front);
-          return app && appResource(catalogue, app, front, { similar: includeRelated });
+          return app && appResource(catalogue, app, front, { similar: includeRelated ? sparseLimit(request.query, 'apps:customers-also-bought-apps') : undefined });
         }
         const bundle = catalogue.bundle(Number(itemId), front);
         return bundle && bundleResource(catalogue, bundle, front, { apps: includeRelated });
@@ -54,7 +55,13 @@ export function ampApiRoutes(catalogue: Catalogue, currentToken: () => string): 
   ];
 }
 
-function search(catalogue: Catalogue, front: Storefront | undefined, request: EmulatorRequest): EmulatorResponse {
+/** `sparseLimit[type:relationship]=N` caps a relationship's items; without it, all of them. */
+function sparseLimit(query: URLSearchParams, key: string): number {
+  const value = Number(query.get(`sparseLimit[${key}]`) ?? NaN);
+  return Number.isInteger(value) && value > 0 ? value : Number.MAX_SAFE_INTEGER;
+}
+
+function search(catalogue: Catalogue, front: Storefront | undefined, request: EmulatorRequest, drift: DriftSettings): EmulatorResponse {
   const { query } = request;
   const term = query.get('term') ?? '';
   if (term.trim() === '') return apiError(400, 'Missing Parameter', 'Parameter "term" is required', request.path);
@@ -84,6 +91,12 @@ function search(catalogue: Catalogue, front: Storefront | undefined, request: Em
     if (data.length === 0) continue;
     const href = (at: number) => `/v1/catalog/${front.code}/search?limit=${limit}&offset=${at}&term=${encodeURIComponent(term)}&types=${type}`;
     results[type] = { href: href(offset), ...(offset + limit < total ? { next: href(offset + limit) } : {}), data };
+  }
+  if (drift.searchGrouping === 'unknown') {
+    // Every type in one list under a name the catalog has never seen.
+    const data = Object.values(results).flatMap((group) => (group as { data: Resource[] }).data);
+    const grouped = data.length === 0 ? {} : { top: { href: `/v1/catalog/${front?.code ?? 'us'}/search?term=${encodeURIComponent(term)}`, data } };
+    return json(200, { results: grouped, meta: { results: { order: Object.keys(grouped), rawOrder: Object.keys(grouped) } } });
   }
   return json(200, { results, meta: { results: { order: Object.keys(results), rawOrder: Object.keys(results) } } });
 }

@@ -2,9 +2,10 @@ import type { Catalogue } from '../catalogue/catalogue.js';
 import { CATALOGUE_NOW } from '../catalogue/generate.js';
 import { generateReviews, sortReviews, type FeedSort } from '../catalogue/reviews.js';
 import { soldIn, storefront } from '../catalogue/storefronts.js';
-import { empty, itunesJson, text, type EmulatorRequest, type EmulatorResponse, type Route } from '../http.js';
+import { empty, itunesJson, json, text, type EmulatorRequest, type EmulatorResponse, type Route } from '../http.js';
 import { artistRecord, softwareRecord } from '../render/itunes-records.js';
-import { REVIEW_PAGES, REVIEWS_PER_PAGE, reviewsFeedXml } from '../render/reviews-feed.js';
+import { REVIEW_PAGES, REVIEWS_PER_PAGE, reviewsFeedJson, reviewsFeedXml } from '../render/reviews-feed.js';
+import type { DriftSettings } from '../control/drift.js';
 import { checkCountryAndLang, invalidParameter, readLimit } from './itunes-params.js';
 
 const SOFTWARE_ENTITIES = new Set(['software', 'ipadsoftware', 'macsoftware']);
@@ -14,11 +15,11 @@ const NO_RESULTS = { resultCount: 0, results: [] };
  * iTunes Search (`/search`), Lookup (`/lookup`) and the customer reviews feed
  * (`/{cc}/rss/customerreviews/.../xml`), as served by itunes.apple.com.
  */
-export function itunesRoutes(catalogue: Catalogue, baseUrl: () => string): Route[] {
+export function itunesRoutes(catalogue: Catalogue, baseUrl: () => string, drift: () => DriftSettings): Route[] {
   return [
     (r) => (r.path === '/search' ? search(catalogue, r) : undefined),
     (r) => (r.path === '/lookup' ? lookup(catalogue, r) : undefined),
-    (r) => reviewsFeed(catalogue, r, baseUrl()),
+    (r) => reviewsFeed(catalogue, r, baseUrl(), drift()),
   ];
 }
 
@@ -79,14 +80,14 @@ function lookup(catalogue: Catalogue, request: EmulatorRequest): EmulatorRespons
   return itunesJson(200, { resultCount: results.length, results });
 }
 
-/** Apple's XML feed wants an iTunes-like client; others get a feed with no entries. */
+/** The emulator's XML feed wants an iTunes-like client; others get a feed with no entries (see docs/upstream.md). */
 export function isItunesLikeUserAgent(userAgent: string | undefined): boolean {
   return userAgent !== undefined && /\b(iTunes|AppStore|CFNetwork)\//i.test(userAgent);
 }
 
 const FEED_PATH = /^\/([A-Za-z]{2})\/rss\/customerreviews((?:\/[^/]+)*?)\/(xml|json)$/i;
 
-function reviewsFeed(catalogue: Catalogue, request: EmulatorRequest, base: string): EmulatorResponse | undefined {
+function reviewsFeed(catalogue: Catalogue, request: EmulatorRequest, base: string, drift: DriftSettings): EmulatorResponse | undefined {
   const match = FEED_PATH.exec(request.path);
   if (!match) return undefined;
   const country = match[1].toLowerCase();
@@ -101,14 +102,15 @@ function reviewsFeed(catalogue: Catalogue, request: EmulatorRequest, base: strin
   const sort: FeedSort = (options.get('sortby') ?? 'mostrecent').toLowerCase() === 'mosthelpful' ? 'mostHelpful' : 'mostRecent';
   const updated = `${new Date(CATALOGUE_NOW - 7 * 3_600_000).toISOString().slice(0, 19)}-07:00`;
   const feedRequest = { country, trackId, page, sort };
-
-  if (match[3].toLowerCase() === 'json') {
-    // The JSON form of the feed stopped carrying entries; only its metadata is left.
-    return itunesJson(200, { feed: { author: { name: { label: 'iTunes Store' }, uri: { label: 'http://www.apple.com/itunes/' } }, updated: { label: updated }, title: { label: 'iTunes Store: Customer Reviews' }, id: { label: `${base}${request.path}` } } });
-  }
   const front = storefront(country);
-  const app = front && isItunesLikeUserAgent(request.headers['user-agent']) ? catalogue.app(Number(trackId), front) : undefined;
+  const asJson = match[3].toLowerCase() === 'json';
+  // The JSON form answers any client, as scrapers use it; the XML form only iTunes-like ones.
+  const app = front && (asJson || isItunesLikeUserAgent(request.headers['user-agent'])) ? catalogue.app(Number(trackId), front) : undefined;
   const all = app && front ? sortReviews(generateReviews(catalogue, app, front), sort) : [];
   const pageReviews = all.slice((page - 1) * REVIEWS_PER_PAGE, page * REVIEWS_PER_PAGE);
+  if (asJson) {
+    const body = reviewsFeedJson(base, feedRequest, app, front, pageReviews, all.length, updated, drift.reviewsFirstEntry === 'app' && pageReviews.length > 0);
+    return json(200, body);
+  }
   return text(200, reviewsFeedXml(base, feedRequest, app, front, pageReviews, all.length, updated), 'application/atom+xml; charset=UTF-8');
 }
