@@ -1,5 +1,6 @@
 import { type CatalogQuery, type CatalogReply, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
 import { JsonTextReply, WireException } from '@appcat/microservice';
+import { PRICED_ROUTES } from '@appcat/routes';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { listJson } from './cache/json-source.js';
@@ -20,7 +21,13 @@ export class CatalogController {
   async fetch(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply>> {
     const query = queryOf(request);
     const trace = new ProvenanceTrace();
-    const result = await this.budget.run(() => fetchFromStore(this.store, query, trace));
+    let result: ListData;
+    try {
+      result = await this.budget.run(() => fetchFromStore(this.store, query, trace));
+    } catch (error) {
+      this.countUnreadable(query, error);
+      throw error;
+    }
     const provenance = trace.provenance();
     return this.reply(query, provenance.source ?? 'upstream', result, provenance);
   }
@@ -43,6 +50,13 @@ export class CatalogController {
       if (error instanceof NotCachedError) return null;
       throw error;
     }
+  }
+
+  /** An answer we could not read reaches the caller as a 502: counted per route, as drift to look into. */
+  private countUnreadable(query: CatalogQuery, error: unknown): void {
+    if (!(error instanceof WireException) || error.code !== ErrorCode.UpstreamBadResponse) return;
+    const route = PRICED_ROUTES.find((r) => r.id === query.route);
+    if (route) this.ops.metrics.upstreamUnreadable.inc({ route: route.path });
   }
 
   private reply(query: CatalogQuery, source: NonNullable<CatalogReply['source']>, result: ListData, provenance: Provenance): JsonTextReply<CatalogReply> {

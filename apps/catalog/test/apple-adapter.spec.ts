@@ -109,17 +109,17 @@ describe('Apple store adapter against the store emulator', () => {
   });
 
   describe('apps.similar', () => {
-    it('returns customers-also-bought apps, reading the token once and again only after a 401', async () => {
+    it('returns customers-also-bought apps, reading the token (page, then its module script) once and again only after a 401', async () => {
       const fresh = new AppleStoreAdapter(configFor(emulator.url).apple, new FetchUpstreamHttpClient({ timeoutMs: 3000, userAgent: 'x' }));
       const query = { route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' } as const;
       let similar: Resource[] = [];
-      expect(await requestsDuring(emulator, async () => (similar = (await fresh.similarApps(query)).results as Resource[]))).toBe(2);
+      expect(await requestsDuring(emulator, async () => (similar = (await fresh.similarApps(query)).results as Resource[]))).toBe(3);
       expect(similar.length).toBeGreaterThan(3);
       expect(similar.every((r) => r.type === 'apps' && r.id !== String(REFERENCE_IDS.app))).toBe(true);
       expect(await requestsDuring(emulator, () => fresh.similarApps(query))).toBe(1);
       emulator.rotateToken();
       let again: Resource[] = [];
-      expect(await requestsDuring(emulator, async () => (again = (await fresh.similarApps(query)).results as Resource[]))).toBe(3);
+      expect(await requestsDuring(emulator, async () => (again = (await fresh.similarApps(query)).results as Resource[]))).toBe(4);
       expect(again.map((r) => r.id)).toEqual(similar.map((r) => r.id));
     });
 

@@ -63,6 +63,8 @@ export class CatalogMetrics {
   readonly upstreamSeconds: Histogram<'host' | 'outcome'>;
   readonly upstreamErrors: Counter<'host' | 'code'>;
   readonly cache: Counter<'kind' | 'result'>;
+  /** Upstream answers we could not read, by priced route (its path template): the live sign of upstream drift. */
+  readonly upstreamUnreadable: Counter<'route'>;
   /** Time a fetch waited for a slot, observed only for those that had to wait: admitted, or refused at the bound. */
   readonly fetchWaitSeconds: Histogram<'outcome'>;
   private fetchBudgetState: () => FetchBudgetState | undefined = () => undefined;
@@ -70,6 +72,12 @@ export class CatalogMetrics {
   constructor(readonly registry: Registry) {
     this.upstreamSeconds = latencyHistogram(registry, 'appcat_upstream_request_seconds', 'Upstream store request latency by host', ['host', 'outcome']);
     this.upstreamErrors = new Counter({ name: 'appcat_upstream_errors_total', help: 'Upstream failures by host and code', labelNames: ['host', 'code'], registers: [registry] });
+    this.upstreamUnreadable = new Counter({
+      name: 'appcat_upstream_unreadable_total',
+      help: 'Calls answered 502 because the upstream store answered something we cannot read (its shape drifted), by route path template',
+      labelNames: ['route'],
+      registers: [registry],
+    });
     this.cache = new Counter({ name: 'appcat_cache_results_total', help: 'Catalog answers by route and where the data came from (upstream, cache, stale)', labelNames: ['kind', 'result'], registers: [registry] });
     this.fetchWaitSeconds = latencyHistogram(registry, 'appcat_catalog_fetch_wait_seconds', 'Wait of a catalog.fetch for a slot of its replica, by outcome (admitted, refused); fetches that found a free slot are not observed', ['outcome']);
     // Read when scraped, so the fetches themselves pay nothing for these three.

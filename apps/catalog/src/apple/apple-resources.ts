@@ -1,11 +1,11 @@
-import type { ReviewSort } from '@appcat/contracts';
+import { REVIEWS_MAX_PAGE, type ReviewSort } from '@appcat/contracts';
 import { createHash } from 'node:crypto';
 import type { ResourceTrace } from '../cache/provenance.js';
 import type { Freshness, ResourceStore } from '../cache/resource-store.js';
 import type { CacheTtls } from '../config.js';
 import type { Review } from '../store/store-adapter.js';
 import { Batcher } from '../upstream/batcher.js';
-import { badResponse, isRecord } from '../upstream/upstream-failures.js';
+import { badResponse, isRecord, quoteUpstreamText } from '../upstream/upstream-failures.js';
 import type { AppleUrls } from './apple-urls.js';
 import type { ItunesApi, ItunesRecord } from './itunes-api.js';
 import type { AmpResource, WebCatalogue } from './web-catalogue.js';
@@ -13,8 +13,13 @@ import type { AmpResource, WebCatalogue } from './web-catalogue.js';
 /** Search has no offset upstream: the most Apple gives, fetched once and sliced per page. */
 export const SEARCH_FETCH_LIMIT = 200;
 const DEVELOPER_APPS_LIMIT = 200;
-/** Lookup without `country` answers from Apple's default storefront. */
+/**
+ * The developers route takes no storefront. Lookup without `country` answers from Apple's default
+ * storefront, which is the US today; we name it, so the answer cannot change with Apple's default.
+ */
 const DEVELOPER_LOOKUP_STOREFRONT = 'us';
+/** What bundle search asks for: the types the web catalogue's search groups its results by, as the site asks. */
+const BUNDLE_SEARCH_TYPES = ['apps', 'app-bundles'];
 export const SIMILAR_APPS = 'customers-also-bought-apps';
 
 export interface BatchSettings {
@@ -31,6 +36,22 @@ interface LookupGroup {
 interface CatalogueGroup {
   country: string;
   lang?: string;
+}
+
+/**
+ * One type's results of a web catalogue search. The API groups results by type under `results`
+ * (`results["app-bundles"].data`), leaving out types without matches, so `{}` is "nothing found". Any
+ * other grouping is an answer we cannot read, never an empty list.
+ */
+export function searchGroup(document: Record<string, unknown>, type: string, asked: readonly string[], host: string): AmpResource[] {
+  const { results } = document;
+  if (!isRecord(results)) throw badResponse('search results without results', host);
+  const unknown = Object.keys(results).filter((key) => !asked.includes(key));
+  if (unknown.length > 0) throw badResponse(`search results grouped by an unknown type (${quoteUpstreamText(unknown.slice(0, 3).join(', '))})`, host);
+  const group = results[type];
+  if (group === undefined) return [];
+  if (!isRecord(group) || !Array.isArray(group.data)) throw badResponse(`search results whose ${type} group has no data`, host);
+  return group.data.filter(isRecord);
 }
 
 export function relatedData(resource: AmpResource, relationship: string): AmpResource[] {
@@ -127,10 +148,14 @@ export class AppleResources {
     return results ?? [];
   }
 
-  /** An app's software record by track id or bundle identifier; undefined when not sold there. */
+  /**
+   * An app's software record by track id or bundle identifier; undefined when not sold there. A bundle
+   * identifier is sent as given, as maintained scrapers send it (Apple's own casing is what is known
+   * to work), and cached under that spelling; the answer is matched without regard to case.
+   */
   app(appId: string, country: string, lang: string | undefined, trace: ResourceTrace): Promise<ItunesRecord | undefined> {
     const key: LookupKey = /^\d+$/.test(appId) ? 'id' : 'bundleId';
-    const id = key === 'id' ? appId : appId.toLowerCase();
+    const id = appId;
     return this.store.get(
       {
         key: this.appKey(key, id, country, lang),
@@ -148,7 +173,7 @@ export class AppleResources {
         key: keyOf('developer', artistId),
         freshness: this.lists,
         load: async () => {
-          const { results } = await this.itunes.lookup('id', [artistId], { limit: DEVELOPER_APPS_LIMIT });
+          const { results } = await this.itunes.lookup('id', [artistId], { country: DEVELOPER_LOOKUP_STOREFRONT, limit: DEVELOPER_APPS_LIMIT });
           const own = results.filter((r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'));
           if (own[0]?.wrapperType !== 'artist') return undefined;
           await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
@@ -159,7 +184,9 @@ export class AppleResources {
     );
   }
 
+  /** One page of an app's reviews; the feed has pages 1 to 10 only, so nothing else is asked. */
   async reviews(country: string, trackId: string, page: number, sort: ReviewSort, trace: ResourceTrace): Promise<Review[]> {
+    if (!Number.isInteger(page) || page < 1 || page > REVIEWS_MAX_PAGE) return [];
     const reviews = await this.store.get(
       {
         key: keyOf('reviews', country, trackId, sort, page),
@@ -203,12 +230,10 @@ export class AppleResources {
         key: keyOf('bundle-search', country, lang, page, normalised),
         freshness: this.searches,
         load: async () => {
-          const url = this.urls.ampSearch(country, normalised, { types: 'app-bundles', limit: pageSize, offset: (page - 1) * pageSize, lang });
+          const url = this.urls.ampSearch(country, normalised, { types: BUNDLE_SEARCH_TYPES.join(','), limit: pageSize, offset: (page - 1) * pageSize, lang });
           const document = await this.web.getDocument(url);
           if (document === undefined) return [];
-          if (!isRecord(document.results)) throw badResponse('search results without results', url.host);
-          const found = document.results['app-bundles'];
-          return isRecord(found) && Array.isArray(found.data) ? found.data.filter(isRecord) : [];
+          return searchGroup(document, 'app-bundles', BUNDLE_SEARCH_TYPES, url.host);
         },
       },
       trace,
@@ -223,11 +248,14 @@ export class AppleResources {
   private async lookupBatch(group: LookupGroup, ids: string[]): Promise<Map<string, ItunesRecord>> {
     const { results } = await this.itunes.lookup(group.key, ids, { country: group.country, lang: group.lang }, true);
     const found = new Map<string, ItunesRecord>();
-    const asked = new Set(ids);
+    // Each asked spelling, by the form records are matched on: the track id, or the bundle id in lower case.
+    const asked = new Map<string, string[]>();
+    const matchForm = (id: string) => (group.key === 'id' ? id : id.toLowerCase());
+    for (const id of ids) asked.set(matchForm(id), [...(asked.get(matchForm(id)) ?? []), id]);
     for (const record of results) {
       if (record.wrapperType !== 'software') continue;
-      const id = group.key === 'id' ? String(record.trackId) : String(record.bundleId).toLowerCase();
-      if (asked.has(id) && !found.has(id)) found.set(id, record);
+      const spellings = asked.get(matchForm(String(group.key === 'id' ? record.trackId : record.bundleId)));
+      for (const id of spellings ?? []) if (!found.has(id)) found.set(id, record);
     }
     // The same records answer the other way of asking for them (and the asked ids are filled by the store).
     await this.primeApps([...found.values()], group.country, group.lang);
@@ -243,7 +271,7 @@ export class AppleResources {
     for (const record of records) {
       if (record.wrapperType !== 'software' || record.trackId === undefined) continue;
       entries.push([this.appKey('id', String(record.trackId), country, lang), record]);
-      if (typeof record.bundleId === 'string') entries.push([this.appKey('bundleId', record.bundleId.toLowerCase(), country, lang), record]);
+      if (typeof record.bundleId === 'string') entries.push([this.appKey('bundleId', record.bundleId, country, lang), record]);
     }
     await this.store.put(this.details, entries);
   }

@@ -7,6 +7,7 @@ import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import { AppleResources, type BatchSettings, relatedData } from './apple-resources.js';
 import { AppleUrls } from './apple-urls.js';
 import { ItunesApi } from './itunes-api.js';
+import type { DriftNote } from './reviews-feed.js';
 import { type AmpResource, WebCatalogue } from './web-catalogue.js';
 
 const isTrackId = (appId: string) => /^\d+$/.test(appId);
@@ -27,6 +28,8 @@ export interface AppleStoreAdapterOptions {
   store?: ResourceStore;
   ttl?: CacheTtls;
   batch?: BatchSettings;
+  /** Told about what an answer held that we read past (the app listed among its reviews): the upstream check's drift. */
+  onDrift?: DriftNote;
 }
 
 /** TTLs only matter with a real cache; these are the documented defaults. */
@@ -55,7 +58,7 @@ export class AppleStoreAdapter implements StoreAdapter {
     const ttl = options.ttl ?? DEFAULT_TTLS;
     const tokenFreshness = { freshMs: ttl.tokenSeconds * 1000, notFoundMs: 1000, staleMs: 0 };
     const web = new WebCatalogue(http, urls, store, tokenFreshness);
-    this.resources = new AppleResources(new ItunesApi(http, urls), web, urls, store, ttl, options.batch ?? { windowMs: 0, maxIds: 100 });
+    this.resources = new AppleResources(new ItunesApi(http, urls, options.onDrift), web, urls, store, ttl, options.batch ?? { windowMs: 0, maxIds: 100 });
   }
 
   async searchApps(query: QueryOf<'apps.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {

@@ -22,8 +22,25 @@ describe('AppleUrls', () => {
     expect(url.host).toBe('amp.example');
     expect(url.pathname).toBe('/v1/catalog/us/apps/1%2F..%2F..%2Fevil%3Fx%3D1');
     expect(urls.reviewsFeed('gb', '@evil.example', 3, 'helpful').href).toBe(
-      'https://itunes.example/base/gb/rss/customerreviews/page=3/id=%40evil.example/sortby=mostHelpful/xml',
+      'https://itunes.example/base/gb/rss/customerreviews/page=3/id=%40evil.example/sortby=mostHelpful/json',
     );
+  });
+
+  it('asks the web catalogue as today\'s site does: iPhone plus every platform, a sparse limit on similar apps', () => {
+    const similar = urls.ampApps('us', ['1', '2'], { include: 'customers-also-bought-apps', lang: 'en-us' });
+    expect(Object.fromEntries(similar.searchParams)).toEqual({
+      ids: '1,2',
+      platform: 'iphone',
+      additionalPlatforms: 'appletv,ipad,iphone,mac,realityDevice,watch',
+      include: 'customers-also-bought-apps',
+      'sparseLimit[apps:customers-also-bought-apps]': '40',
+      l: 'en-us',
+    });
+    const bundles = urls.ampBundles('us', ['3'], { include: 'apps' });
+    expect(bundles.searchParams.get('platform')).toBe('iphone');
+    expect(bundles.searchParams.has('sparseLimit[apps:customers-also-bought-apps]')).toBe(false);
+    const search = urls.ampSearch('us', 'meta', { types: 'apps,app-bundles', limit: 20, offset: 20 });
+    expect(Object.fromEntries(search.searchParams)).toMatchObject({ term: 'meta', types: 'apps,app-bundles', limit: '20', offset: '20', platform: 'iphone' });
   });
 
   it('refuses dot segments, which URL parsing would resolve', () => {

@@ -26,6 +26,24 @@ function itunesLang(lang: string | undefined): string | undefined {
 
 const FEED_SORT: Record<ReviewSort, string> = { recent: 'mostRecent', helpful: 'mostHelpful' };
 
+/**
+ * What the web catalogue calls that work today send (maintained scrapers, 2025–2026): the iPhone
+ * platform plus every other one, so an app or bundle sold for any device is found. `platform=web`
+ * was the old site's.
+ */
+export const AMP_PLATFORM = { platform: 'iphone', additionalPlatforms: 'appletv,ipad,iphone,mac,realityDevice,watch' } as const;
+
+/** How many customers-also-bought apps the web catalogue is asked for (`sparseLimit`). */
+export const SIMILAR_APPS_LIMIT = 40;
+const SIMILAR_SPARSE_LIMIT = 'sparseLimit[apps:customers-also-bought-apps]';
+
+type AmpParams = { include?: string; lang?: string };
+
+function ampQuery(params: AmpParams, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const similar = params.include?.split(',').includes('customers-also-bought-apps') ? { [SIMILAR_SPARSE_LIMIT]: String(SIMILAR_APPS_LIMIT) } : {};
+  return { ...extra, ...AMP_PLATFORM, include: params.include, ...similar, l: params.lang };
+}
+
 /** Every upstream URL the Apple adapter requests, built from configured base URLs only. */
 export class AppleUrls {
   constructor(private readonly config: Pick<AppleStoreConfig, 'itunesBaseUrl' | 'webBaseUrl' | 'ampApiBaseUrl' | 'tokenPagePath'>) {}
@@ -53,7 +71,7 @@ export class AppleUrls {
 
   reviewsFeed(country: string, trackId: string, page: number, sort: ReviewSort): URL {
     const options = [`page=${pathSegment(String(page))}`, `id=${pathSegment(trackId)}`, `sortby=${FEED_SORT[sort]}`];
-    return new URL(`${this.config.itunesBaseUrl}/${pathSegment(country)}/rss/customerreviews/${options.join('/')}/xml`);
+    return new URL(`${this.config.itunesBaseUrl}/${pathSegment(country)}/rss/customerreviews/${options.join('/')}/json`);
   }
 
   tokenPage(): URL {
@@ -64,30 +82,27 @@ export class AppleUrls {
     return new URL(this.config.webBaseUrl).origin;
   }
 
-  ampApp(country: string, id: string, params: { include?: string; lang?: string }): URL {
-    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/apps/${pathSegment(id)}`, { platform: 'web', include: params.include, l: params.lang });
+  ampApp(country: string, id: string, params: AmpParams): URL {
+    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/apps/${pathSegment(id)}`, ampQuery(params));
   }
 
-  ampApps(country: string, ids: string[], params: { include?: string; lang?: string }): URL {
-    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/apps`, { ids: ids.join(','), platform: 'web', include: params.include, l: params.lang });
+  ampApps(country: string, ids: string[], params: AmpParams): URL {
+    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/apps`, ampQuery(params, { ids: ids.join(',') }));
   }
 
-  ampBundle(country: string, id: string, params: { include?: string; lang?: string }): URL {
-    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/app-bundles/${pathSegment(id)}`, { platform: 'web', include: params.include, l: params.lang });
+  ampBundle(country: string, id: string, params: AmpParams): URL {
+    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/app-bundles/${pathSegment(id)}`, ampQuery(params));
   }
 
-  ampBundles(country: string, ids: string[], params: { include?: string; lang?: string }): URL {
-    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/app-bundles`, { ids: ids.join(','), platform: 'web', include: params.include, l: params.lang });
+  ampBundles(country: string, ids: string[], params: AmpParams): URL {
+    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/app-bundles`, ampQuery(params, { ids: ids.join(',') }));
   }
 
   ampSearch(country: string, term: string, params: { types: string; limit: number; offset: number; lang?: string }): URL {
-    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/search`, {
-      term,
-      types: params.types,
-      limit: String(params.limit),
-      offset: String(params.offset),
-      platform: 'web',
-      l: params.lang,
-    });
+    return withQuery(
+      this.config.ampApiBaseUrl,
+      `/v1/catalog/${pathSegment(country)}/search`,
+      ampQuery({ lang: params.lang }, { term, types: params.types, limit: String(params.limit), offset: String(params.offset) }),
+    );
   }
 }

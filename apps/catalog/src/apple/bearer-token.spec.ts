@@ -1,18 +1,34 @@
-import { readBearerToken } from './bearer-token.js';
+import { findBearerToken, moduleScriptSrc, tokenExpiry } from './bearer-token.js';
 
-const meta = (config: unknown) => `<meta name="web-experience-app/config/environment" content="${encodeURIComponent(JSON.stringify(config))}">`;
+const jwt = (claims: object) =>
+  `${Buffer.from('{"alg":"ES256","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2lnbmF0dXJl`;
 
-describe('readBearerToken', () => {
-  it('reads MEDIA_API.token from the page config', () => {
-    expect(readBearerToken(`<html><head>\n${meta({ MEDIA_API: { token: 'eyJ.abc.def' } })}\n</head></html>`)).toBe('eyJ.abc.def');
+describe('moduleScriptSrc', () => {
+  it('finds the module script the page head loads, whatever the attribute order and quoting', () => {
+    const page = `<!DOCTYPE html><html><head><meta charset="utf-8"><script src="/legacy.js"></script>
+<script crossorigin type=module src='/assets/index~a1b2c3.js'></script></head><body><script type="module" src="/body.js"></script></body></html>`;
+    expect(moduleScriptSrc(page)).toBe('/assets/index~a1b2c3.js');
   });
 
-  it('falls back to the raw pattern when the config does not parse', () => {
-    expect(readBearerToken('<meta name="web-experience-app/config/environment" content="%7B%22MEDIA_API%22%3A%7B%22token%22%3A%22eyJ.x.y%22%7D%2C%ZZ">')).toBe('eyJ.x.y');
+  it('finds nothing without a head or a module script in it', () => {
+    expect(moduleScriptSrc('<html><body><script type="module" src="/x.js"></script></body></html>')).toBeUndefined();
+    expect(moduleScriptSrc('<html><head><script src="/x.js"></script></head></html>')).toBeUndefined();
   });
+});
 
-  it('finds nothing on a page without it', () => {
-    expect(readBearerToken('<html><body>Not Found</body></html>')).toBeUndefined();
-    expect(readBearerToken(meta({ MEDIA_API: {} }))).toBeUndefined();
+describe('findBearerToken', () => {
+  it('reads the JWT string literal of a script, not other eyJ strings', () => {
+    const token = jwt({ exp: 1 });
+    expect(token.startsWith('eyJhbGci')).toBe(true);
+    expect(findBearerToken(`const a="eyJub3QiOiJhIGp3dCJ9",b="${token}";export{b};`)).toBe(token);
+    expect(findBearerToken('const a="";export{a};')).toBeUndefined();
+  });
+});
+
+describe('tokenExpiry', () => {
+  it('reads exp in milliseconds, or nothing', () => {
+    expect(tokenExpiry(jwt({ exp: 1_800_000_000 }))).toBe(1_800_000_000_000);
+    expect(tokenExpiry(jwt({ iat: 1 }))).toBeUndefined();
+    expect(tokenExpiry('not-a-jwt')).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import { badResponse, expectSuccess, isRecord, parseJsonBody, quoteUpstreamText, throttled } from '../upstream/upstream-failures.js';
 import { ITUNES_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
-import { parseReviewsFeed } from './reviews-feed.js';
+import { type DriftNote, parseReviewsFeed } from './reviews-feed.js';
 
 /** A record of iTunes Search or Lookup, passed through as it is. */
 export type ItunesRecord = Record<string, unknown>;
@@ -19,6 +19,7 @@ export class ItunesApi {
   constructor(
     private readonly http: UpstreamHttpClient,
     private readonly urls: AppleUrls,
+    private readonly note: DriftNote = () => undefined,
   ) {}
 
   search(term: string, country: string, lang: string | undefined, limit: number): Promise<ItunesResults> {
@@ -37,9 +38,9 @@ export class ItunesApi {
 
   async reviewsPage(country: string, trackId: string, page: number, sort: ReviewSort): Promise<Review[]> {
     const url = this.urls.reviewsFeed(country, trackId, page, sort);
-    const response = await this.http.get({ url, upstream: ITUNES_UPSTREAM, headers: { accept: 'application/atom+xml, application/xml, text/xml' } });
+    const response = await this.http.get({ url, upstream: ITUNES_UPSTREAM, headers: { accept: 'application/json' } });
     expectSuccess(response, url.host);
-    return parseReviewsFeed(response.body, trackId, url.host);
+    return parseReviewsFeed(response.body, trackId, url.host, this.note);
   }
 
   /**

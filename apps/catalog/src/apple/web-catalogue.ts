@@ -4,17 +4,20 @@ import type { UpstreamHttpClient, UpstreamResponse } from '../upstream/upstream-
 import { badResponse, expectSuccess, httpError, isRecord, parseJsonBody, throttled } from '../upstream/upstream-failures.js';
 import { APPLE_AMP_UPSTREAM, APPLE_WEB_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
-import { readBearerToken } from './bearer-token.js';
+import { findBearerToken, moduleScriptSrc, tokenExpiry } from './bearer-token.js';
 
 /** A JSON:API resource of the web catalogue, passed through as it is. */
 export type AmpResource = Record<string, unknown> & { id?: unknown; type?: unknown; relationships?: unknown };
 
 const TOKEN_KEY = 'apple:web-token';
+/** A token this close to its `exp` is read again before use rather than sent to expire mid-request. */
+const EXPIRY_MARGIN_MS = 60_000;
 
 /**
- * Client of the web catalogue (amp-api). Its bearer token is read from an apps.apple.com page once,
- * shared through the resource store (so one replica's read serves all) and kept in memory; when the
- * API answers 401 the token has expired or rotated, so it is read again once and the request repeated.
+ * Client of the web catalogue (amp-api). Its bearer token is read from apps.apple.com (a store page,
+ * then the module script it loads) once, shared through the resource store (so one replica's read
+ * serves all) and kept in memory. It is read again when its `exp` is near, and when the API answers
+ * 401 (expired or rotated early), in which case the request is repeated once.
  */
 export class WebCatalogue {
   private token?: Promise<string>;
@@ -63,11 +66,17 @@ export class WebCatalogue {
   }
 
   /** Requests arriving while the page is being read share that one read. */
-  private currentToken(): Promise<string> {
+  private async currentToken(): Promise<string> {
+    const known = this.known;
+    if (known !== undefined && (tokenExpiry(known) ?? Infinity) <= Date.now() + EXPIRY_MARGIN_MS) await this.forget(known);
+    return this.sharedToken();
+  }
+
+  private sharedToken(): Promise<string> {
     if (!this.token) {
       // Not part of any reply's data. It is only read inside a load, which a cache-only reply never runs.
       const reading = this.store.get({ key: TOKEN_KEY, freshness: this.tokenFreshness, load: () => this.readToken() }, UNTRACKED).then((token) => {
-        if (!token) throw badResponse('a page without the web catalogue token', this.urls.tokenPage().host);
+        if (!token) throw badResponse('a module script without the web catalogue token', this.urls.tokenPage().host);
         return token;
       });
       this.token = reading;
@@ -90,13 +99,23 @@ export class WebCatalogue {
   }
 
   private async readToken(): Promise<string> {
-    const url = this.urls.tokenPage();
-    const page = await this.http.get({ url, upstream: APPLE_WEB_UPSTREAM, headers: { accept: 'text/html' } });
-    const slowDown = throttled(page, url.host);
-    if (slowDown) throw slowDown;
-    if (page.status < 200 || page.status > 299) throw httpError(page, url.host);
-    const token = readBearerToken(page.body);
-    if (!token) throw badResponse('a page without the web catalogue token', url.host);
+    const pageUrl = this.urls.tokenPage();
+    const page = await this.getWebText(pageUrl, 'text/html');
+    const src = moduleScriptSrc(page);
+    if (!src) throw badResponse('a store page without a module script', pageUrl.host);
+    const scriptUrl = new URL(src, pageUrl);
+    // Only the configured site is asked: a page pointing elsewhere has changed beyond what we read.
+    if (scriptUrl.origin !== pageUrl.origin) throw badResponse('a store page whose module script is on another host', pageUrl.host);
+    const token = findBearerToken(await this.getWebText(scriptUrl, '*/*'));
+    if (!token) throw badResponse('a module script without the web catalogue token', pageUrl.host);
     return token;
+  }
+
+  private async getWebText(url: URL, accept: string): Promise<string> {
+    const response = await this.http.get({ url, upstream: APPLE_WEB_UPSTREAM, headers: { accept } });
+    const slowDown = throttled(response, url.host);
+    if (slowDown) throw slowDown;
+    if (response.status < 200 || response.status > 299) throw httpError(response, url.host);
+    return response.body;
   }
 }
