@@ -7,6 +7,7 @@ import { listJson } from './cache/json-source.js';
 import { NotCachedError, type Provenance, ProvenanceTrace } from './cache/provenance.js';
 import { CatalogOps } from './catalog-ops.js';
 import { FetchBudget } from './fetch-budget.js';
+import { isUnreadableAnswer } from './upstream/upstream-failures.js';
 import { fetchFromStore, type ListData, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
 
 @Controller()
@@ -52,9 +53,12 @@ export class CatalogController {
     }
   }
 
-  /** An answer we could not read reaches the caller as a 502: counted per route, as drift to look into. */
+  /**
+   * An answer we could not read reaches the caller as a 502: counted per route, as drift to look into.
+   * One served from a stale copy instead is not counted here; `npm run upstream:check` finds those.
+   */
   private countUnreadable(query: CatalogQuery, error: unknown): void {
-    if (!(error instanceof WireException) || error.code !== ErrorCode.UpstreamBadResponse) return;
+    if (!isUnreadableAnswer(error)) return;
     const route = PRICED_ROUTES.find((r) => r.id === query.route);
     if (route) this.ops.metrics.upstreamUnreadable.inc({ route: route.path });
   }

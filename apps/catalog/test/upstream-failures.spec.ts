@@ -123,7 +123,7 @@ describe('upstream failures become typed wire errors', () => {
   it('a page without the token: UPSTREAM_BAD_RESPONSE, and nothing cached', async () => {
     const fresh = adapterFor(emulator.url);
     emulator.setRequestHook((r) => (r.path.startsWith('/us/app/') ? { response: { status: 200, body: '<html>redesigned</html>' } } : undefined));
-    expect(await wireErrorOf(similarToFacebook(fresh))).toEqual({ code: ErrorCode.UpstreamBadResponse, message: `upstream store answered a page without the web catalogue token (${host})` });
+    expect(await wireErrorOf(similarToFacebook(fresh))).toEqual({ code: ErrorCode.UpstreamBadResponse, message: `upstream store answered a store page without a module script (${host})` });
     emulator.setRequestHook();
     expect((await similarToFacebook(fresh)).resultCount).toBeGreaterThan(0);
   });

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { renderKustomization } from '../src/kustomize/kustomize.js';
 import {
   adminExposureProblems,
+  cronJobProblems,
   type ExternalSecret,
   exposureProblems,
   imagePinProblems,
@@ -77,6 +78,20 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
 
   it('gives gateway, payments and catalog each their own autoscaler and disruption budget', () => {
     expect(scalingProblems(render(overlay), APPS)).toEqual([]);
+  });
+
+  it('schedules its CronJobs so an operator can alert on a failed run', () => {
+    expect(cronJobProblems(render(overlay))).toEqual([]);
+  });
+
+  it('ships the upstream drift check suspended, on the catalog image and settings, printing JSON', () => {
+    const [cronJob] = byKind(render(overlay), 'CronJob', 'upstream-check');
+    expect((cronJob.spec as JsonObject).suspend).toBe(true);
+    const [container] = containersOf(cronJob);
+    const [catalog] = containersOf(byKind(render(overlay), 'Deployment', 'catalog')[0]);
+    expect(container.image).toBe(catalog.image);
+    expect(container.command).toEqual(['node', 'apps/catalog/dist/upstream-check/main.js', '--json']);
+    expect(container.envFrom).toEqual([{ configMapRef: { name: 'catalog-config' } }]);
   });
 
   it('runs a migration Job with the payments database URL', () => {

@@ -1,7 +1,7 @@
 import type { ReviewSort } from '@appcat/contracts';
 import type { Review } from '../store/store-adapter.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
-import { badResponse, expectSuccess, isRecord, parseJsonBody, quoteUpstreamText, throttled } from '../upstream/upstream-failures.js';
+import { badResponse, expectSuccess, isRecord, parseJsonBody, throttled, upstreamReportedError } from '../upstream/upstream-failures.js';
 import { ITUNES_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import { type DriftNote, parseReviewsFeed } from './reviews-feed.js';
@@ -59,7 +59,7 @@ export class ItunesApi {
       body = undefined;
     }
     if (isRecord(body) && typeof body.errorMessage === 'string') {
-      throw badResponse(`an error: ${quoteUpstreamText(body.errorMessage)}`, url.host);
+      throw upstreamReportedError(body.errorMessage, url.host);
     }
     expectSuccess(response, url.host);
     if (!isRecord(body) || !Array.isArray(body.results)) throw badResponse('JSON without results', url.host);

@@ -60,6 +60,18 @@ export function badResponse(what: string, host: string): WireException {
   return new WireException(ErrorCode.UpstreamBadResponse, `upstream store answered ${what} (${host})`);
 }
 
+const REPORTED_ERROR = 'an error: ';
+
+/** The upstream's own error answer (Apple's `{errorMessage}`): readable, so not drift. */
+export function upstreamReportedError(text: string, host: string): WireException {
+  return badResponse(`${REPORTED_ERROR}${quoteUpstreamText(text)}`, host);
+}
+
+/** An answer we could not read (not the upstream's own error message): a sign the upstream's shape drifted. */
+export function isUnreadableAnswer(error: unknown): error is WireException {
+  return error instanceof WireException && error.code === ErrorCode.UpstreamBadResponse && !error.message.startsWith(`upstream store answered ${REPORTED_ERROR}`);
+}
+
 /** Throws the typed failure for a throttled or otherwise non-2xx answer. */
 export function expectSuccess(response: UpstreamResponse, host: string): void {
   const slowDown = throttled(response, host);

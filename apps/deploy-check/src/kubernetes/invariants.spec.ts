@@ -1,6 +1,7 @@
 import { goodDeployment } from './fixtures.js';
 import {
   adminExposureProblems,
+  cronJobProblems,
   exposureProblems,
   imagePinProblems,
   probeAndResourceProblems,
@@ -204,6 +205,37 @@ describe('referenceProblems', () => {
       'Deployment/gateway container gateway: DATABASE_URL refers to missing external/MISSING',
       'Deployment/gateway container gateway: probe on unknown port metrics',
       'Service/orphan: selects no pods',
+    ]);
+  });
+});
+
+describe('cronJobProblems', () => {
+  const cronJob = (change: (spec: JsonObject, jobSpec: JsonObject, podSpec: JsonObject) => void = () => undefined): K8sObject => {
+    const podSpec: JsonObject = { restartPolicy: 'Never', containers: [{ name: 'check', image: 'appcat:1.0.0' }] };
+    const jobSpec: JsonObject = { backoffLimit: 0, activeDeadlineSeconds: 300, template: { spec: podSpec } };
+    const spec: JsonObject = { schedule: '0 * * * *', concurrencyPolicy: 'Forbid', failedJobsHistoryLimit: 3, jobTemplate: { spec: jobSpec } };
+    change(spec, jobSpec, podSpec);
+    return { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'check' }, spec };
+  };
+
+  it('accepts one run at a time, bounded, not restarted, failures kept', () => {
+    expect(cronJobProblems([cronJob()])).toEqual([]);
+  });
+
+  it('names each rule a CronJob breaks', () => {
+    const bad = cronJob((spec, jobSpec, podSpec) => {
+      spec.concurrencyPolicy = 'Allow';
+      spec.failedJobsHistoryLimit = 0;
+      delete jobSpec.activeDeadlineSeconds;
+      delete jobSpec.backoffLimit;
+      podSpec.restartPolicy = 'OnFailure';
+    });
+    expect(cronJobProblems([bad])).toEqual([
+      'CronJob/check: concurrencyPolicy is not Forbid',
+      'CronJob/check: keeps no failed Job (failedJobsHistoryLimit)',
+      'CronJob/check: runs without activeDeadlineSeconds',
+      'CronJob/check: no backoffLimit',
+      'CronJob/check: restartPolicy is not Never',
     ]);
   });
 });

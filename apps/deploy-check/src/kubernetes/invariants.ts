@@ -323,3 +323,24 @@ export function referenceProblems(objects: K8sObject[], externalSecrets: Externa
   }
   return problems;
 }
+
+/**
+ * Scheduled jobs an operator can alert on: one run at a time (concurrencyPolicy Forbid), a bounded
+ * run (activeDeadlineSeconds) with a set number of attempts (backoffLimit), pods that are not
+ * restarted in place (restartPolicy Never), and failed Jobs kept (failedJobsHistoryLimit ≥ 1) so that
+ * `kube_job_status_failed` and the failed pod's logs are there when the alert fires.
+ */
+export function cronJobProblems(objects: K8sObject[]): string[] {
+  const problems: string[] = [];
+  for (const cronJob of objects.filter((object) => object.kind === 'CronJob')) {
+    const where = describe(cronJob);
+    const spec = (cronJob.spec ?? {}) as JsonObject;
+    const jobSpec = (((spec.jobTemplate ?? {}) as JsonObject).spec ?? {}) as JsonObject;
+    if (spec.concurrencyPolicy !== 'Forbid') problems.push(`${where}: concurrencyPolicy is not Forbid`);
+    if (typeof spec.failedJobsHistoryLimit !== 'number' || spec.failedJobsHistoryLimit < 1) problems.push(`${where}: keeps no failed Job (failedJobsHistoryLimit)`);
+    if (typeof jobSpec.activeDeadlineSeconds !== 'number') problems.push(`${where}: runs without activeDeadlineSeconds`);
+    if (typeof jobSpec.backoffLimit !== 'number') problems.push(`${where}: no backoffLimit`);
+    if (podTemplateOf(cronJob)?.spec.restartPolicy !== 'Never') problems.push(`${where}: restartPolicy is not Never`);
+  }
+  return problems;
+}
