@@ -76,7 +76,7 @@ export async function checkUpstream(config: AppleStoreConfig, http: UpstreamHttp
       const data = await fetchFromStore(adapter, query, UNTRACKED);
       const drift = [...new Set(notes)];
       if (data.resultCount === 0) drift.unshift(`no records for the well-known item (${describe(route.id, items)})`);
-      checks.push(drift.length === 0 ? { route: route.path, status: 'ok', detail: `${data.resultCount} records` } : { route: route.path, status: 'drift', detail: drift.join('; ') });
+      checks.push(drift.length === 0 ? { route: route.path, status: 'ok', detail: `${data.resultCount} record${data.resultCount === 1 ? '' : 's'}` } : { route: route.path, status: 'drift', detail: drift.join('; ') });
     } catch (error) {
       checks.push({ route: route.path, ...classify(error) });
     }
