@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', '**/test/**/*.ts', 'apps/admin/**/*.ts', 'apps/store-emulator/src/main.ts'],
+    files: ['**/*.spec.ts', '**/test/**/*.ts', 'apps/admin/**/*.ts', 'tools/store-emulator/src/main.ts'],
     rules: { 'no-console': 'off' },
   },
 );

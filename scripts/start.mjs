@@ -85,13 +85,13 @@ try {
   if (useEmulator) {
     // The emulator does not throttle: lift the catalog's Apple-sized rate limits for it.
     Object.assign(env, { ITUNES_RATE_PER_MIN: env.ITUNES_RATE_PER_MIN ?? '0', APPLE_WEB_RATE_PER_MIN: env.APPLE_WEB_RATE_PER_MIN ?? '0', APPLE_AMP_API_RATE_PER_MIN: env.APPLE_AMP_API_RATE_PER_MIN ?? '0' });
-    startService('store-emulator', 'apps/store-emulator/dist/main.js');
+    startService('store-emulator', 'tools/store-emulator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.STORE_EMULATOR_PORT ?? 4010) }, 15_000, 'store emulator');
   }
   if (useLocalPayments) {
-    startService('local-chain', 'apps/local-chain/dist/main.js');
+    startService('local-chain', 'tools/local-chain/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.LOCAL_CHAIN_PORT ?? 8545) }, 30_000, 'local chain');
-    startService('facilitator', 'apps/facilitator/dist/main.js');
+    startService('facilitator', 'tools/facilitator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.FACILITATOR_PORT ?? 4020) }, 30_000, 'dev facilitator');
   }
   startService('payments', 'apps/payments/dist/main.js');

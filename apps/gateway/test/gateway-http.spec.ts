@@ -2,7 +2,7 @@
  * The gateway's HTTP behaviour: envelope, validation, statuses and the order "validate, charge,
  * fetch". Payments and catalog are stand-ins on a private nats-server, so each case can choose
  * what they answer and count what they were asked; the real services are exercised end to end in
- * apps/e2e.
+ * tools/e2e.
  */
 import { ErrorCode, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';

@@ -1,7 +1,7 @@
 /*
  * The MCP endpoint's own behaviour, with payments and catalog as stand-ins on a private nats-server
  * (as in gateway-http.spec.ts): what each tool call asks of payments and catalog, how failures come
- * back as tool errors, and the HTTP answers outside JSON-RPC. The real services: apps/e2e mcp suite.
+ * back as tool errors, and the HTTP answers outside JSON-RPC. The real services: tools/e2e mcp suite.
  */
 import { ErrorCode, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';

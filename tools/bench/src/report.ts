@@ -67,7 +67,7 @@ export class Report {
     const parts = [
       '# Benchmarks',
       '',
-      'Written by `npm run bench` (apps/bench); every figure below comes from one run on one machine, each comparison measured side by side in interleaved rounds. Medians over the rounds; ratios are of those medians. Absolute figures depend on the machine and what else runs on it: read the ratios.',
+      'Written by `npm run bench` (tools/bench); every figure below comes from one run on one machine, each comparison measured side by side in interleaved rounds. Medians over the rounds; ratios are of those medians. Absolute figures depend on the machine and what else runs on it: read the ratios.',
       '',
       `- **Machine:** ${formatMachine(machine)}`,
       `- **Run:** ${settings.rounds} rounds × ${settings.seconds} s per target (after ${settings.warmupSeconds} s warm-up; each credit-path target first warmed for ${settings.firstWarmupSeconds} s), ${settings.connections} connections, ${settings.x402Calls} x402 calls per server per round; sections: ${settings.sections.join(', ')}; ${this.describeNodeArgs(settings.serviceNodeArgs)}`,

@@ -6,7 +6,7 @@ import { isJsonObject, type JsonObject } from '../kubernetes/objects.js';
 import { readYamlDocument } from '../yaml-documents.js';
 
 /** The Compose Specification's schema, vendored (schemas/README.md says from where). */
-const COMPOSE_SCHEMA_PATH = repoPath('apps/deploy-check/schemas/compose-spec.json');
+const COMPOSE_SCHEMA_PATH = repoPath('tools/deploy-check/schemas/compose-spec.json');
 
 export interface ComposeService extends JsonObject {
   image?: string;

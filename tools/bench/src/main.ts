@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     report.check({ name: 'every service under load', target: '< 150 MB RSS', measured: `largest ${(worst / 1024 / 1024).toFixed(1)} MB`, met: worst < 150 * 1024 * 1024 });
   }
 
-  const notes = await readFile(repoPath('apps/bench/findings.md'), 'utf8').catch(() => '');
+  const notes = await readFile(repoPath('docs/bench-findings.md'), 'utf8').catch(() => '');
   const markdown = report.render(machine, settings, conditions, notes);
   log();
   log(markdown);

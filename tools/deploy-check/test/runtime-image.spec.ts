@@ -16,7 +16,7 @@ import { readYamlDocuments } from '../src/yaml-documents.js';
  */
 
 /** Apps this package depends on, so Nx builds them before these tests run. */
-const BUILT_BEFORE_TESTS = Object.keys((JSON.parse(readFileSync(repoPath('apps/deploy-check/package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies)
+const BUILT_BEFORE_TESTS = Object.keys((JSON.parse(readFileSync(repoPath('tools/deploy-check/package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies)
   .filter((name) => name.startsWith('@appcat/'))
   .map((name) => name.slice('@appcat/'.length));
 

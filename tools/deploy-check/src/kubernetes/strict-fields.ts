@@ -8,7 +8,7 @@ import { describe, type K8sObject } from './objects.js';
  * literal typed with the kubernetes-models interface of its kind, and TypeScript's excess-property
  * check reports every field the Kubernetes API does not define, at any depth.
  */
-const VIRTUAL_FILE = repoPath('apps/deploy-check/src/kubernetes/__manifests__.ts');
+const VIRTUAL_FILE = repoPath('tools/deploy-check/src/kubernetes/__manifests__.ts');
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,

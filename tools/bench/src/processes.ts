@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root (this file is apps/bench/dist/processes.js once built). */
+/** The repository root (this file is tools/bench/dist/processes.js once built). */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**

@@ -20,7 +20,7 @@ export interface Service {
 
 /** Starts the built store emulator as a process of its own on a free port. */
 export async function startEmulator(): Promise<{ process: NodeProcess; url: string }> {
-  const emulator = NodeProcess.start('store emulator', repoPath('apps/store-emulator/dist/main.js'), { STORE_EMULATOR_PORT: '0' });
+  const emulator = NodeProcess.start('store emulator', repoPath('tools/store-emulator/dist/main.js'), { STORE_EMULATOR_PORT: '0' });
   const [, url] = await emulator.waitForLine(/listening on (http:\/\/\S+)/);
   return { process: emulator, url };
 }
@@ -39,10 +39,10 @@ export async function startService(name: string, kind: 'gateway' | 'payments' | 
   return { process, url: port ? `http://127.0.0.1:${port}` : undefined, opsUrl };
 }
 
-/** A bench floor process (apps/bench/dist/floors/<script>.js) that prints a ready line. */
+/** A bench floor process (tools/bench/dist/floors/<script>.js) that prints a ready line. */
 export async function startFloor(name: string, script: string, env: Record<string, string>, ready: RegExp): Promise<Service> {
   const port = await freePort();
-  const process = NodeProcess.start(name, repoPath(`apps/bench/dist/floors/${script}.js`), { ...env, PORT: String(port) });
+  const process = NodeProcess.start(name, repoPath(`tools/bench/dist/floors/${script}.js`), { ...env, PORT: String(port) });
   await process.waitForLine(ready);
   return { process, url: `http://127.0.0.1:${port}` };
 }
