@@ -1,4 +1,4 @@
-import { type CatalogSource, formatUsd, type X402Offer, type X402Receipt, type X402Resource } from '@appcat/contracts';
+import { type CatalogQuery, type CatalogReply, type CatalogSource, formatUsd, isCatalogUnavailable, type X402Offer, type X402Receipt, type X402Resource } from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -12,6 +12,7 @@ import { X402PaymentService } from '../payment/x402-payment.service.js';
 import { type PaymentCredentials, readPaymentCredentials } from '../payment/payment-credentials.js';
 import { GatewayOps } from '../ops/gateway-ops.js';
 import { CatalogClient } from './catalog.client.js';
+import { UpstreamOutage } from './upstream-outage.js';
 
 /** Header on credit-paid answers: what the key has left, so agents need no extra balance call. */
 export const CREDITS_REMAINING_HEADER = 'x-credits-remaining';
@@ -71,6 +72,9 @@ export class PricedCallService {
     private readonly ops: GatewayOps,
   ) {}
 
+  /** Upstream outages lately reported by the catalog, per replica (see UpstreamOutage). */
+  private readonly outage = new UpstreamOutage();
+
   /** The HTTP priced route: the envelope, with the charge and the data's origin in headers. */
   async handle(route: PricedRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const answer = await this.call({
@@ -105,6 +109,12 @@ export class PricedCallService {
     // Read ahead while the call is charged: a fresh cached answer costs nothing upstream, so a call that
     // then fails to pay has cost one cache read; it is delivered only once the charge has succeeded.
     const readAhead = this.catalog.peek(query, requestId);
+    // While an upstream was reported down moments ago, hear the cache read before charging: a call
+    // the catalog knows it cannot deliver (upstream unavailable, no copy held) is refused uncharged.
+    if (this.outage.suspected()) {
+      const early = await readAhead;
+      if (isCatalogUnavailable(early)) throw this.outage.refusal(early);
+    }
     let charge: Charge;
     switch (credentials.kind) {
       case 'x402': {
@@ -123,8 +133,21 @@ export class PricedCallService {
     }
     call.onCharged?.(charge);
 
-    const answer = (await readAhead) ?? (await this.catalog.fetch(query, requestId));
+    const peeked = await readAhead;
+    // Too late to spare this charge; the next calls on this replica wait for the read before charging.
+    if (isCatalogUnavailable(peeked)) this.outage.note(peeked);
+    const answer = peeked && !isCatalogUnavailable(peeked) ? peeked : await this.fetchAfterCharge(query, requestId);
     return { charge, dataJson: answer.dataJson, source: answer.source ?? 'upstream', ...(answer.ageSeconds === undefined ? {} : { ageSeconds: answer.ageSeconds }) };
+  }
+
+  /** The upstream fetch a charged miss makes; its failure makes this replica check before the next charges. */
+  private async fetchAfterCharge(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
+    try {
+      return await this.catalog.fetch(query, requestId);
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 502) this.outage.failed();
+      throw error;
+    }
   }
 
   /** What x402 sells on this call; built only when x402 is involved, not on the credit path. */

@@ -1,4 +1,10 @@
-import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
+import {
+  decompileTransactionMessage,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  isTransactionMessageWithDurableNonceLifetime,
+} from '@solana/kit';
 
 /**
  * How far a payer's clock may run ahead of ours, seconds. An authorization may be valid for at most the
@@ -11,12 +17,6 @@ export const CLOCK_SLACK_SECONDS = 30;
  * it (the margin @x402/evm's facilitator demands for the transfer to land); we refuse it first.
  */
 export const MIN_REMAINING_SECONDS = 6;
-/**
- * The System program's AdvanceNonceAccount instruction (index 4): a transaction starting with it uses a
- * durable nonce, which never expires, instead of a recent blockhash.
- */
-const SYSTEM_PROGRAM = '11111111111111111111111111111111';
-const ADVANCE_NONCE_ACCOUNT = 4;
 
 export type ValidityVerdict = { ok: true; lockMs: number } | { ok: false; reason: string };
 
@@ -85,10 +85,13 @@ function svmValidity(payload: unknown, maxTimeoutSeconds: number): ValidityVerdi
 
 function startsWithAdvanceNonce(base64: string): boolean {
   const wire = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
-  const message = getCompiledTransactionMessageDecoder().decode(wire.messageBytes);
-  const first = message.instructions[0];
-  if (!first) return false;
-  const program = message.staticAccounts[first.programAddressIndex];
-  const data = first.data;
-  return program === SYSTEM_PROGRAM && data !== undefined && data.length >= 4 && new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true) === ADVANCE_NONCE_ACCOUNT;
+  const compiled = getCompiledTransactionMessageDecoder().decode(wire.messageBytes);
+  let message: ReturnType<typeof decompileTransactionMessage>;
+  try {
+    message = decompileTransactionMessage(compiled);
+  } catch {
+    // Address lookup tables cannot be resolved without an RPC node: the facilitator judges those.
+    return false;
+  }
+  return isTransactionMessageWithDurableNonceLifetime(message);
 }
