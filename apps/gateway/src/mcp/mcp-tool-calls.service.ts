@@ -1,4 +1,5 @@
 import { formatUsd } from '@appcat/contracts';
+import { readIdempotencyKey } from '../idempotency/call-names.js';
 import { MCP_BALANCE_TOOL_NAME } from '@appcat/routes';
 import { Injectable, Logger } from '@nestjs/common';
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -67,6 +68,7 @@ export class McpToolCallsService {
       route: tool.route,
       ...toRouteInput(tool, params.arguments),
       credentials: () => readMcpCredentials(request.headers, params._meta),
+      idempotencyKey: () => readIdempotencyKey(request.headers),
       resourceUrl: () => `mcp://tool/${tool.name}`,
       requestId: request.id,
       onCharged,
