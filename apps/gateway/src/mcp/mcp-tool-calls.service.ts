@@ -1,5 +1,4 @@
 import { formatUsd } from '@appcat/contracts';
-import { readIdempotencyKey } from '../idempotency/call-names.js';
 import { MCP_BALANCE_TOOL_NAME } from '@appcat/routes';
 import { Injectable, Logger } from '@nestjs/common';
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -8,6 +7,7 @@ import { CreditsClient } from '../credits/credits.client.js';
 import { HttpError, Messages } from '../errors/http-error.js';
 import { GatewayOps } from '../ops/gateway-ops.js';
 import { PaymentRequiredError } from '../payment/payment-challenge.js';
+import { readIdempotencyKey } from '../idempotency/call-names.js';
 import { type Charge, PricedCallService } from '../priced/priced-call.service.js';
 import { declineReason } from '../priced/priced-routes.registrar.js';
 import { PRICED_TOOLS, type PricedTool, toRouteInput } from './mcp-tools.js';
