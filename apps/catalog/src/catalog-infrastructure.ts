@@ -11,6 +11,7 @@ import { upstreamRateLimits } from './store/create-store-adapter.js';
 import { RedisCircuitBreaker } from './upstream/circuit-breaker.js';
 import { GuardedHttpClient } from './upstream/guarded-http-client.js';
 import { RedisRateLimiter } from './upstream/rate-limiter.js';
+import { UpstreamAvailability } from './upstream/upstream-availability.js';
 import { FetchUpstreamHttpClient, type UpstreamHttpClient } from './upstream/upstream-http-client.js';
 
 /** How long start-up waits for Redis before it goes on without it (and keeps reconnecting). */
@@ -26,6 +27,7 @@ export class CatalogInfrastructure implements OnApplicationShutdown {
     private readonly subscriber: Redis,
     readonly store: ResourceStore,
     readonly http: UpstreamHttpClient,
+    readonly availability: UpstreamAvailability,
   ) {}
 
   /** @param upstream the client that reaches the network (default: fetch); it is wrapped, not replaced. */
@@ -53,7 +55,8 @@ export class CatalogInfrastructure implements OnApplicationShutdown {
     const breaker = new RedisCircuitBreaker(redis, keyPrefix, config.breaker, config.upstreamTimeoutMs + config.rateLimitMaxWaitMs + 1000);
     const limiter = new RedisRateLimiter(redis, keyPrefix, config.rateLimitMaxWaitMs);
     const http = new GuardedHttpClient(base, breaker, limiter, upstreamRateLimits(config));
-    return new CatalogInfrastructure(redis, subscriber, store, http);
+    const availability = new UpstreamAvailability(redis, keyPrefix, upstreamRateLimits(config), config.rateLimitMaxWaitMs);
+    return new CatalogInfrastructure(redis, subscriber, store, http, availability);
   }
 
   /** Readiness: the shared Redis answers. */

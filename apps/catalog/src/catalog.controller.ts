@@ -1,10 +1,11 @@
-import { type CatalogQuery, type CatalogReply, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
+import { type CatalogQuery, type CatalogReply, type CatalogUnavailable, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
 import { JsonTextReply, WireException } from '@appcat/microservice';
 import { PRICED_ROUTES } from '@appcat/routes';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { listJson } from './cache/json-source.js';
 import { NotCachedError, type Provenance, ProvenanceTrace } from './cache/provenance.js';
+import { CatalogInfrastructure } from './catalog-infrastructure.js';
 import { CatalogOps } from './catalog-ops.js';
 import { FetchBudget } from './fetch-budget.js';
 import { isUnreadableAnswer } from './upstream/upstream-failures.js';
@@ -16,6 +17,7 @@ export class CatalogController {
     @Inject(STORE_ADAPTER) private readonly store: StoreAdapter,
     @Inject(CatalogOps) private readonly ops: CatalogOps,
     @Inject(FetchBudget) private readonly budget: FetchBudget,
+    @Inject(CatalogInfrastructure) private readonly infrastructure: CatalogInfrastructure,
   ) {}
 
   @MessagePattern(Subject.CatalogFetch, { queue: QueueGroup.Catalog })
@@ -38,9 +40,13 @@ export class CatalogController {
    * The gateway asks while a call is still being charged; since nothing here reaches the upstream, a
    * call that then fails to pay has cost one cache read. It takes no slot of the fetch budget: it never
    * waits on the upstream.
+   *
+   * On a miss with no copy held, fresh or stale, it says whether the upstream the missing resource
+   * needs is unavailable now (breaker open, or rate budget spent): the gateway then refuses the call
+   * before charging for it, since the fetch could only fail.
    */
   @MessagePattern(Subject.CatalogPeek, { queue: QueueGroup.Catalog })
-  async peek(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply> | null> {
+  async peek(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply> | CatalogUnavailable | null> {
     const query = queryOf(request);
     const trace = new ProvenanceTrace(true);
     try {
@@ -48,7 +54,7 @@ export class CatalogController {
       return this.reply(query, 'cache', result, trace.provenance());
     } catch (error) {
       // A miss is no answer: the fetch that follows the charge is counted instead.
-      if (error instanceof NotCachedError) return null;
+      if (error instanceof NotCachedError) return error.staleHeld ? null : this.unavailable(error.key);
       throw error;
     }
   }
@@ -61,6 +67,12 @@ export class CatalogController {
     if (!isUnreadableAnswer(error)) return;
     const route = PRICED_ROUTES.find((r) => r.id === query.route);
     if (route) this.ops.metrics.upstreamUnreadable.inc({ route: route.path });
+  }
+
+  /** Whether the upstream a missing resource is loaded from is known to be unavailable now. */
+  private async unavailable(resourceKey: string): Promise<CatalogUnavailable | null> {
+    const upstream = this.store.upstreamOf?.(resourceKey);
+    return upstream === undefined ? null : this.infrastructure.availability.unavailable(upstream);
   }
 
   private reply(query: CatalogQuery, source: NonNullable<CatalogReply['source']>, result: ListData, provenance: Provenance): JsonTextReply<CatalogReply> {

@@ -1,4 +1,4 @@
-import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, Subject, type WireError } from '@appcat/contracts';
+import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, isCatalogUnavailable, Subject, type WireError } from '@appcat/contracts';
 import { NatsRpcClient, RpcCallError, WireException } from '@appcat/microservice';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
@@ -123,10 +123,16 @@ export class CatalogSystem {
     return decoded(await wireErrorsAsSent(this.client.request<CatalogReply>(Subject.CatalogFetch, { query, requestId: randomUUID() } satisfies CatalogRequest, { service: 'catalog' })));
   }
 
-  /** One catalog.peek over NATS: the cached answer, or null. */
+  /** One catalog.peek over NATS: the cached answer, or null (a miss whose upstream is available, or unknown). */
   async peek(query: CatalogQuery): Promise<DecodedReply | null> {
-    const reply = await wireErrorsAsSent(this.client.request<CatalogPeekReply>(Subject.CatalogPeek, { query, requestId: randomUUID() } satisfies CatalogRequest, { service: 'catalog' }));
+    const reply = await this.peekReply(query);
+    if (isCatalogUnavailable(reply)) throw new Error(`peek reported the upstream unavailable: ${reply.unavailable.message}`);
     return reply === null ? null : decoded(reply);
+  }
+
+  /** One catalog.peek over NATS, its reply as sent (a miss may report the upstream unavailable). */
+  async peekReply(query: CatalogQuery): Promise<CatalogPeekReply> {
+    return wireErrorsAsSent(this.client.request<CatalogPeekReply>(Subject.CatalogPeek, { query, requestId: randomUUID() } satisfies CatalogRequest, { service: 'catalog' }));
   }
 
   /** The same request handled by one given replica (its controller called directly). */

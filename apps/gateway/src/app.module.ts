@@ -17,6 +17,8 @@ import { X402PaymentService } from './payment/x402-payment.service.js';
 import { X402Client } from './payment/x402.client.js';
 import { CatalogClient } from './priced/catalog.client.js';
 import { PricedCallService } from './priced/priced-call.service.js';
+import { IdempotencyClient } from './idempotency/idempotency.client.js';
+import { RememberedCalls } from './idempotency/remembered-calls.js';
 import { PricedRoutesRegistrar } from './priced/priced-routes.registrar.js';
 import { TopUpPageController } from './topup-page/topup-page.controller.js';
 
@@ -39,6 +41,8 @@ export class GatewayModule {
         DiscoveryDocuments,
         X402DiscoveryService,
         X402PaymentService,
+        IdempotencyClient,
+        RememberedCalls,
         PricedCallService,
         PricedRoutesRegistrar,
         McpToolCallsService,

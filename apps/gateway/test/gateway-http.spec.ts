@@ -4,6 +4,7 @@
  * what they answer and count what they were asked; the real services are exercised end to end in
  * tools/e2e.
  */
+import { declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
 import { ErrorCode, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -177,7 +178,11 @@ describe('gateway over HTTP', () => {
         resource: { url: 'http://gateway.test/api/apps?term=chess', description: 'Search App Store apps by term', mimeType: 'application/json' },
         accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: '0xA', payTo: '0xB' }],
         // The route's bazaar discovery declaration: checked in discovery-http.spec.ts.
-        extensions: { bazaar: expect.objectContaining({ info: expect.objectContaining({ input: expect.objectContaining({ method: 'GET' }) }) }) },
+        extensions: {
+          bazaar: expect.objectContaining({ info: expect.objectContaining({ input: expect.objectContaining({ method: 'GET' }) }) }),
+          // x402's idempotency extension, offered on every challenge, not required.
+          'payment-identifier': declarePaymentIdentifierExtension(false),
+        },
       });
       const developers = decode((await get('/api/developers/284882218')).headers['payment-required']);
       expect(developers.accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:8453', 'eip155:137']);

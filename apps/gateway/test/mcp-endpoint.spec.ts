@@ -3,6 +3,7 @@
  * (as in gateway-http.spec.ts): what each tool call asks of payments and catalog, how failures come
  * back as tool errors, and the HTTP answers outside JSON-RPC. The real services: tools/e2e mcp suite.
  */
+import { declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
 import { ErrorCode, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -166,6 +167,7 @@ describe('gateway MCP endpoint', () => {
         x402Version: 2,
         resource: { url: 'mcp://tool/developers_get', description: 'An App Store developer and their apps', mimeType: 'application/json' },
         accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: '0xA', payTo: '0xB' }],
+        extensions: { 'payment-identifier': declarePaymentIdentifierExtension(false) },
       };
       expect(result).toEqual({ isError: true, structuredContent: required, content: [{ type: 'text', text: JSON.stringify(required) }] });
       expect(accepts.calls).toEqual([expect.objectContaining({ offer: { price: '3000', networks: 'extended' } })]);

@@ -10,6 +10,8 @@ import { PaymentsResources } from './payments-resources.js';
 import { PAYMENTS_CONFIG } from './payments-tokens.js';
 import { PaymentsOps } from './payments-ops.js';
 import { X402Controller } from './handlers/x402.controller.js';
+import { IdempotencyController } from './handlers/idempotency.controller.js';
+import { IdempotencyRecords } from './idempotency/idempotency-records.js';
 import { X402Payments } from './x402/x402-payments.js';
 import { X402TopUps } from './x402/x402-top-ups.js';
 import { Reconciliation } from './reconcile/reconciliation.js';
@@ -19,7 +21,7 @@ export class PaymentsModule {
   static forConfig(config: PaymentsConfig): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [CreditsController, AdminKeysController, X402Controller],
+      controllers: [CreditsController, AdminKeysController, X402Controller, IdempotencyController],
       providers: [
         { provide: PAYMENTS_CONFIG, useValue: config },
         PaymentsResources,
@@ -51,6 +53,7 @@ export class PaymentsModule {
             new Reconciliation(resources.pool, resources.redis, store, config.ledger.stream, resources.settlements),
           inject: [PaymentsResources, CreditStore],
         },
+        { provide: IdempotencyRecords, useFactory: (resources: PaymentsResources) => new IdempotencyRecords(resources.redis, config.idempotency), inject: [PaymentsResources] },
         { provide: X402TopUps, useFactory: (payments: X402Payments, keys: KeyService) => new X402TopUps(payments, keys), inject: [X402Payments, KeyService] },
       ],
       exports: [KeyService, CreditService],

@@ -140,6 +140,24 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
     exact: true,
   },
   {
+    status: 400,
+    message: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+    when: 'The `Idempotency-Key` header is empty, too long, or holds other characters.',
+    action: `Send a key of 1 to 255 visible ASCII characters (a UUID will do). ${NOT_CHARGED}`,
+    scopes: ['priced'],
+    exact: true,
+  },
+  {
+    status: 409,
+    message: '`<reason>` (e.g. `Idempotency-Key was used for another request`, `payment-identifier was used with another payment`)',
+    when:
+      'A retry names an earlier call (`Idempotency-Key`, or the x402 `payment-identifier`) but asks or pays for something else, or the first call ' +
+      'is still running after the wait.',
+    action: `Use a new key or id for a new call; retry the same request with the same payment to get the first answer again. ${NOT_CHARGED}`,
+    scopes: ['priced'],
+    codes: [ErrorCode.IdempotencyConflict],
+  },
+  {
     status: 413,
     message: 'request body is too large',
     when: 'A request body beyond the limit; no route takes a body.',

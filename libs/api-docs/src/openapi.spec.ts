@@ -32,8 +32,13 @@ describe('OpenAPI document', () => {
 
   it.each(PRICED_ROUTES.map((r) => [r.path, r] as const))('%s: its parameters, in order, path ones required', (path, route) => {
     const params = operation(path).parameters ?? [];
-    expect(params.map((p) => [p.name, p.in])).toEqual([...route.pathParams.map((n) => [n, 'path']), ...route.queryParams.map((n) => [n, 'query'])]);
+    expect(params.map((p) => [p.name, p.in])).toEqual([
+      ...route.pathParams.map((n) => [n, 'path']),
+      ...route.queryParams.map((n) => [n, 'query']),
+      ['Idempotency-Key', 'header'],
+    ]);
     for (const p of params) expect(p.required).toBe(p.in === 'path' || p.name === 'term');
+    expect(params.at(-1)!.schema).toEqual({ type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' });
   });
 
   it.each(PRICED_ROUTES.map((r) => [r.path, r] as const))('%s: priced at USD 0.003 (3000 atomic), x402 exact on its networks or a key', (path, route) => {
@@ -52,8 +57,8 @@ describe('OpenAPI document', () => {
 
   it.each(PRICED_ROUTES.map((r) => [r.path]))('%s: documents every status of a priced call, the 402 with its challenge header', (path) => {
     const { responses } = operation(path);
-    // The spec's table (200, 400, 401, 402, 502) and the gateway's 500.
-    expect(Object.keys(responses)).toEqual(['200', '400', '401', '402', '500', '502']);
+    // The spec's table (200, 400, 401, 402, 502), the gateway's 500, and 409 for a reused Idempotency-Key or payment-identifier.
+    expect(Object.keys(responses)).toEqual(['200', '400', '401', '402', '409', '500', '502']);
     expect(JSON.stringify(responses['402'])).toContain('PaymentRequired');
     const components = doc.components as { responses: Record<string, { headers: Record<string, unknown> }> };
     expect(Object.keys(components.responses.PaymentRequired.headers)).toContain('payment-required');

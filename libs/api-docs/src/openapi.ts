@@ -21,7 +21,7 @@ export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths
 export type OpenApiOperation = Record<string, unknown> & { operationId: string; parameters?: OpenApiParameter[]; responses: Record<string, unknown> };
 export interface OpenApiParameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description: string;
   schema: JsonSchema;
@@ -81,14 +81,17 @@ function pricedOperation(route: PricedRoute): OpenApiOperation {
       `${route.description}. Price: USD ${PRICE_USD} a call, paid with x402 (USDC on ${networks}) or drawn from a ` +
       'prepaid API key. Without either the answer is a 402 with the x402 challenge.',
     tags: [routeGroup(route)],
-    parameters: routeParams(route).map(({ name, in: location, required, description, schema, example }) => ({
-      name,
-      in: location,
-      required,
-      description,
-      schema,
-      example,
-    })),
+    parameters: [
+      ...routeParams(route).map(({ name, in: location, required, description, schema, example }) => ({
+        name,
+        in: location,
+        required,
+        description,
+        schema,
+        example,
+      })),
+      IDEMPOTENCY_KEY_PARAMETER,
+    ],
     security: [{ apiKey: [] }, { x402: [] }],
     'x-price-usd': PRICE_USD,
     'x-payment': x402Terms(route),
@@ -108,6 +111,19 @@ function pricedOperation(route: PricedRoute): OpenApiOperation {
     ),
   };
 }
+
+/** Stripe's convention, for credit-paid calls (x402 payments name a call with the payment-identifier extension instead). */
+const IDEMPOTENCY_KEY_PARAMETER: OpenApiParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Credit-paid calls: names this call for 24 hours, scoped to the API key. A retry with the same key and the same request gets the ' +
+    'first answer again (status, data, headers) without a second charge; a duplicate sent while the first is running waits for it. ' +
+    'The same key with another request is a 409 and charges nothing. x402 payments do the same with the `payment-identifier` extension.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+  example: '8e03978e-40d5-43e8-bc93-6894a57f9324',
+};
 
 function balanceOperation(): OpenApiOperation {
   return {

@@ -92,6 +92,18 @@ export function buildSkillMarkdown(baseUrl: string): string {
     '',
     'Never send a key and an x402 payment on the same call (that is a `400`).',
     '',
+    '## Retry without paying twice',
+    '',
+    '- With a key: send `Idempotency-Key: <1 to 255 visible ASCII characters, e.g. a UUID>`. A retry with the same key and the same ' +
+      'request within 24 hours gets the first answer again (status, data, `x-credits-remaining`) without a second charge; a duplicate ' +
+      'sent while the first is still running waits for it. The same key with another request is a `409`, charging nothing. Keys are ' +
+      'per API key. MCP: send the header on the connection.',
+    '- With x402: every 402 offers the `payment-identifier` extension (not required). Put an id in the payment ' +
+      '(`appendPaymentIdentifierToExtensions` from `@x402/extensions/payment-identifier`) and, if the answer is lost (a timeout), ' +
+      'retry with **the same payload**: you get the first answer and receipt again, settled once. A new payload under the same id is a `409`.',
+    '- A call we know cannot be delivered (the store is down and nothing is cached) is a `502` ending "nothing was charged", with ' +
+      '`Retry-After`: wait that long and retry.',
+    '',
     `A person can also buy or recharge a key in a browser with a wallet: ${baseUrl}${INTERACTIVE_PATHS.topUpPage}.`,
     '',
     '## Or call it as MCP tools',

@@ -1,3 +1,4 @@
+import type { ErrorCode } from './errors.js';
 /**
  * What the gateway asks of the catalog: one validated, normalised query per priced route. The gateway
  * has already applied defaults (country "us", page 1, sort "recent"), lower-cased country and lang,
@@ -38,8 +39,30 @@ export interface CatalogReply {
   ageSeconds?: number;
 }
 
-/** What `catalog.peek` answers: the cached answer, or null when the cache does not hold it fresh. */
-export type CatalogPeekReply = CatalogReply | null;
+/**
+ * A miss the catalog knows cannot be filled now: the upstream host the query needs is unavailable
+ * (its circuit breaker is open, or its rate budget is spent) and no copy is held, fresh or stale.
+ */
+export interface CatalogUnavailable {
+  unavailable: {
+    /** The upstream error code a fetch would fail with now. */
+    code: ErrorCode;
+    /** Names the upstream and the cause, as the fetch's error would. */
+    message: string;
+    /** When to try again: the breaker's remaining open time, or when the budget refills. */
+    retryAfterSeconds: number;
+  };
+}
+
+/**
+ * What `catalog.peek` answers: the cached answer; or, on a miss, what is known about the upstream:
+ * {@link CatalogUnavailable} when the call cannot be delivered now, null when a fetch may succeed.
+ */
+export type CatalogPeekReply = CatalogReply | CatalogUnavailable | null;
+
+export function isCatalogUnavailable(reply: CatalogPeekReply): reply is CatalogUnavailable {
+  return reply !== null && 'unavailable' in reply;
+}
 
 /** Results per page of the two search routes; the upstream returns at most 200 results. */
 export const SEARCH_PAGE_SIZE = 20;

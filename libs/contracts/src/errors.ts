@@ -22,6 +22,9 @@ export enum ErrorCode {
   /** x402: the facilitator could not be reached or timed out; nothing was settled that we know of. */
   FacilitatorUnavailable = 'FACILITATOR_UNAVAILABLE',
 
+  /** An idempotency name (Idempotency-Key, x402 payment-identifier) was used for another call, or its first call is still running. */
+  IdempotencyConflict = 'IDEMPOTENCY_CONFLICT',
+
   /** Admin: no key matches the given key, prefix or id. */
   AdminKeyNotFound = 'ADMIN_KEY_NOT_FOUND',
   /** Admin: a prefix matches more than one key. */

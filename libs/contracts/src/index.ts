@@ -1,5 +1,6 @@
 export * from './catalog.js';
 export * from './errors.js';
+export * from './idempotency.js';
 export * from './money.js';
 export * from './payments.js';
 export * from './subjects.js';

@@ -21,6 +21,11 @@ export const Subject = {
   /** Create or recharge a key with an x402 payment: {@link X402TopUpRequest} → {@link X402TopUpReply}. */
   CreditsTopUp: 'payments.credits.topup',
 
+  /** Claim or read a remembered answer: {@link IdempotencyBeginRequest} → {@link IdempotencyBeginReply}. */
+  IdempotencyBegin: 'payments.idempotency.begin',
+  /** Remember a claimed call's answer, or release it: {@link IdempotencyFinishRequest} → {@link IdempotencyFinishReply}. */
+  IdempotencyFinish: 'payments.idempotency.finish',
+
   /** Admin only; not reachable from the gateway. {@link AdminCreateKeyRequest} → {@link AdminKeyCreated}. */
   AdminKeysCreate: 'payments.admin.keys.create',
   AdminKeysRevoke: 'payments.admin.keys.revoke',

@@ -30,6 +30,8 @@ export interface X402Delivery {
 /** Counts per kind and outcome, for one window (a fault's phase). */
 export class Histogram {
   readonly counts = new Map<string, number>();
+  /** 502s that carried a charge (`x-credits-remaining` or `payment-response`): paid for and not delivered. */
+  charged502 = 0;
   add(kind: CallKind, outcome: Outcome): void {
     const name = `${kind} ${outcome}`;
     this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
@@ -49,7 +51,7 @@ export class Histogram {
       const [kind, outcome] = name.split(' ');
       byKind.set(kind, [...(byKind.get(kind) ?? []), `${outcome}×${count}`]);
     }
-    return [...byKind].map(([kind, parts]) => `${kind}: ${parts.join(' ')}`).join(' | ');
+    return [...[...byKind].map(([kind, parts]) => `${kind}: ${parts.join(' ')}`), `charged 502: ${this.charged502}`].join(' | ');
   }
 }
 
@@ -141,7 +143,8 @@ export class Traffic {
         const response = await this.send(`${url}${CREDIT_PATHS[0]}`, { authorization: `Bearer ${tally.key}` });
         await response?.arrayBuffer().catch(() => undefined);
         const outcome: Outcome = response ? response.status : 'conn';
-        if (outcome === 200) tally.delivered++;
+        if (outcome === 502 && response?.headers.has('x-credits-remaining')) this.countCharged502();
+    if (outcome === 200) tally.delivered++;
         else if (outcome === 'conn' || outcome >= 500) tally.ambiguous++;
         return outcome === 200;
       }),
@@ -209,6 +212,11 @@ export class Traffic {
     this.record('credit', outcome, (s) => s === 200 || s === 402 || s === 502, path);
   }
 
+  private countCharged502(): void {
+    this.window.charged502++;
+    this.total.charged502++;
+  }
+
   /** Why 5xx answers failed ("payments service unavailable": 14), for the report. */
   readonly failureMessages = new Map<string, number>();
 
@@ -258,6 +266,7 @@ export class Traffic {
       if (!header) this.violations.push(`x402 ${requestId} delivered without payment-response`);
       else this.deliveries.push({ requestId, transaction: decodePaymentResponseHeader(header).transaction });
     } else if (outcome === 'conn' || outcome >= 500) this.x402Ambiguous++;
+    if (outcome === 502 && response?.headers.has('payment-response')) this.countCharged502();
     // 402: the facilitator refused or was unreachable at the challenge (then the client gives up).
     this.record('x402', outcome, (s) => s === 200 || s === 402 || s === 502, path);
   }

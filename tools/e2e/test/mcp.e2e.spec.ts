@@ -151,6 +151,8 @@ describe('MCP at /mcp', () => {
         x402Version: 2,
         resource: { url: 'mcp://tool/apps_get', description: 'Get one App Store app by id or bundle identifier', mimeType: 'application/json' },
         accepts: decodePaymentRequiredHeader(http.headers.get('payment-required')!).accepts,
+        // x402's payment-identifier, offered on every challenge, not required.
+        extensions: { 'payment-identifier': expect.objectContaining({ info: { required: false } }) },
       });
       expect(required.accepts[0]).toMatchObject({ network: 'eip155:8453', amount: '3000', payTo });
 

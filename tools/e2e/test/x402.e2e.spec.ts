@@ -7,6 +7,7 @@ import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { Redis } from 'ioredis';
 import { privateKeyToAccount } from 'viem/accounts';
 import { System } from './support/system.js';
 
@@ -127,7 +128,7 @@ describe('x402 through every service', () => {
         signedFor('/api/apps/1', {}, (p) => {
           (p.payload as { authorization: { validBefore: string } }).authorization.validBefore = '1';
         }),
-      /settlement failed: invalid_exact_evm_/,
+      /payment authorization has expired/,
     ],
     ['a payload bought for another resource', () => signedFor('/api/apps/2'), /payment was made for another resource/],
     ['a payload bought for a top-up', () => signedFor('/api/credits/topup?amount=1', { method: 'POST' }), /another resource|does not match the price/],
@@ -139,6 +140,55 @@ describe('x402 through every service', () => {
     expect(answer.body.data).toBeNull();
     expect(answer.headers.get('payment-required')).toBeTruthy();
     expect(await system.chain!.balanceOf(payTo)).toBe(before);
+  });
+
+  /** A genuinely signed payment for `path` whose authorization is valid for `seconds`, as offered otherwise. */
+  async function signedLasting(path: string, seconds: number): Promise<{ header: string; payload: PaymentPayload }> {
+    const required = await challenge(path);
+    const offered = required.accepts[0];
+    const payload = await client.createPaymentPayload({ ...required, accepts: [{ ...offered, maxTimeoutSeconds: seconds }] });
+    payload.accepted = offered;
+    return { header: encodePaymentSignatureHeader(payload), payload };
+  }
+
+  const settleCalls = () => system.facilitator!.stats().settleCalls;
+
+  it('an authorization valid for a year is refused before any facilitator request', async () => {
+    const asked = settleCalls();
+    const { header } = await signedLasting('/api/apps/1', 365 * 86_400);
+    const answer = await send('/api/apps/1', header);
+    expect(answer.status).toBe(402);
+    expect(answer.body.message).toBe('payment authorization is valid for longer than 300 s (maxTimeoutSeconds)');
+    expect(settleCalls()).toBe(asked);
+  });
+
+  it('an authorization not valid yet, or expired, is refused before any facilitator request', async () => {
+    const asked = settleCalls();
+    const later = await signedFor('/api/apps/1', {}, (p) => {
+      (p.payload as { authorization: { validAfter: string } }).authorization.validAfter = String(Math.floor(Date.now() / 1000) + 120);
+    });
+    expect((await send('/api/apps/1', later)).body.message).toBe('payment authorization is not valid yet');
+    const expired = await signedFor('/api/apps/1', {}, (p) => {
+      (p.payload as { authorization: { validBefore: string } }).authorization.validBefore = String(Math.floor(Date.now() / 1000) - 1);
+    });
+    expect((await send('/api/apps/1', expired)).body.message).toBe('payment authorization has expired');
+    expect(settleCalls()).toBe(asked);
+  });
+
+  it("a settled payload's replay lock lasts until its authorization expires (plus the clock slack), not a fixed time", async () => {
+    const { header, payload } = await signedLasting('/api/apps/284882215', 60);
+    expect((await send('/api/apps/284882215', header)).status).toBe(200);
+    const { from, nonce } = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
+    const redis = new Redis(system.redis.url);
+    try {
+      const ttl = await redis.pttl(`x402:payment:eip155:8453:${from.toLowerCase()}:${nonce.toLowerCase()}`);
+      // validBefore is 60 s away; with the 30 s slack the lock ends within 90 s, well before the 330 s a full-length one gets.
+      expect(ttl).toBeGreaterThan(60_000);
+      expect(ttl).toBeLessThanOrEqual(90_000);
+    } finally {
+      redis.disconnect();
+    }
+    expect((await send('/api/apps/284882215', header)).body.message).toBe('payment already used');
   });
 
   it('a 0.003 payment cannot buy a top-up', async () => {

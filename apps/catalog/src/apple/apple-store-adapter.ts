@@ -5,6 +5,7 @@ import type { AppleStoreConfig, CacheTtls } from '../config.js';
 import { EMPTY_LIST, listOf, type ListData, type QueryOf, type Review, type StoreAdapter } from '../store/store-adapter.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import { AppleResources, type BatchSettings, relatedData } from './apple-resources.js';
+import { appleUpstreamOf } from './apple-upstreams.js';
 import { AppleUrls } from './apple-urls.js';
 import { ItunesApi } from './itunes-api.js';
 import type { DriftNote } from './reviews-feed.js';
@@ -51,6 +52,7 @@ const DEFAULT_TTLS: CacheTtls = {
  */
 export class AppleStoreAdapter implements StoreAdapter {
   private readonly resources: AppleResources;
+  readonly upstreamOf = appleUpstreamOf;
 
   constructor(config: AppleStoreConfig, http: UpstreamHttpClient, options: AppleStoreAdapterOptions = {}) {
     const urls = new AppleUrls(config);

@@ -22,7 +22,11 @@ export const UNTRACKED: ResourceTrace = Object.freeze({ cacheOnly: false, record
 
 /** Thrown by the cache when a cache-only reply needs a resource it does not hold fresh. */
 export class NotCachedError extends Error {
-  constructor(key: string) {
+  constructor(
+    readonly key: string,
+    /** A stale copy is held: a fetch would serve it if the upstream failed. */
+    readonly staleHeld = false,
+  ) {
     super(`not cached: ${key}`);
     this.name = 'NotCachedError';
   }

@@ -149,7 +149,7 @@ export class RedisResourceStore implements ResourceStore {
     }
     const entry = raw === null ? undefined : decodeEntry<T>(raw);
     const freshFor = entry?.notFound ? request.freshness.notFoundMs : request.freshness.freshMs;
-    if (!entry || Date.now() - entry.fetchedAt >= freshFor) throw new NotCachedError(request.key);
+    if (!entry || Date.now() - entry.fetchedAt >= freshFor) throw new NotCachedError(request.key, entry !== undefined && !entry.notFound);
     trace.record('cache', entry.fetchedAt);
     return entry.value;
   }

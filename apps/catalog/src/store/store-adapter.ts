@@ -54,6 +54,8 @@ export interface StoreAdapter {
   bundleReviews(query: QueryOf<'bundles.reviews'>, trace?: ResourceTrace): Promise<ListData<Review>>;
   similarBundles(query: QueryOf<'bundles.similar'>, trace?: ResourceTrace): Promise<ListData>;
   getDeveloper(query: QueryOf<'developers.get'>, trace?: ResourceTrace): Promise<ListData>;
+  /** The upstream (as the breaker and rate limiter name it) a cached resource is loaded from. */
+  upstreamOf?(resourceKey: string): string | undefined;
 }
 
 export const STORE_ADAPTER = Symbol('StoreAdapter');

@@ -24,7 +24,7 @@ function failureCause(error: WireException): BreakerCause | undefined {
   return undefined;
 }
 
-function openMessage(cause: BreakerCause, detail: string, host: string, retryMs: number): string {
+export function openMessage(cause: BreakerCause, detail: string, host: string, retryMs: number): string {
   const what = cause === 'throttle' ? 'is throttling us' : 'is failing';
   return `upstream store ${what} (${detail}, ${host}); retry after ${inSeconds(retryMs)} s`;
 }

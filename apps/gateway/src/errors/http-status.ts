@@ -20,6 +20,9 @@ export function httpErrorFor(code: ErrorCode, message: string): HttpError {
     case ErrorCode.PaymentReplayed:
     case ErrorCode.PaymentSettlementFailed:
       return new HttpError(402, message);
+    // A retry named like an earlier call that asked or paid for something else: nothing is charged.
+    case ErrorCode.IdempotencyConflict:
+      return new HttpError(409, message);
     // A dependency is down (nothing was charged) or the upstream store failed (a charge stands,
     // spec §7): either way the spec's one 5xx, 502, with a message naming the cause.
     case ErrorCode.CreditStoreUnavailable:

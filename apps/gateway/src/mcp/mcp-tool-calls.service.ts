@@ -7,6 +7,7 @@ import { CreditsClient } from '../credits/credits.client.js';
 import { HttpError, Messages } from '../errors/http-error.js';
 import { GatewayOps } from '../ops/gateway-ops.js';
 import { PaymentRequiredError } from '../payment/payment-challenge.js';
+import { readIdempotencyKey } from '../idempotency/call-names.js';
 import { type Charge, PricedCallService } from '../priced/priced-call.service.js';
 import { declineReason } from '../priced/priced-routes.registrar.js';
 import { PRICED_TOOLS, type PricedTool, toRouteInput } from './mcp-tools.js';
@@ -67,6 +68,7 @@ export class McpToolCallsService {
       route: tool.route,
       ...toRouteInput(tool, params.arguments),
       credentials: () => readMcpCredentials(request.headers, params._meta),
+      idempotencyKey: () => readIdempotencyKey(request.headers),
       resourceUrl: () => `mcp://tool/${tool.name}`,
       requestId: request.id,
       onCharged,

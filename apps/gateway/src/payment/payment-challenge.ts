@@ -2,6 +2,7 @@ import { type X402Offer, type X402Resource } from '@appcat/contracts';
 import { RpcCallError } from '@appcat/microservice';
 import { Injectable, Optional } from '@nestjs/common';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PaymentRequired } from '@x402/core/types';
 import { ChallengeExtensions } from '../discovery/challenge-extensions.js';
 import { HttpError, Messages } from '../errors/http-error.js';
@@ -9,6 +10,7 @@ import { httpErrorFor } from '../errors/http-status.js';
 import { X402Client } from './x402.client.js';
 
 export const PAYMENT_REQUIRED_HEADER = 'payment-required';
+const PAYMENT_IDENTIFIER_DECLARATION = declarePaymentIdentifierExtension(false);
 export const PAYMENT_RESPONSE_HEADER = 'payment-response';
 
 /**
@@ -46,13 +48,15 @@ export class PaymentChallenge {
       if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
       throw error;
     }
-    const extensions = this.extensions?.for(resource.url);
+    // Every challenge offers x402's payment-identifier, not required: a payment carrying an id is
+    // remembered with its answer, and a retry with the same id and payload gets that answer again.
+    const extensions = { ...this.extensions?.for(resource.url), [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION };
     const paymentRequired: PaymentRequired = {
       x402Version: 2,
       ...(reason ? { error: reason } : {}),
       resource,
       accepts: accepts as never,
-      ...(extensions ? { extensions } : {}),
+      extensions,
     };
     return new PaymentRequiredError(reason ?? Messages.paymentRequired, paymentRequired);
   }

@@ -20,11 +20,12 @@ export class CatalogClient {
   }
 
   /**
-   * The answer if the catalog's cache holds it fresh, else null; never asks the upstream. Never fails:
+   * The answer if the catalog's cache holds it fresh; on a miss, null, or what makes the call
+   * undeliverable now (upstream unavailable, no copy held). Never asks the upstream. Never fails:
    * any trouble (catalog unreachable, an older catalog without `catalog.peek`) is a miss, and the full
    * fetch that follows reports what is wrong.
    */
-  async peek(query: CatalogQuery, requestId: string): Promise<CatalogReply | null> {
+  async peek(query: CatalogQuery, requestId: string): Promise<CatalogPeekReply> {
     const request: CatalogRequest = { query, requestId };
     try {
       return await this.nats.request<CatalogPeekReply>(Subject.CatalogPeek, request, { service: 'catalog', requestId });

@@ -1,4 +1,4 @@
-import { type CatalogSource, formatUsd, type X402Offer, type X402Receipt, type X402Resource } from '@appcat/contracts';
+import { type CatalogQuery, type CatalogReply, type CatalogSource, formatUsd, isCatalogUnavailable, type X402Offer, type X402Receipt, type X402Resource } from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,7 +11,10 @@ import { PAYMENT_RESPONSE_HEADER, PaymentChallenge } from '../payment/payment-ch
 import { X402PaymentService } from '../payment/x402-payment.service.js';
 import { type PaymentCredentials, readPaymentCredentials } from '../payment/payment-credentials.js';
 import { GatewayOps } from '../ops/gateway-ops.js';
+import { type CallName, keyedCallName, paymentCallName, readIdempotencyKey } from '../idempotency/call-names.js';
+import { RememberedCalls } from '../idempotency/remembered-calls.js';
 import { CatalogClient } from './catalog.client.js';
+import { UpstreamOutage } from './upstream-outage.js';
 
 /** Header on credit-paid answers: what the key has left, so agents need no extra balance call. */
 export const CREDITS_REMAINING_HEADER = 'x-credits-remaining';
@@ -42,7 +45,12 @@ export interface PricedCall {
    * charge still lets the caller see the receipt or the balance left.
    */
   onCharged?: (charge: Charge) => void;
+  /** The `Idempotency-Key` the caller sent, if any (read after validation; a malformed one is a 400). */
+  idempotencyKey?: () => string | undefined;
 }
+
+/** What a priced call delivers besides its charge: what a named call's record keeps. */
+export type Delivered = Omit<PricedAnswer, 'charge'>;
 
 export interface PricedAnswer {
   charge: Charge;
@@ -69,7 +77,11 @@ export class PricedCallService {
     private readonly challenge: PaymentChallenge,
     private readonly x402Payments: X402PaymentService,
     private readonly ops: GatewayOps,
+    private readonly remembered: RememberedCalls,
   ) {}
+
+  /** Upstream outages lately reported by the catalog, per replica (see UpstreamOutage). */
+  private readonly outage = new UpstreamOutage();
 
   /** The HTTP priced route: the envelope, with the charge and the data's origin in headers. */
   async handle(route: PricedRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -78,6 +90,7 @@ export class PricedCallService {
       pathParams: request.params as Record<string, string>,
       query: request.query as RawQuery,
       credentials: () => readPaymentCredentials(request.headers),
+      idempotencyKey: () => readIdempotencyKey(request.headers),
       resourceUrl: () => this.config.publicBaseUrl + request.url,
       requestId: request.id,
       onCharged: (charge) => {
@@ -102,9 +115,53 @@ export class PricedCallService {
       const { offer, resource } = this.x402Terms(route, call.resourceUrl());
       throw await this.challenge.required(offer, resource, requestId);
     }
+    const name = this.nameOf(call, credentials, query);
+    if (!name) return this.charged(call, query, credentials);
+    // A named call: a retry of it gets the first answer again, without a second charge.
+    let charge: Charge | undefined;
+    const delivered = await this.remembered.run<Delivered>(
+      name,
+      requestId,
+      async (charged) => {
+        const onCharged = (made: Charge) => {
+          charge = made;
+          charged(made.method === 'credits' ? { method: 'credits', balance: made.balance.toString() } : made);
+          call.onCharged?.(made);
+        };
+        const { charge: _made, ...answer } = await this.charged({ ...call, onCharged }, query, credentials);
+        return answer;
+      },
+      (remembered) => {
+        const made = remembered.charge;
+        charge = made.method === 'credits' ? { method: 'credits', balance: BigInt(made.balance) } : made;
+        call.onCharged?.(charge);
+        if (remembered.error) throw new HttpError(remembered.error.status, remembered.error.message, remembered.error.headers);
+        return remembered.answer as Delivered;
+      },
+    );
+    return { ...delivered, charge: charge! };
+  }
+
+  /** What names this call for remembering its answer: the x402 payment-identifier, or an Idempotency-Key on a credit-paid call. */
+  private nameOf(call: PricedCall, credentials: PaymentCredentials, query: CatalogQuery): CallName | undefined {
+    if (credentials.kind === 'x402') return paymentCallName(credentials.paymentSignature);
+    if (credentials.kind !== 'credits') return undefined;
+    const key = call.idempotencyKey?.();
+    return key === undefined ? undefined : keyedCallName(credentials.keyHash, key, query);
+  }
+
+  /** Charges the call and delivers it (steps 3 to 5). */
+  private async charged(call: PricedCall, query: CatalogQuery, credentials: Exclude<PaymentCredentials, { kind: 'none' }>): Promise<PricedAnswer> {
+    const { route, requestId } = call;
     // Read ahead while the call is charged: a fresh cached answer costs nothing upstream, so a call that
     // then fails to pay has cost one cache read; it is delivered only once the charge has succeeded.
     const readAhead = this.catalog.peek(query, requestId);
+    // While an upstream was reported down moments ago, hear the cache read before charging: a call
+    // the catalog knows it cannot deliver (upstream unavailable, no copy held) is refused uncharged.
+    if (this.outage.suspected()) {
+      const early = await readAhead;
+      if (isCatalogUnavailable(early)) throw this.outage.refusal(early);
+    }
     let charge: Charge;
     switch (credentials.kind) {
       case 'x402': {
@@ -123,8 +180,21 @@ export class PricedCallService {
     }
     call.onCharged?.(charge);
 
-    const answer = (await readAhead) ?? (await this.catalog.fetch(query, requestId));
+    const peeked = await readAhead;
+    // Too late to spare this charge; the next calls on this replica wait for the read before charging.
+    if (isCatalogUnavailable(peeked)) this.outage.note(peeked);
+    const answer = peeked && !isCatalogUnavailable(peeked) ? peeked : await this.fetchAfterCharge(query, requestId);
     return { charge, dataJson: answer.dataJson, source: answer.source ?? 'upstream', ...(answer.ageSeconds === undefined ? {} : { ageSeconds: answer.ageSeconds }) };
+  }
+
+  /** The upstream fetch a charged miss makes; its failure makes this replica check before the next charges. */
+  private async fetchAfterCharge(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
+    try {
+      return await this.catalog.fetch(query, requestId);
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 502) this.outage.failed();
+      throw error;
+    }
   }
 
   /** What x402 sells on this call; built only when x402 is involved, not on the credit path. */

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type EnvReader, type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
+import type { IdempotencySettings } from '../idempotency/idempotency-records.js';
 import { readX402Config, type X402Config } from '../x402/x402-config.js';
 import { type OpsConfig, readOpsConfig } from '@appcat/ops';
 
@@ -38,6 +39,7 @@ export interface PaymentsConfig {
   unknownKeyTtlMs: number;
   ledger: LedgerConfig;
   x402: X402Config;
+  idempotency: IdempotencySettings;
   ops: OpsConfig;
 }
 
@@ -64,6 +66,11 @@ export function readPaymentsConfig(environment: Record<string, string | undefine
         claimIdleMs: env.int('LEDGER_CLAIM_IDLE_MS', 30_000, { min: 100, max: 3_600_000 }),
       },
       x402: readX402Config(env),
+      idempotency: {
+        ttlMs: env.int('IDEMPOTENCY_TTL_SECONDS', 86_400, { min: 60, max: 30 * 86_400 }) * 1000,
+        leaseMs: env.int('IDEMPOTENCY_LEASE_MS', 120_000, { min: 1_000, max: 3_600_000 }),
+        maxAnswerBytes: env.int('IDEMPOTENCY_MAX_ANSWER_BYTES', 1_048_576, { min: 1_024, max: 16_777_216 }),
+      },
       ops: readOpsConfig(env, 9101),
     }),
     environment,

@@ -17,6 +17,7 @@ import type { PaymentsMetrics } from '@appcat/ops';
 import type { Redis } from 'ioredis';
 import { FacilitatorClient } from './facilitator-client.js';
 import { PaymentLock } from './payment-lock.js';
+import { paymentValidity } from './payment-validity.js';
 import type { SettlementRecord, SettlementRecords } from './settlement-records.js';
 import type { X402Config, X402Network } from './x402-config.js';
 
@@ -137,8 +138,13 @@ export class X402Payments {
     const requirement = this.server.findMatchingRequirements(accepts as PaymentRequirements[], payload);
     if (!requirement) throw invalid(mismatchReason(payload, accepts));
 
+    // Refused here, before any facilitator request: a payload that cannot settle now, or could settle
+    // after its replay lock is gone. The lock lives as long as the payload could settle.
+    const kind = this.config.networks.find((network) => network.network === requirement.network)?.kind ?? 'evm';
+    const validity = paymentValidity(kind, payload.payload, this.config.maxTimeoutSeconds);
+    if (!validity.ok) throw invalid(validity.reason);
     const identity = PaymentLock.identify(requirement.network, payload.payload, paymentSignature);
-    const lockMs = requirement.maxTimeoutSeconds * 1000 + 60_000;
+    const lockMs = validity.lockMs;
     const started = performance.now();
     // Only a claimed payload is settled: a facilitator answers a payload it is already settling with
     // that settlement's outcome, so two concurrent copies could otherwise both be delivered.

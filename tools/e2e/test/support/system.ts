@@ -41,7 +41,7 @@ export class System {
    *   dev facilitator, with `facilitatorNetworks` listed in its /supported, and point payments at it.
    */
   static async start(
-    options: { paymentsReplicas?: number; x402?: boolean; facilitatorNetworks?: string[]; env?: Record<string, string> } = {},
+    options: { paymentsReplicas?: number; gatewayReplicas?: number; x402?: boolean; facilitatorNetworks?: string[]; env?: Record<string, string> } = {},
   ): Promise<System> {
     const [nats, redis, database, emulator] = await Promise.all([
       startNatsServer(),
@@ -83,18 +83,34 @@ export class System {
     const gateway = await createGatewayApp(readGatewayConfig(env), { logger: false });
     await gateway.listen(gatewayPort, '127.0.0.1');
     const port = gatewayPort;
+    // More gateway replicas: the same configuration (and public address) on ports of their own.
+    const extraGateways: { app: NestFastifyApplication; url: string }[] = [];
+    for (let i = 1; i < (options.gatewayReplicas ?? 1); i++) {
+      const extraPort = await freePort();
+      const app = await createGatewayApp(readGatewayConfig({ ...env, PORT: String(extraPort) }), { logger: false });
+      await app.listen(extraPort, '127.0.0.1');
+      extraGateways.push({ app, url: `http://127.0.0.1:${extraPort}` });
+    }
     const admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 5000, shutdownGraceMs: 0 }, 'e2e-admin');
     const db = new pg.Pool({ connectionString: database.url, max: 2 });
     const system = new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
     system.chain = chain;
+    system.extraGateways = extraGateways;
     system.facilitator = facilitator;
     return system;
   }
 
   chain?: LocalChain;
   facilitator?: DevFacilitator;
+  private extraGateways: { app: NestFastifyApplication; url: string }[] = [];
+
+  /** Every gateway replica's address, the first being `baseUrl`. */
+  get gatewayUrls(): string[] {
+    return [this.baseUrl, ...this.extraGateways.map((g) => g.url)];
+  }
 
   async stop(): Promise<void> {
+    for (const extra of this.extraGateways) await extra.app.close();
     await this.gateway.close();
     await this.catalog.close();
     for (const app of this.payments) await app.close();

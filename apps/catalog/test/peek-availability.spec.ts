@@ -1,0 +1,66 @@
+/*
+ * catalog.peek on a miss says whether the upstream the missing resource needs is unavailable now
+ * (breaker open, or rate budget spent) when no copy is held, fresh or stale; the gateway refuses such
+ * a call before charging. Real Redis breaker and limiter state, the emulator failing.
+ */
+import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
+import { REFERENCE_IDS } from '@appcat/store-emulator';
+import { CatalogSystem, requestsDuring, sleep } from './support.js';
+
+const app: CatalogQuery = { route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us' };
+const other: CatalogQuery = { route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'gb' };
+const third: CatalogQuery = { route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'fr' };
+const bundle: CatalogQuery = { route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' };
+
+describe('catalog.peek: availability on a miss', () => {
+  let system: CatalogSystem;
+
+  beforeAll(async () => {
+    system = await CatalogSystem.start({
+      env: {
+        BREAKER_FAILURE_THRESHOLD: '1',
+        BREAKER_OPEN_MS: '60000',
+        CACHE_TTL_DETAILS_S: '1',
+        // iTunes: two calls, then one a minute, no waiting for a token.
+        ITUNES_RATE_PER_MIN: '1',
+        ITUNES_BURST: '2',
+        UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0',
+      },
+    });
+  });
+  beforeEach(() => system.reset());
+  afterAll(() => system?.stop());
+
+  it('a miss with every upstream available is null, and asks the upstream nothing', async () => {
+    expect(await requestsDuring(system.emulator, async () => expect(await system.peekReply(app)).toBeNull())).toBe(0);
+  });
+
+  it("an open breaker with no copy held: unavailable, with the breaker's code, cause and remaining time; only for the host it guards", async () => {
+    system.emulator.addFault({ status: 503 });
+    await expect(system.fetch(app)).rejects.toMatchObject({ code: ErrorCode.UpstreamHttpError });
+    const reply = await system.peekReply(other);
+    expect(reply).toEqual({
+      unavailable: { code: ErrorCode.UpstreamHttpError, message: expect.stringMatching(/^upstream store is failing \(HTTP 503, itunes\); retry after \d+ s$/), retryAfterSeconds: expect.any(Number) },
+    });
+    expect((reply as { unavailable: { retryAfterSeconds: number } }).unavailable.retryAfterSeconds).toBeGreaterThan(55);
+    // Bundles come from the web catalogue, whose breaker is closed.
+    expect(await system.peekReply(bundle)).toBeNull();
+  });
+
+  it('an open breaker with a stale copy held: null (the fetch serves the copy, and is charged)', async () => {
+    await system.fetch(app);
+    await sleep(1100);
+    system.emulator.addFault({ status: 503 });
+    await expect(system.fetch(other)).rejects.toMatchObject({ code: ErrorCode.UpstreamHttpError });
+    expect(await system.peekReply(app)).toBeNull();
+    expect((await system.fetch(app)).source).toBe('stale');
+  });
+
+  it('a spent rate budget with no copy held: unavailable as throttled, until a token is due', async () => {
+    await system.fetch(app);
+    await system.fetch(other);
+    expect(await system.peekReply(third)).toEqual({
+      unavailable: { code: ErrorCode.UpstreamThrottled, message: expect.stringMatching(/^upstream store rate limit reached: 1 calls a minute to itunes; retry after \d+ s$/), retryAfterSeconds: expect.any(Number) },
+    });
+  });
+});

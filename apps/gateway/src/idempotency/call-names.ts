@@ -1,0 +1,52 @@
+import type { ApiKeyHash, CatalogQuery } from '@appcat/contracts';
+import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
+import { decodePaymentSignatureHeader } from '@x402/core/http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createHash } from 'node:crypto';
+import { HttpError } from '../errors/http-error.js';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+/** Stripe's rule: 1 to 255 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** What names a call for remembering its answer, and what the call was. */
+export interface CallName {
+  scope: string;
+  key: string;
+  /** The same name with another fingerprint is a conflict (409). */
+  fingerprint: string;
+  /** How the caller named it, for messages: `Idempotency-Key` or `payment-identifier`. */
+  label: 'Idempotency-Key' | 'payment-identifier';
+}
+
+/** The `Idempotency-Key` header, if sent; a malformed one is a 400 naming the header. */
+export function readIdempotencyKey(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers[IDEMPOTENCY_KEY_HEADER];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) throw new HttpError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  return value;
+}
+
+/** A credit-paid call named by `Idempotency-Key`: scoped to its API key; the same request is the same route and parameters. */
+export function keyedCallName(keyHash: ApiKeyHash, idempotencyKey: string, what: CatalogQuery | Record<string, unknown>): CallName {
+  return { scope: `key:${keyHash}`, key: idempotencyKey, fingerprint: sha256(JSON.stringify(what)), label: 'Idempotency-Key' };
+}
+
+/**
+ * An x402-paid call named by the payment's `payment-identifier` extension (x402's own idempotency id):
+ * the same id with the same payload is the same call; another payload under it is a conflict. A
+ * payload that does not decode, or carries no valid id, names nothing (payments judges the payment).
+ */
+export function paymentCallName(paymentSignature: string): CallName | undefined {
+  let id: string | null;
+  try {
+    id = extractPaymentIdentifier(decodePaymentSignatureHeader(paymentSignature), true);
+  } catch {
+    return undefined;
+  }
+  return id ? { scope: 'x402', key: id, fingerprint: sha256(paymentSignature), label: 'payment-identifier' } : undefined;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}

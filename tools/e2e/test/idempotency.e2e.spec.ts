@@ -1,0 +1,222 @@
+/*
+ * Never twice for one call: a retry named by an `Idempotency-Key` (credits) or by x402's
+ * `payment-identifier` gets the first answer again without a second debit or settlement — sequential,
+ * concurrent across two gateway replicas and two payments replicas, and after the client gave up on a
+ * slow settlement. Every part real: Postgres, Redis, NATS, anvil with the dev facilitator, the official
+ * x402 and MCP clients.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { x402Client } from '@x402/core/client';
+import type { PaymentRequired } from '@x402/core/types';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
+import { randomUUID } from 'node:crypto';
+import { privateKeyToAccount } from 'viem/accounts';
+import { System } from './support/system.js';
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: { status: number; message: string; data: unknown };
+}
+
+describe('idempotent retries', () => {
+  let system: System;
+  let client: x402Client;
+  let payTo: `0x${string}`;
+
+  beforeAll(async () => {
+    system = await System.start({ x402: true, paymentsReplicas: 2, gatewayReplicas: 2 });
+    client = new x402Client();
+    registerExactEvmScheme(client, { signer: privateKeyToAccount(system.chain!.accounts.payer.privateKey) });
+    payTo = system.chain!.accounts.payTo.address;
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  async function send(url: string, headers: Record<string, string>, init: RequestInit = {}): Promise<Answer> {
+    const res = await fetch(url, { ...init, headers });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Answer['body'] };
+  }
+
+  const keyed = (gateway: string, path: string, key: string, idempotencyKey: string) =>
+    send(gateway + path, { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey });
+
+  describe('Idempotency-Key on credit-paid calls', () => {
+    it('the same key and request twice: the first answer again, one debit', async () => {
+      const created = await system.createKey('0.3');
+      const idempotencyKey = randomUUID();
+      const first = await keyed(system.baseUrl, '/api/apps/284882215', created.key, idempotencyKey);
+      const again = await keyed(system.gatewayUrls[1], '/api/apps/284882215', created.key, idempotencyKey);
+      expect(first.status).toBe(200);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('x-credits-remaining')).toBe('0.297000');
+      expect(again.headers.get('x-cache')).toBe(first.headers.get('x-cache'));
+      expect(await system.balance(created.key)).toBe('0.297000');
+      await system.waitForSpent(created.id, 3000n);
+      expect((await system.ledger(created.id)).debits).toBe(1);
+    });
+
+    it('the same key with another request: 409 envelope, nothing charged', async () => {
+      const created = await system.createKey('0.3');
+      const idempotencyKey = randomUUID();
+      expect((await keyed(system.baseUrl, '/api/apps/284882215', created.key, idempotencyKey)).status).toBe(200);
+      const other = await keyed(system.baseUrl, '/api/apps/284882215?country=gb', created.key, idempotencyKey);
+      expect(other.status).toBe(409);
+      expect(other.body).toEqual({ status: 409, message: 'Idempotency-Key was used for another request', data: null });
+      expect(await system.balance(created.key)).toBe('0.297000');
+    });
+
+    it('a key is scoped to its API key: another API key with the same Idempotency-Key makes its own call', async () => {
+      const [a, b] = [await system.createKey('0.3'), await system.createKey('0.3')];
+      const idempotencyKey = randomUUID();
+      expect((await keyed(system.baseUrl, '/api/apps/284882215', a.key, idempotencyKey)).status).toBe(200);
+      expect((await keyed(system.baseUrl, '/api/apps/284882215', b.key, idempotencyKey)).status).toBe(200);
+      expect([await system.balance(a.key), await system.balance(b.key)]).toEqual(['0.297000', '0.297000']);
+    });
+
+    it('ten concurrent duplicates over two gateway replicas: one debit, every caller the same answer', async () => {
+      const created = await system.createKey('0.3');
+      const idempotencyKey = randomUUID();
+      // An uncached app: the first call goes upstream, so the others arrive while it is still running.
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => keyed(system.gatewayUrls[i % 2], '/api/apps/389801252/similar', created.key, idempotencyKey)),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+      for (const answer of answers) expect(answer.body).toEqual(answers[0].body);
+      expect(new Set(answers.map((a) => a.headers.get('x-credits-remaining')))).toEqual(new Set(['0.297000']));
+      expect(await system.balance(created.key)).toBe('0.297000');
+      await system.waitForSpent(created.id, 3000n);
+      expect((await system.ledger(created.id)).debits).toBe(1);
+    });
+
+    it.each([
+      ['empty', ''],
+      ['256 characters', 'k'.repeat(256)],
+      ['a space', 'two words'],
+    ])('a malformed key (%s) is a 400 naming the header, nothing charged', async (_name, value) => {
+      const created = await system.createKey('0.3');
+      const answer = await keyed(system.baseUrl, '/api/apps/284882215', created.key, value);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters', data: null });
+      expect(await system.balance(created.key)).toBe('0.300000');
+    });
+
+    it('MCP: two tool calls with the same Idempotency-Key are charged once', async () => {
+      const created = await system.createKey('0.3');
+      const idempotencyKey = randomUUID();
+      const results: CallToolResult[] = [];
+      for (const gateway of system.gatewayUrls) {
+        const mcp = new Client({ name: 'e2e-agent', version: '1.0.0' });
+        await mcp.connect(
+          new StreamableHTTPClientTransport(new URL(`${gateway}/mcp`), { requestInit: { headers: { authorization: `Bearer ${created.key}`, 'idempotency-key': idempotencyKey } } }),
+        );
+        results.push((await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' } })) as CallToolResult);
+        await mcp.close();
+      }
+      expect(results.map((r) => r.isError ?? false)).toEqual([false, false]);
+      expect(results[1].content).toEqual(results[0].content);
+      expect(await system.balance(created.key)).toBe('0.297000');
+    });
+  });
+
+  describe('x402 payment-identifier', () => {
+    async function challenge(path: string): Promise<PaymentRequired> {
+      const res = await fetch(system.baseUrl + path);
+      expect(res.status).toBe(402);
+      return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+    }
+
+    /** A payment for `path` carrying `id` in its payment-identifier extension, as a client adds it. */
+    async function paymentWithId(path: string, id: string): Promise<string> {
+      const required = await challenge(path);
+      const payload = await client.createPaymentPayload({ ...required, extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, id) });
+      return encodePaymentSignatureHeader(payload);
+    }
+
+    const paid = (gateway: string, path: string, signature: string, init: RequestInit = {}) => send(gateway + path, { 'payment-signature': signature }, init);
+    const settled = () => system.facilitator!.stats().settleCalls;
+
+    it('every 402 declares the extension, the id not required', async () => {
+      const required = await challenge('/api/apps/284882215');
+      expect(required.extensions?.['payment-identifier']).toMatchObject({ info: { required: false }, schema: { required: ['required'] } });
+    });
+
+    it('the same id and payload again: the first answer (status, body, payment-response), settled once', async () => {
+      const before = await system.chain!.balanceOf(payTo);
+      const asked = settled();
+      const signature = await paymentWithId('/api/apps/284882215', generatePaymentId());
+      const first = await paid(system.baseUrl, '/api/apps/284882215', signature);
+      const again = await paid(system.gatewayUrls[1], '/api/apps/284882215', signature);
+      expect(first.status).toBe(200);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('payment-response')).toBe(first.headers.get('payment-response'));
+      expect(settled() - asked).toBe(1);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+    });
+
+    it('the same id with another payload: 409 envelope, nothing settled', async () => {
+      const id = generatePaymentId();
+      expect((await paid(system.baseUrl, '/api/apps/284882215', await paymentWithId('/api/apps/284882215', id))).status).toBe(200);
+      const before = await system.chain!.balanceOf(payTo);
+      const asked = settled();
+      const other = await paid(system.baseUrl, '/api/apps/284882215', await paymentWithId('/api/apps/284882215', id));
+      expect(other.status).toBe(409);
+      expect(other.body).toEqual({ status: 409, message: 'payment-identifier was used with another payment', data: null });
+      expect(settled()).toBe(asked);
+      expect(await system.chain!.balanceOf(payTo)).toBe(before);
+    });
+
+    it('concurrent copies over two gateway replicas: one settlement, every copy the same 200 and receipt', async () => {
+      const before = await system.chain!.balanceOf(payTo);
+      const signature = await paymentWithId('/api/apps/284882215', generatePaymentId());
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => paid(system.gatewayUrls[i % 2], '/api/apps/284882215', signature)));
+      expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
+      expect(new Set(answers.map((a) => a.headers.get('payment-response'))).size).toBe(1);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+    });
+
+    it('a settlement slowed past the client\'s patience, retried with the same id and payload, settles exactly once', async () => {
+      const before = await system.chain!.balanceOf(payTo);
+      const asked = settled();
+      const signature = await paymentWithId('/api/apps/284882215', generatePaymentId());
+      system.facilitator!.setDelayMs(1500);
+      try {
+        await expect(paid(system.baseUrl, '/api/apps/284882215', signature, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
+        const retried = await paid(system.gatewayUrls[1], '/api/apps/284882215', signature);
+        expect(retried.status).toBe(200);
+        expect(retried.headers.get('payment-response')).toBeTruthy();
+      } finally {
+        system.facilitator!.setDelayMs(0);
+      }
+      expect(settled() - asked).toBe(1);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+    });
+
+    it('MCP: the same payment with an id in _meta, sent twice, settles once and answers the same', async () => {
+      const before = await system.chain!.balanceOf(payTo);
+      const mcp = new Client({ name: 'e2e-agent', version: '1.0.0' });
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`)));
+      try {
+        const unpaid = (await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' } })) as CallToolResult;
+        const required = unpaid.structuredContent as unknown as PaymentRequired;
+        const payment = await client.createPaymentPayload({ ...required, extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, generatePaymentId()) });
+        const call = async () => (await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' }, _meta: { 'x402/payment': payment } })) as CallToolResult;
+        const [first, again] = [await call(), await call()];
+        expect([first.isError ?? false, again.isError ?? false]).toEqual([false, false]);
+        expect(again.content).toEqual(first.content);
+        expect(again._meta?.['x402/payment-response']).toEqual(first._meta?.['x402/payment-response']);
+      } finally {
+        await mcp.close();
+      }
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+    });
+  });
+});
