@@ -26,7 +26,7 @@ export class PaymentsModule {
         PaymentsOps,
         {
           provide: CreditStore,
-          useFactory: (resources: PaymentsResources) => new CreditStore(resources.redis, config.ledger.stream),
+          useFactory: (resources: PaymentsResources) => new CreditStore(resources.redis, resources.keyspace),
           inject: [PaymentsResources],
         },
         { provide: KeyRepository, useFactory: (resources: PaymentsResources) => new KeyRepository(resources.prisma), inject: [PaymentsResources] },
@@ -48,7 +48,7 @@ export class PaymentsModule {
         {
           provide: Reconciliation,
           useFactory: (resources: PaymentsResources, store: CreditStore) =>
-            new Reconciliation(resources.pool, resources.redis, store, config.ledger.stream, resources.settlements),
+            new Reconciliation(resources.pool, resources.redis, store, resources.settlements),
           inject: [PaymentsResources, CreditStore],
         },
         { provide: X402TopUps, useFactory: (payments: X402Payments, keys: KeyService) => new X402TopUps(payments, keys), inject: [X402Payments, KeyService] },
