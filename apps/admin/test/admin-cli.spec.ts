@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { applyMigrations, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
+import { applyMigrations, CreditKeyspace, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
 import { jest } from '@jest/globals';
 import type { INestMicroservice } from '@nestjs/common';
@@ -162,7 +162,8 @@ describe('admin CLI against a running payments service', () => {
     const { createHash } = await import('node:crypto');
     const hash = createHash('sha256').update(created.key).digest('hex');
     const redisClient = new (await import('ioredis')).Redis(redis.url);
-    await redisClient.hincrby(`credit:key:${hash}`, 'bal', -3000);
+    const balanceKey = new CreditKeyspace('credit:ledger', 1).keyOf(hash);
+    await redisClient.hincrby(balanceKey, 'bal', -3000);
     try {
       const short = await admin(['reconcile', '--wait', '0'], nats.url);
       expect(short.code).toBe(6);
@@ -170,7 +171,7 @@ describe('admin CLI against a running payments service', () => {
       const json = jsonOf(await admin(['reconcile', '--wait', '0', '--json'], nats.url));
       expect(json).toMatchObject({ exact: false, differences: [{ prefix: created.prefix, status: 'short', difference: '-0.003000' }] });
     } finally {
-      await redisClient.hincrby(`credit:key:${hash}`, 'bal', 3000);
+      await redisClient.hincrby(balanceKey, 'bal', 3000);
       redisClient.disconnect();
     }
   });

@@ -1,12 +1,11 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { FillNotifier } from './cache/fill-notifier.js';
 import { RedisResourceStore } from './cache/redis-resource-store.js';
 import type { ResourceStore } from './cache/resource-store.js';
 import type { CatalogConfig } from './config.js';
 import type { CatalogMetrics } from '@appcat/ops';
 import { MeasuredUpstreamHttpClient } from './upstream/measured-http-client.js';
-import { connectRedis, redisReady } from './redis/redis-connection.js';
+import { connectRedis, type RedisClient, redisReady } from './redis/redis-connection.js';
 import { upstreamRateLimits } from './store/create-store-adapter.js';
 import { RedisCircuitBreaker } from './upstream/circuit-breaker.js';
 import { GuardedHttpClient } from './upstream/guarded-http-client.js';
@@ -23,8 +22,8 @@ const REDIS_STARTUP_WAIT_MS = 3000;
  */
 export class CatalogInfrastructure implements OnApplicationShutdown {
   private constructor(
-    private readonly redis: Redis,
-    private readonly subscriber: Redis,
+    private readonly redis: RedisClient,
+    private readonly subscriber: RedisClient,
     readonly store: ResourceStore,
     readonly http: UpstreamHttpClient,
     readonly availability: UpstreamAvailability,

@@ -16,7 +16,7 @@ describe('readCatalogConfig', () => {
         rateLimits: { itunes: { perMinute: 20, burst: 5 }, web: { perMinute: 6, burst: 2 }, ampApi: { perMinute: 60, burst: 10 } },
       },
       nats: { servers: ['nats://127.0.0.1:4222'], requestTimeoutMs: 10_000, shutdownGraceMs: 2000 },
-      redis: { url: 'redis://127.0.0.1:6379', keyPrefix: 'catalog:', commandTimeoutMs: 500 },
+      redis: { url: 'redis://127.0.0.1:6379', clusterNodes: [], keyPrefix: 'catalog:', commandTimeoutMs: 500 },
       cache: {
         ttl: {
           detailsSeconds: 12 * 3600,

@@ -1,5 +1,5 @@
 import { type OpsConfig, readOpsConfig } from '@appcat/ops';
-import { type EnvReader, readConfig, readNatsConfig, type NatsConfig } from '@appcat/config';
+import { type EnvReader, readConfig, readNatsConfig, type NatsConfig, readRedisEndpoint, type RedisEndpoint } from '@appcat/config';
 import type { FetchBudgetSettings } from './fetch-budget.js';
 
 export const CATALOG_STORES = ['apple'] as const;
@@ -27,8 +27,8 @@ export interface AppleStoreConfig {
   rateLimits: { itunes: UpstreamRateLimit; web: UpstreamRateLimit; ampApi: UpstreamRateLimit };
 }
 
-export interface RedisSettings {
-  url: string;
+/** One Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES). */
+export interface RedisSettings extends RedisEndpoint {
   /** Prepended to every key and channel, so several deployments can share one Redis. */
   keyPrefix: string;
   /** A Redis command slower than this counts as Redis being down (the catalog then works without it). */
@@ -117,7 +117,8 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
     // A path only: "//host" or a scheme would let the setting move the request to another host.
     if (!/^\/(?!\/)[^\s?#\\]*$/.test(tokenPagePath)) e.fail(`APPLE_TOKEN_PAGE_PATH must be a path starting with one "/", got ${JSON.stringify(tokenPagePath)}`);
     const keyPrefix = e.string('CATALOG_REDIS_PREFIX', 'catalog:');
-    if (/\s/.test(keyPrefix)) e.fail(`CATALOG_REDIS_PREFIX must not contain spaces, got ${JSON.stringify(keyPrefix)}`);
+    // Braces would make a hash tag of the prefix and put every key in one Redis Cluster slot.
+    if (/[\s{}]/.test(keyPrefix)) e.fail(`CATALOG_REDIS_PREFIX must not contain spaces or braces, got ${JSON.stringify(keyPrefix)}`);
     return {
       nats: readNatsConfig(e),
       ops: readOpsConfig(e, 9102),
@@ -139,7 +140,7 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
       upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', 5000, { min: 100, max: 120_000 }),
       rateLimitMaxWaitMs: e.int('UPSTREAM_RATE_LIMIT_MAX_WAIT_MS', 2000, { min: 0, max: 60_000 }),
       redis: {
-        url: e.url('REDIS_URL', DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
+        ...readRedisEndpoint(e, DEFAULT_REDIS_URL),
         keyPrefix,
         commandTimeoutMs: e.int('CATALOG_REDIS_COMMAND_TIMEOUT_MS', 500, { min: 20, max: 60_000 }),
       },

@@ -1,6 +1,7 @@
 import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { CatalogSystem, type DecodedReply, listOf, wireErrorOf } from './support.js';
+import { resourceKeys } from '../src/cache/resource-keys.js';
 
 /** The lock a dead replica left behind; the replicas themselves keep the default lock TTL (3 s). */
 const DEAD_LOCK_TTL_MS = 400;
@@ -50,7 +51,7 @@ describe('one upstream call per resource, across requests and replicas', () => {
 
   it('a replica that died holding the lock delays the others by about the lock TTL, not the whole wait', async () => {
     // The dead replica's lock on France's Facebook lookup: it will never fill the entry.
-    const key = `${system.config.redis.keyPrefix}lock:apple:app:fr:-:id:${REFERENCE_IDS.app}`;
+    const key = resourceKeys(system.config.redis.keyPrefix, `apple:app:fr:-:id:${REFERENCE_IDS.app}`).lock;
     await system.redis.set(key, 'dead-replica', 'PX', DEAD_LOCK_TTL_MS);
     const began = performance.now();
     const reply = await system.fetch(facebook('fr'));
@@ -63,7 +64,7 @@ describe('one upstream call per resource, across requests and replicas', () => {
   });
 
   it('waits a bounded time for a lock that is never released, then fails as a timeout', async () => {
-    const key = `${system.config.redis.keyPrefix}lock:apple:app:jp:-:id:${REFERENCE_IDS.app}`;
+    const key = resourceKeys(system.config.redis.keyPrefix, `apple:app:jp:-:id:${REFERENCE_IDS.app}`).lock;
     // A holder that keeps renewing but never finishes: the waiter gives up after CACHE_LOCK_WAIT_MS.
     await system.redis.set(key, 'stuck-replica', 'PX', 60_000);
     const began = performance.now();

@@ -9,3 +9,4 @@ export {
 export { KeyService, type TopUpOutcome } from './keys/key-service.js';
 export { applyMigrations, type MigrationOutcome } from './migrate/apply-migrations.js';
 export { CreditStore } from './credits/credit-store.js';
+export { CreditKeyspace } from './credits/credit-keyspace.js';

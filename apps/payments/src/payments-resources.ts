@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { PAYMENTS_CONFIG } from './payments-tokens.js';
 import type { PaymentsConfig } from './config/payments-config.js';
 import { createPool, createPrisma, type PrismaClient } from './database/database.js';
-import { connectRedis } from './database/redis.js';
+import { connectRedis, type RedisClient } from './database/redis.js';
+import { CreditKeyspace } from './credits/credit-keyspace.js';
 import { LedgerFlusher } from './ledger/ledger-flusher.js';
 import { SettlementRecords } from './x402/settlement-records.js';
 
@@ -21,16 +21,18 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
   readonly pool: pg.Pool;
   readonly prisma: PrismaClient;
   /** Fails fast while disconnected: a request must get CreditStoreUnavailable, not wait in a queue. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
+  /** Names of the credit keys and ledger shards, shared by the store, the flusher and reconciliation. */
+  readonly keyspace: CreditKeyspace;
   readonly flusher: LedgerFlusher;
   /** x402 settlements for reconciliation; moves records queued while Postgres was down. */
   readonly settlements: SettlementRecords;
-  private readonly flusherRedis: Redis;
+  private readonly flusherRedis: RedisClient;
 
   constructor(@Inject(PAYMENTS_CONFIG) config: PaymentsConfig) {
     this.pool = createPool(config.databaseUrl, config.databasePoolSize);
     this.prisma = createPrisma(this.pool);
-    this.redis = connectRedis(config.redisUrl, {
+    this.redis = connectRedis(config.redis, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: config.redisCommandTimeoutMs,
@@ -39,7 +41,7 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
       // replica's CPU under load); order and replies are unchanged.
       enableAutoPipelining: true,
     });
-    this.flusherRedis = connectRedis(config.redisUrl, {
+    this.flusherRedis = connectRedis(config.redis, {
       maxRetriesPerRequest: 1,
       commandTimeout: config.ledger.blockMs + config.redisCommandTimeoutMs,
       connectionName: `payments-ledger:${config.ledger.consumer}`,
@@ -48,7 +50,8 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
       // ioredis reconnects by itself; without a listener an error event would crash the process.
       connection.on('error', (error: Error) => this.logger.warn(`redis: ${error.message}`));
     }
-    this.flusher = new LedgerFlusher(this.flusherRedis, this.pool, config.ledger);
+    this.keyspace = new CreditKeyspace(config.ledger.stream, config.ledger.shards);
+    this.flusher = new LedgerFlusher(this.flusherRedis, this.pool, config.ledger, this.keyspace.streams);
     this.settlements = new SettlementRecords(this.pool, this.redis);
   }
 
@@ -73,7 +76,7 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
   }
 }
 
-function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+function waitUntilReady(redis: RedisClient, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

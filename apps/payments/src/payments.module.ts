@@ -28,7 +28,7 @@ export class PaymentsModule {
         PaymentsOps,
         {
           provide: CreditStore,
-          useFactory: (resources: PaymentsResources) => new CreditStore(resources.redis, config.ledger.stream),
+          useFactory: (resources: PaymentsResources) => new CreditStore(resources.redis, resources.keyspace),
           inject: [PaymentsResources],
         },
         { provide: KeyRepository, useFactory: (resources: PaymentsResources) => new KeyRepository(resources.prisma), inject: [PaymentsResources] },
@@ -50,7 +50,7 @@ export class PaymentsModule {
         {
           provide: Reconciliation,
           useFactory: (resources: PaymentsResources, store: CreditStore) =>
-            new Reconciliation(resources.pool, resources.redis, store, config.ledger.stream, resources.settlements),
+            new Reconciliation(resources.pool, resources.redis, store, resources.settlements),
           inject: [PaymentsResources, CreditStore],
         },
         { provide: IdempotencyRecords, useFactory: (resources: PaymentsResources) => new IdempotencyRecords(resources.redis, config.idempotency), inject: [PaymentsResources] },

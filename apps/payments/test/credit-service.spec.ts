@@ -9,6 +9,7 @@ import { connectRedis } from '../src/database/redis.js';
 import { issueApiKey } from '../src/keys/api-key.js';
 import { KeyRepository } from '../src/keys/key-repository.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { testKeyspace } from './support/test-config.js';
 
 describe('CreditService edge cases', () => {
   let server: ManagedProcess;
@@ -19,7 +20,7 @@ describe('CreditService edge cases', () => {
   beforeAll(async () => {
     [server, db] = await Promise.all([startRedisServer(), createTestDatabase('service')]);
     redis = connectRedis(server.url);
-    store = new CreditStore(redis, 'credit:ledger');
+    store = new CreditStore(redis, testKeyspace);
   });
 
   afterAll(async () => {
@@ -45,7 +46,7 @@ describe('CreditService edge cases', () => {
       const keyHash = issueApiKey().keyHash;
       await expect(service.debit(debitOf(keyHash))).rejects.toMatchObject({ code: ErrorCode.CreditKeyUnknown });
       await expect(service.balance({ keyHash })).rejects.toMatchObject({ code: ErrorCode.CreditKeyUnknown });
-      expect(await redis.exists(CreditStore.unknownMarkerOf(keyHash))).toBe(0);
+      expect(await redis.exists(testKeyspace.unknownMarkerOf(keyHash))).toBe(0);
     });
   });
 

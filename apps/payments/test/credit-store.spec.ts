@@ -5,8 +5,9 @@ import { connectRedis } from '../src/database/redis.js';
 import { CreditStore, type KeySnapshot } from '../src/credits/credit-store.js';
 import { hashApiKey } from '@appcat/contracts';
 import { issueApiKey } from '../src/keys/api-key.js';
+import { testKeyspace } from './support/test-config.js';
 
-const STREAM = 'credit:ledger';
+const STREAM = testKeyspace.streams[0];
 
 describe('credit store (Lua in a real Redis)', () => {
   let server: ManagedProcess;
@@ -16,7 +17,7 @@ describe('credit store (Lua in a real Redis)', () => {
   beforeAll(async () => {
     server = await startRedisServer();
     redis = connectRedis(server.url);
-    store = new CreditStore(redis, STREAM);
+    store = new CreditStore(redis, testKeyspace);
   });
 
   afterAll(async () => {
@@ -46,7 +47,7 @@ describe('credit store (Lua in a real Redis)', () => {
     await store.sync(keyHash, snapshot(30_000n));
     const clients = Array.from({ length: 5 }, () => connectRedis(server.url));
     try {
-      const stores = clients.map((client) => new CreditStore(client, STREAM));
+      const stores = clients.map((client) => new CreditStore(client, testKeyspace));
       const outcomes = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           stores[i % stores.length].debit(keyHash, { debitId: randomUUID(), amount: 3_000n, route: 'r', chargedAtMs: Date.now() }),
@@ -77,11 +78,11 @@ describe('credit store (Lua in a real Redis)', () => {
     expect(await store.balance(keyHash)).toEqual({ kind: 'missing' });
     await store.markUnknown(keyHash, 30_000);
     expect(await debit(keyHash)).toEqual({ kind: 'unknown' });
-    expect(await redis.pttl(CreditStore.unknownMarkerOf(keyHash))).toBeGreaterThan(29_000);
+    expect(await redis.pttl(testKeyspace.unknownMarkerOf(keyHash))).toBeGreaterThan(29_000);
     // A key created meanwhile clears the negative cache as it is synced.
     await store.sync(keyHash, snapshot(3_000n));
     expect(await debit(keyHash)).toEqual({ kind: 'ok', balance: 0n });
-    expect(await redis.exists(CreditStore.unknownMarkerOf(keyHash))).toBe(0);
+    expect(await redis.exists(testKeyspace.unknownMarkerOf(keyHash))).toBe(0);
   });
 
   it('does not mark a key unknown that a sync has just created', async () => {

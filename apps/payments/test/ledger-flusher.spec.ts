@@ -3,6 +3,7 @@ import { type ManagedProcess, startRedisServer } from '@appcat/testing';
 import type { Redis } from 'ioredis';
 import { connectRedis } from '../src/database/redis.js';
 import type { LedgerConfig } from '../src/config/payments-config.js';
+import { CreditKeyspace } from '../src/credits/credit-keyspace.js';
 import { CreditStore } from '../src/credits/credit-store.js';
 import { issueApiKey } from '../src/keys/api-key.js';
 import { applyLedgerBatch, type LedgerEntry } from '../src/ledger/ledger-batch.js';
@@ -11,6 +12,8 @@ import { createTestDatabase, type TestDatabase } from './support/test-database.j
 import { eventually } from './support/test-config.js';
 
 describe('ledger flusher (real Redis and Postgres)', () => {
+  const keyspace = new CreditKeyspace('credit:ledger', 1);
+  const STREAM = keyspace.streams[0];
   let server: ManagedProcess;
   let db: TestDatabase;
   let redis: Redis;
@@ -20,6 +23,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
 
   const ledger = (overrides: Partial<LedgerConfig> = {}): LedgerConfig => ({
     stream: 'credit:ledger',
+    shards: 1,
     group: 'ledger-flushers',
     consumer: `test-${randomUUID().slice(0, 8)}`,
     batchSize: 500,
@@ -29,10 +33,10 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     ...overrides,
   });
 
-  const newFlusher = (config: LedgerConfig): LedgerFlusher => {
+  const newFlusher = (config: LedgerConfig, streams: readonly string[] = keyspace.streams): LedgerFlusher => {
     const connection = connectRedis(server.url);
     connections.push(connection);
-    const flusher = new LedgerFlusher(connection, db.pool, config);
+    const flusher = new LedgerFlusher(connection, db.pool, config, streams);
     flushers.push(flusher);
     return flusher;
   };
@@ -61,7 +65,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     server = await startRedisServer();
     db = await createTestDatabase('ledger');
     redis = connectRedis(server.url);
-    store = new CreditStore(redis, 'credit:ledger');
+    store = new CreditStore(redis, keyspace);
   });
 
   afterEach(async () => {
@@ -121,7 +125,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     expect(spent).toBe(60_000n);
     expect(elapsed).toBeLessThan(1_500);
     expect(await debitRows(key.id)).toBe(20);
-    expect(await eventually(() => redis.xlen('credit:ledger'), (n) => n === 0)).toBe(0);
+    expect(await eventually(() => redis.xlen(STREAM), (n) => n === 0)).toBe(0);
   });
 
   it('lets debits gather for the flush interval, so steady traffic makes few transactions', async () => {
@@ -161,12 +165,12 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     await newFlusher(config).ensureGroup();
     for (let i = 0; i < 5; i += 1) await debit(key.keyHash);
     // A replica reads the batch and dies before writing it.
-    const dead = await redis.xreadgroup('GROUP', config.group, 'dead-replica', 'COUNT', 100, 'STREAMS', config.stream, '>');
+    const dead = await redis.xreadgroup('GROUP', config.group, 'dead-replica', 'COUNT', 100, 'STREAMS', STREAM, '>');
     expect(dead?.[0]?.[1]).toHaveLength(5);
     const survivor = newFlusher({ ...config, consumer: 'survivor' });
     survivor.start();
     expect(await eventually(() => spentOf(key.id), (value) => value === 15_000n, 5_000)).toBe(15_000n);
-    const pending = (await redis.xpending(config.stream, config.group)) as [number, ...unknown[]];
+    const pending = (await redis.xpending(STREAM, config.group)) as [number, ...unknown[]];
     expect(pending[0]).toBe(0);
   });
 
@@ -176,7 +180,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     await newFlusher(config).ensureGroup();
     for (let i = 0; i < 4; i += 1) await debit(key.keyHash);
     // The crashed replica committed its batch to Postgres, then died before XACK.
-    const read = (await redis.xreadgroup('GROUP', config.group, 'crashed', 'COUNT', 100, 'STREAMS', config.stream, '>')) as [
+    const read = (await redis.xreadgroup('GROUP', config.group, 'crashed', 'COUNT', 100, 'STREAMS', STREAM, '>')) as [
       string,
       [string, string[]][],
     ][];
@@ -187,7 +191,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     await applyLedgerBatch(db.pool, entries);
     expect(await spentOf(key.id)).toBe(12_000n);
     newFlusher({ ...config, consumer: 'survivor' }).start();
-    await eventually(async () => ((await redis.xpending(config.stream, config.group)) as [number])[0], (n) => n === 0, 5_000);
+    await eventually(async () => ((await redis.xpending(STREAM, config.group)) as [number])[0], (n) => n === 0, 5_000);
     expect(await spentOf(key.id)).toBe(12_000n);
     expect(await debitRows(key.id)).toBe(4);
   });
@@ -213,18 +217,44 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     for (let i = 0; i < 7; i += 1) await debit(key.keyHash);
     await flusher.stop();
     expect(await spentOf(key.id)).toBe(21_000n);
-    expect(await redis.xlen('credit:ledger')).toBe(0);
+    expect(await redis.xlen(STREAM)).toBe(0);
+  });
+
+  it('drains every shard of a sharded ledger, in one statement per read', async () => {
+    const sharded = new CreditKeyspace('credit:sharded', 4);
+    const shardedStore = new CreditStore(redis, sharded);
+    const keys = [];
+    // Keys until every shard has one (key hashes are random).
+    while (new Set(keys.map((key) => sharded.shardOf(key.keyHash))).size < sharded.shards) {
+      const issued = issueApiKey();
+      const { rows } = await db.pool.query<{ id: string }>('INSERT INTO api_keys (key_hash, prefix, topped_up_micros) VALUES ($1, $2, 1000000) RETURNING id', [
+        issued.keyHash,
+        issued.prefix,
+      ]);
+      await shardedStore.sync(issued.keyHash, { id: rows[0].id, toppedUp: 1_000_000n, spent: 0n, revoked: false });
+      keys.push({ id: rows[0].id, keyHash: issued.keyHash });
+    }
+    for (const key of keys) {
+      const outcome = await shardedStore.debit(key.keyHash, { debitId: randomUUID(), amount: 3_000n, route: 'apps.get', chargedAtMs: Date.now() });
+      expect(outcome.kind).toBe('ok');
+    }
+    for (const stream of sharded.streams) expect(await redis.xlen(stream)).toBeGreaterThan(0);
+    const flusher = newFlusher(ledger({ stream: 'credit:sharded' }), sharded.streams);
+    await flusher.ensureGroup();
+    await flusher.stop();
+    for (const key of keys) expect(await spentOf(key.id)).toBe(3_000n);
+    for (const stream of sharded.streams) expect(await redis.xlen(stream)).toBe(0);
   });
 
   it('moves malformed entries aside instead of retrying them forever', async () => {
     const key = await createKey(1_000_000n);
     const flusher = newFlusher(ledger());
     await flusher.ensureGroup();
-    await redis.xadd('credit:ledger', '*', 'debit', 'x', 'key', 'not-a-uuid', 'amount', '-5', 'route', 'r', 'at', '1');
+    await redis.xadd(STREAM, '*', 'debit', 'x', 'key', 'not-a-uuid', 'amount', '-5', 'route', 'r', 'at', '1');
     await debit(key.keyHash);
     await flusher.stop();
     expect(await spentOf(key.id)).toBe(3_000n);
-    expect(await redis.xlen('credit:ledger:dead')).toBe(1);
-    expect(await redis.xlen('credit:ledger')).toBe(0);
+    expect(await redis.xlen(`${STREAM}:dead`)).toBe(1);
+    expect(await redis.xlen(STREAM)).toBe(0);
   });
 });

@@ -10,12 +10,11 @@ import {
 } from '@appcat/contracts';
 import { jest } from '@jest/globals';
 import { CreditService } from '../src/credits/credit-service.js';
-import { CreditStore } from '../src/credits/credit-store.js';
 import { hashApiKey } from '@appcat/contracts';
 import { KeyService } from '../src/keys/key-service.js';
 import type { Reply } from './support/nats-requester.js';
 import { startPaymentsCluster, type PaymentsCluster } from './support/payments-cluster.js';
-import { eventually } from './support/test-config.js';
+import { eventually, testKeyspace } from './support/test-config.js';
 
 jest.setTimeout(30_000);
 
@@ -51,7 +50,7 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
   it('lets exactly 100 of 150 concurrent calls through on a key worth 100 calls', async () => {
     const created = await createKey(100n * PRICE_PER_CALL_MICROS);
     // Start cold: both replicas must load the key from Postgres during the burst.
-    await cluster.redis.del(CreditStore.keyOf(hashApiKey(created.key)));
+    await cluster.redis.del(testKeyspace.keyOf(hashApiKey(created.key)));
     const spies = spyOnReplicas();
     try {
       const replies = await Promise.all(Array.from({ length: 150 }, () => debit(created.key)));
@@ -79,7 +78,7 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
   it('refuses an unknown key, and remembers it for a while without asking Postgres again', async () => {
     const key = 'ak_thisKeyWasNeverIssued1111111111111111111';
     expect(errorCode(await debit(key))).toBe(ErrorCode.CreditKeyUnknown);
-    expect(await cluster.redis.exists(CreditStore.unknownMarkerOf(hashApiKey(key)))).toBe(1);
+    expect(await cluster.redis.exists(testKeyspace.unknownMarkerOf(hashApiKey(key)))).toBe(1);
     expect(errorCode(await debit(key))).toBe(ErrorCode.CreditKeyUnknown);
     expect(errorCode(await balance(key))).toBe(ErrorCode.CreditKeyUnknown);
   });

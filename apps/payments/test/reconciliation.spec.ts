@@ -1,11 +1,11 @@
 import { type AdminKeyCreated, type AdminReconcileReply, type DebitReply, ErrorCode, hashApiKey, PRICE_PER_CALL_MICROS, Subject } from '@appcat/contracts';
 import { jest } from '@jest/globals';
 import pg from 'pg';
-import { CreditStore } from '../src/credits/credit-store.js';
 import { KeyService } from '../src/keys/key-service.js';
 import { PaymentsResources } from '../src/payments-resources.js';
 import { type SettlementRecord, SettlementRecords } from '../src/x402/settlement-records.js';
 import { startPaymentsCluster, type PaymentsCluster } from './support/payments-cluster.js';
+import { testKeyspace } from './support/test-config.js';
 
 jest.setTimeout(30_000);
 
@@ -69,8 +69,8 @@ describe('reconciliation (payments.admin.reconcile)', () => {
     await Promise.all([debit(short.key), debit(forgiven.key), debit(offTotal.key)]);
     expect((await reconcile()).exact).toBe(true);
 
-    await cluster.redis.hincrby(CreditStore.keyOf(hashApiKey(short.key)), 'bal', -3000);
-    await cluster.redis.hincrby(CreditStore.keyOf(hashApiKey(forgiven.key)), 'bal', 6000);
+    await cluster.redis.hincrby(testKeyspace.keyOf(hashApiKey(short.key)), 'bal', -3000);
+    await cluster.redis.hincrby(testKeyspace.keyOf(hashApiKey(forgiven.key)), 'bal', 6000);
     await cluster.db.pool.query('UPDATE api_keys SET spent_micros = spent_micros + 1 WHERE id = $1', [offTotal.id]);
     try {
       const reply = await reconcile(0);
@@ -78,8 +78,8 @@ describe('reconciliation (payments.admin.reconcile)', () => {
       expect(status).toEqual({ [short.id]: ['short', '-3000'], [forgiven.id]: ['forgiven', '6000'], [offTotal.id]: ['postgres_mismatch', '1'] });
       expect(reply.exact).toBe(false);
     } finally {
-      await cluster.redis.hincrby(CreditStore.keyOf(hashApiKey(short.key)), 'bal', 3000);
-      await cluster.redis.hincrby(CreditStore.keyOf(hashApiKey(forgiven.key)), 'bal', -6000);
+      await cluster.redis.hincrby(testKeyspace.keyOf(hashApiKey(short.key)), 'bal', 3000);
+      await cluster.redis.hincrby(testKeyspace.keyOf(hashApiKey(forgiven.key)), 'bal', -6000);
       await cluster.db.pool.query('UPDATE api_keys SET spent_micros = spent_micros - 1 WHERE id = $1', [offTotal.id]);
     }
     expect((await reconcile()).exact).toBe(true);

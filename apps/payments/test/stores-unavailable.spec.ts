@@ -8,7 +8,7 @@ import { connectRedis } from '../src/database/redis.js';
 import { issueApiKey } from '../src/keys/api-key.js';
 import { NatsRequester, type Reply } from './support/nats-requester.js';
 import { startPaymentsCluster } from './support/payments-cluster.js';
-import { testConfig } from './support/test-config.js';
+import { testConfig, testKeyspace } from './support/test-config.js';
 
 jest.setTimeout(30_000);
 
@@ -45,16 +45,16 @@ describe('when a credit store is unavailable', () => {
       expect(codeOf(await client.request(Subject.CreditsDebit, { keyHash: unloaded, amount: '3000', route: 'r', requestId: 'x' }))).toBe(
         ErrorCode.CreditStoreUnavailable,
       );
-      expect(await redis.exists(CreditStore.unknownMarkerOf(unloaded))).toBe(0);
+      expect(await redis.exists(testKeyspace.unknownMarkerOf(unloaded))).toBe(0);
       expect(codeOf(await client.request(Subject.AdminKeysCreate, { credit: '0' }))).toBe(ErrorCode.CreditStoreUnavailable);
       // A key Redis holds is debited without Postgres; the debit waits in the ledger stream.
       const loaded = issueApiKey().keyHash;
-      await new CreditStore(redis, 'credit:ledger').sync(loaded, { id: randomUUID(), toppedUp: 6000n, spent: 0n, revoked: false });
+      await new CreditStore(redis, testKeyspace).sync(loaded, { id: randomUUID(), toppedUp: 6000n, spent: 0n, revoked: false });
       expect(await client.request(Subject.CreditsDebit, { keyHash: loaded, amount: '3000', route: 'r', requestId: 'x' })).toMatchObject({
         ok: true,
         value: { balance: '3000' },
       });
-      expect(await redis.xlen('credit:ledger')).toBe(1);
+      expect(await redis.xlen(testKeyspace.streams[0])).toBe(1);
     } finally {
       await client.close();
       await app.close();

@@ -1,2 +1,3 @@
 export * from './env-reader.js';
 export * from './nats.js';
+export * from './redis.js';

@@ -2,3 +2,5 @@ export * from './processes.js';
 export * from './databases.js';
 export * from './service-processes.js';
 export * from './postgres-cluster.js';
+export * from './redis-cluster.js';
+export * from './nats-cluster.js';

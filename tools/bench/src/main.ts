@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { describeMachine, formatMachine } from './machine.js';
 import { deployedServiceNodeArgs, repoPath } from './processes.js';
 import { Report } from './report.js';
+import { clusterSection } from './sections/cluster.js';
 import { creditSection } from './sections/credits.js';
 import { scaleSection } from './sections/scale.js';
 import { upstreamSection } from './sections/upstream.js';
@@ -50,6 +51,10 @@ async function main(): Promise<void> {
   if (wants('upstream')) {
     log('section: catalog upstream calls');
     await upstreamSection(settings, report);
+  }
+  if (wants('cluster')) {
+    log('section: credit-paid calls on a Redis Cluster');
+    await clusterSection(settings, report);
   }
   const memoryTargets = ['gateway', 'payments', 'catalog'].filter((name) => report.memory.get(name)?.peakBytes !== undefined);
   if (memoryTargets.length > 0) {

@@ -65,16 +65,18 @@ export class Stack {
     readonly redis: ManagedProcess,
     readonly database: TestDatabase,
     readonly emulatorUrl: string,
+    /** Settings added to every service's environment (e.g. REDIS_CLUSTER_NODES). */
+    private readonly extraEnv: Record<string, string> = {},
   ) {}
 
-  static async start(options: { x402: boolean; nodeArgs?: (kind: string) => string[] }): Promise<Stack> {
+  static async start(options: { x402: boolean; nodeArgs?: (kind: string) => string[]; env?: Record<string, string> }): Promise<Stack> {
     const [nats, redis, database, emulator] = await Promise.all([
       startNatsServer(),
       startRedisServer(),
       createTestDatabase('bench', applyMigrations),
       startEmulator(),
     ]);
-    const stack = new Stack(nats, redis, database, emulator.url);
+    const stack = new Stack(nats, redis, database, emulator.url, options.env);
     stack.others.push(emulator.process);
     try {
       if (options.x402) {
@@ -106,6 +108,7 @@ export class Stack {
       APPLE_AMP_API_BASE_URL: this.emulatorUrl,
       ...NO_RATE_LIMITS,
       ...(this.facilitatorTimer ? { X402_FACILITATOR_URL: this.facilitatorTimer.url } : {}),
+      ...this.extraEnv,
     };
   }
 

@@ -17,7 +17,7 @@ import { unknownFieldProblems } from '../src/kubernetes/strict-fields.js';
 import { repoPath } from '../src/repo.js';
 import { readYamlDocuments } from '../src/yaml-documents.js';
 
-const OVERLAYS = ['base', 'overlays/local', 'overlays/production'] as const;
+const OVERLAYS = ['base', 'overlays/local', 'overlays/production', 'overlays/production-clusters'] as const;
 const APPS = ['gateway', 'payments', 'catalog'];
 const EXPOSURE = { publicApp: 'gateway', publicPort: 3000, opsPorts: [9100, 9101, 9102] };
 const ADMIN = { backendApps: ['payments', 'catalog'], adminSecret: 'admin-nats' };
@@ -175,5 +175,25 @@ describe('k8s/tools', () => {
       expect(container.command).toContain('--json');
       expect(container.envFrom?.map((source) => source.secretRef?.name ?? source.configMapRef?.name)).toEqual(['appcat-common', 'admin-nats']);
     }
+  });
+});
+
+describe('k8s/overlays/production-clusters', () => {
+  const configMap = (name: string) => byKind(render('overlays/production-clusters'), 'ConfigMap', name)[0].data as Record<string, string>;
+
+  it('is production with the Secrets secrets.example.yaml lists, and no Secret of its own', () => {
+    expect(byKind(render('overlays/production-clusters'), 'Secret')).toEqual([]);
+    expect(referenceProblems(render('overlays/production-clusters'), productionSecrets())).toEqual([]);
+    expect(render('overlays/production-clusters').map((object) => `${object.kind}/${object.metadata.name}`).sort()).toEqual(
+      render('overlays/production').map((object) => `${object.kind}/${object.metadata.name}`).sort(),
+    );
+  });
+
+  it('gives every service all three NATS servers and the Redis Cluster seed nodes, and payments a sharded ledger', () => {
+    const common = configMap('appcat-common');
+    expect(common.NATS_URL.split(',')).toHaveLength(3);
+    expect(common.REDIS_CLUSTER_NODES.split(',')).toHaveLength(3);
+    for (const node of common.REDIS_CLUSTER_NODES.split(',')) expect(node).toMatch(/^[a-z0-9.-]+:\d+$/);
+    expect(Number(configMap('payments-config').LEDGER_STREAM_SHARDS)).toBeGreaterThan(1);
   });
 });

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 
 /**
  * Wakes requests waiting for another replica to fill a cache entry, over one Redis pub/sub channel.
@@ -8,7 +8,7 @@ export class FillNotifier {
   private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisClient,
     readonly channel: string,
   ) {
     subscriber.on('message', (channel: string, key: string) => {

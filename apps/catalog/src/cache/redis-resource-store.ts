@@ -2,7 +2,8 @@ import type { CatalogSource, WireError } from '@appcat/contracts';
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
+import { resourceKeys } from './resource-keys.js';
 import { randomUUID } from 'node:crypto';
 import { isUpstreamFailure } from '../upstream/upstream-failures.js';
 import { FAIL_SCRIPT, FILL_SCRIPT, PROBE_SCRIPT, RENEW_SCRIPT } from './cache-scripts.js';
@@ -90,12 +91,12 @@ function keepMs(freshness: Freshness, value: unknown): number {
 export class RedisResourceStore implements ResourceStore {
   private readonly logger = new Logger('ResourceCache');
   private readonly inflight = new Map<string, Promise<Outcome<unknown>>>();
-  private readonly redis: Redis & CacheCommands;
+  private readonly redis: RedisClient & CacheCommands;
   private readonly pollMs: number;
   private lastRedisWarning = 0;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly notifier: FillNotifier,
     private readonly options: RedisResourceStoreOptions,
   ) {
@@ -103,7 +104,7 @@ export class RedisResourceStore implements ResourceStore {
     redis.defineCommand('catalogFill', { numberOfKeys: 2, lua: FILL_SCRIPT });
     redis.defineCommand('catalogFail', { numberOfKeys: 3, lua: FAIL_SCRIPT });
     redis.defineCommand('catalogRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
-    this.redis = redis as Redis & CacheCommands;
+    this.redis = redis as RedisClient & CacheCommands;
     // Pub/sub wakes waiters at once; polling only covers lost messages and locks freed by expiry.
     this.pollMs = Math.min(250, Math.max(20, Math.floor(options.lockTtlMs / 4)));
   }
@@ -155,11 +156,12 @@ export class RedisResourceStore implements ResourceStore {
   }
 
   async put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>): Promise<void> {
-    const pipeline = this.redis.pipeline();
     const now = Date.now();
-    for (const [key, value] of entries) pipeline.set(this.entryKey(key), encodeEntry(now, value), 'PX', keepMs(freshness, value));
-    if (pipeline.length === 0) return;
-    await this.withRedis(() => pipeline.exec(), undefined);
+    // One command per entry, not a pipeline: on a Redis Cluster a pipeline stays in one slot. Sent
+    // together, the connection's auto-pipelining still batches them.
+    const writes = [...entries].map(([key, value]) => [this.entryKey(key), encodeEntry(now, value), keepMs(freshness, value)] as const);
+    if (writes.length === 0) return;
+    await this.withRedis(() => Promise.all(writes.map(([key, encoded, ms]) => this.redis.set(key, encoded, 'PX', ms))), undefined);
   }
 
   async drop(key: string): Promise<void> {
@@ -167,12 +169,11 @@ export class RedisResourceStore implements ResourceStore {
   }
 
   private entryKey(key: string): string {
-    return `${this.options.keyPrefix}c:${key}`;
+    return resourceKeys(this.options.keyPrefix, key).entry;
   }
 
   private keysOf(key: string): Keys {
-    const { keyPrefix } = this.options;
-    return { entry: this.entryKey(key), lock: `${keyPrefix}lock:${key}`, failure: `${keyPrefix}fail:${key}` };
+    return resourceKeys(this.options.keyPrefix, key);
   }
 
   private async resolve<T>(request: ResourceRequest<T>): Promise<Outcome<T>> {

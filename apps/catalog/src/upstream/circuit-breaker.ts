@@ -1,6 +1,6 @@
 import { ErrorCode } from '@appcat/contracts';
 import { Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import type { BreakerSettings } from '../config.js';
 import { BREAKER_CHECK_SCRIPT, BREAKER_RECORD_SCRIPT } from './guard-scripts.js';
 
@@ -47,11 +47,11 @@ function parseCause(stored: string): { cause: BreakerCause; detail: string } {
  */
 export class RedisCircuitBreaker {
   private readonly logger = new Logger('CircuitBreaker');
-  private readonly redis: Redis & BreakerCommands;
+  private readonly redis: RedisClient & BreakerCommands;
   private lastWarning = 0;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keyPrefix: string,
     private readonly settings: BreakerSettings,
     /** How long a probe may take before another caller may probe (a probe whose replica died). */
@@ -59,7 +59,7 @@ export class RedisCircuitBreaker {
   ) {
     redis.defineCommand('catalogBreakerCheck', { numberOfKeys: 1, lua: BREAKER_CHECK_SCRIPT });
     redis.defineCommand('catalogBreakerRecord', { numberOfKeys: 1, lua: BREAKER_RECORD_SCRIPT });
-    this.redis = redis as Redis & BreakerCommands;
+    this.redis = redis as RedisClient & BreakerCommands;
   }
 
   async check(upstream: string): Promise<BreakerGate> {

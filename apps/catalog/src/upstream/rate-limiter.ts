@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import type { UpstreamRateLimit } from '../config.js';
 import { TOKEN_BUCKET_SCRIPT } from './guard-scripts.js';
 
@@ -41,17 +41,17 @@ class LocalBucket {
  */
 export class RedisRateLimiter {
   private readonly logger = new Logger('RateLimiter');
-  private readonly redis: Redis & LimiterCommands;
+  private readonly redis: RedisClient & LimiterCommands;
   private readonly local = new Map<string, LocalBucket>();
   private lastWarning = 0;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keyPrefix: string,
     private readonly maxWaitMs: number,
   ) {
     redis.defineCommand('catalogTakeToken', { numberOfKeys: 1, lua: TOKEN_BUCKET_SCRIPT });
-    this.redis = redis as Redis & LimiterCommands;
+    this.redis = redis as RedisClient & LimiterCommands;
   }
 
   async take(upstream: string, limit: UpstreamRateLimit): Promise<TokenGrant> {

@@ -1,16 +1,24 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { type EnvReader, type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
+import { type EnvReader, type NatsConfig, readConfig, readNatsConfig, readRedisEndpoint, type RedisEndpoint } from '@appcat/config';
 import type { IdempotencySettings } from '../idempotency/idempotency-records.js';
 import { readX402Config, type X402Config } from '../x402/x402-config.js';
 import { type OpsConfig, readOpsConfig } from '@appcat/ops';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/appcat';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/** Ledger shards on a Redis Cluster unless LEDGER_STREAM_SHARDS says otherwise: a few per primary of a 3-primary cluster. */
+export const DEFAULT_CLUSTER_LEDGER_SHARDS = 12;
 
 /** The Redis stream of debits not yet written to Postgres, and the flushers that drain it. */
 export interface LedgerConfig {
+  /** The shards' streams are named `<stream>:{<shard tag>}`. */
   stream: string;
+  /**
+   * How many streams the ledger is split into (each key's debits go to one, by its key hash). One Redis
+   * needs one; a Redis Cluster needs several, so the streams (and the keys with them) spread over its primaries.
+   */
+  shards: number;
   group: string;
   /** This replica's consumer name in the group; unique per process. */
   consumer: string;
@@ -32,7 +40,8 @@ export interface PaymentsConfig {
   nats: NatsConfig;
   databaseUrl: string;
   databasePoolSize: number;
-  redisUrl: string;
+  /** One Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES). */
+  redis: RedisEndpoint;
   /** A Redis command that takes longer fails the request with CreditStoreUnavailable, ms. */
   redisCommandTimeoutMs: number;
   /** How long a key hash that Postgres does not know is remembered as unknown, ms. */
@@ -48,16 +57,18 @@ export function readDatabaseUrl(env: EnvReader): string {
 }
 
 export function readPaymentsConfig(environment: Record<string, string | undefined> = process.env): PaymentsConfig {
-  return readConfig(
-    (env) => ({
+  return readConfig((env) => {
+    const redis = readRedisEndpoint(env, DEFAULT_REDIS_URL);
+    return {
       nats: readNatsConfig(env),
       databaseUrl: readDatabaseUrl(env),
       databasePoolSize: env.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 100 }),
-      redisUrl: env.url('REDIS_URL', DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
+      redis,
       redisCommandTimeoutMs: env.int('REDIS_COMMAND_TIMEOUT_MS', 2_000, { min: 50, max: 60_000 }),
       unknownKeyTtlMs: env.int('CREDIT_UNKNOWN_KEY_TTL_MS', 30_000, { min: 0, max: 3_600_000 }),
       ledger: {
         stream: env.string('LEDGER_STREAM', 'credit:ledger'),
+        shards: env.int('LEDGER_STREAM_SHARDS', redis.clusterNodes.length > 0 ? DEFAULT_CLUSTER_LEDGER_SHARDS : 1, { min: 1, max: 256 }),
         group: env.string('LEDGER_GROUP', 'ledger-flushers'),
         consumer: env.string('LEDGER_CONSUMER', defaultConsumerName()),
         batchSize: env.int('LEDGER_BATCH_SIZE', 500, { min: 1, max: 10_000 }),
@@ -72,9 +83,8 @@ export function readPaymentsConfig(environment: Record<string, string | undefine
         maxAnswerBytes: env.int('IDEMPOTENCY_MAX_ANSWER_BYTES', 1_048_576, { min: 1_024, max: 16_777_216 }),
       },
       ops: readOpsConfig(env, 9101),
-    }),
-    environment,
-  );
+    };
+  }, environment);
 }
 
 /** Host and pid name the replica for operators; the random tail keeps two in one process apart. */

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../database/redis.js';
+import type { CreditKeyspace } from './credit-keyspace.js';
 import { BALANCE_SCRIPT, DEBIT_SCRIPT, MARK_UNKNOWN_SCRIPT, SYNC_SCRIPT } from './credit-scripts.js';
 
 /** What Redis knows about a key, as of one script run. */
@@ -51,33 +52,26 @@ export function balanceFromSnapshot(snapshot: Pick<KeySnapshot, 'toppedUp' | 'sp
  * can never be separated by another replica's request.
  */
 export class CreditStore {
-  private readonly redis: Redis & CreditCommands;
+  private readonly redis: RedisClient & CreditCommands;
 
   constructor(
-    redis: Redis,
-    private readonly ledgerStream: string,
+    redis: RedisClient,
+    /** Key names: a key's hash, marker and ledger stream share one hash slot. */
+    readonly keyspace: CreditKeyspace,
   ) {
     redis.defineCommand('creditDebit', { numberOfKeys: 3, lua: DEBIT_SCRIPT });
     redis.defineCommand('creditBalance', { numberOfKeys: 2, lua: BALANCE_SCRIPT });
     redis.defineCommand('creditSync', { numberOfKeys: 2, lua: SYNC_SCRIPT });
     redis.defineCommand('creditMarkUnknown', { numberOfKeys: 2, lua: MARK_UNKNOWN_SCRIPT });
-    this.redis = redis as Redis & CreditCommands;
-  }
-
-  static keyOf(keyHash: string): string {
-    return `credit:key:${keyHash}`;
-  }
-
-  static unknownMarkerOf(keyHash: string): string {
-    return `credit:unknown:${keyHash}`;
+    this.redis = redis as RedisClient & CreditCommands;
   }
 
   /** Takes `debit.amount` from the balance unless that would go below zero, and logs it to the ledger. */
   async debit(keyHash: string, debit: LedgerDebit): Promise<DebitOutcome> {
     const reply = await this.redis.creditDebit(
-      CreditStore.keyOf(keyHash),
-      CreditStore.unknownMarkerOf(keyHash),
-      this.ledgerStream,
+      this.keyspace.keyOf(keyHash),
+      this.keyspace.unknownMarkerOf(keyHash),
+      this.keyspace.streamOf(keyHash),
       debit.amount.toString(),
       debit.debitId,
       debit.route,
@@ -87,15 +81,15 @@ export class CreditStore {
   }
 
   async balance(keyHash: string): Promise<BalanceOutcome> {
-    const reply = await this.redis.creditBalance(CreditStore.keyOf(keyHash), CreditStore.unknownMarkerOf(keyHash));
+    const reply = await this.redis.creditBalance(this.keyspace.keyOf(keyHash), this.keyspace.unknownMarkerOf(keyHash));
     return parseOutcome(reply) as BalanceOutcome;
   }
 
   /** Merges a Postgres snapshot of the key into Redis (see SYNC_SCRIPT for why any order converges). */
   async sync(keyHash: string, snapshot: KeySnapshot): Promise<SyncedKey> {
     const [balance, toppedUp, revoked] = await this.redis.creditSync(
-      CreditStore.keyOf(keyHash),
-      CreditStore.unknownMarkerOf(keyHash),
+      this.keyspace.keyOf(keyHash),
+      this.keyspace.unknownMarkerOf(keyHash),
       snapshot.id,
       balanceFromSnapshot(snapshot).toString(),
       snapshot.toppedUp.toString(),
@@ -106,18 +100,17 @@ export class CreditStore {
 
   async markUnknown(keyHash: string, ttlMs: number): Promise<void> {
     if (ttlMs <= 0) return;
-    await this.redis.creditMarkUnknown(CreditStore.keyOf(keyHash), CreditStore.unknownMarkerOf(keyHash), String(ttlMs));
+    await this.redis.creditMarkUnknown(this.keyspace.keyOf(keyHash), this.keyspace.unknownMarkerOf(keyHash), String(ttlMs));
   }
 
   /** Live balances of the keys Redis holds; absent for the others. */
   async peekBalances(keyHashes: string[]): Promise<Map<string, bigint>> {
     const balances = new Map<string, bigint>();
     if (keyHashes.length === 0) return balances;
-    const pipeline = this.redis.pipeline();
-    for (const keyHash of keyHashes) pipeline.hget(CreditStore.keyOf(keyHash), 'bal');
-    const replies = (await pipeline.exec()) ?? [];
-    replies.forEach(([error, value], index) => {
-      if (error) throw error;
+    // One command each, not a pipeline: on a Redis Cluster a pipeline must stay in one slot. Sent
+    // together, the client still batches them (per node when clustered).
+    const replies = await Promise.all(keyHashes.map((keyHash) => this.redis.hget(this.keyspace.keyOf(keyHash), 'bal')));
+    replies.forEach((value, index) => {
       if (typeof value === 'string') balances.set(keyHashes[index], BigInt(value));
     });
     return balances;
@@ -125,7 +118,7 @@ export class CreditStore {
 
   /** Claims the right to re-read a key from Postgres for `ttlMs`; false if someone claimed it already. */
   async claimResync(keyHash: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(`credit:resync:${keyHash}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+    return (await this.redis.set(this.keyspace.resyncMarkerOf(keyHash), '1', 'PX', ttlMs, 'NX')) === 'OK';
   }
 }
 

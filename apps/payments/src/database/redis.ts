@@ -1,10 +1,45 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisEndpoint } from '@appcat/config';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+/** One Redis server or a Redis Cluster: the credit path works on both (see CreditKeyspace). */
+export type RedisClient = Redis | Cluster;
 
 /**
  * A Redis connection speaking RESP2, so stream replies (XREADGROUP, XAUTOCLAIM) keep their documented
  * nested-array shape instead of RESP3 maps flattened by the client. Balances never travel as Redis
  * integers: the scripts return them as strings.
+ *
+ * With cluster nodes, a Redis Cluster client: commands go to the primary owning their slot, and after a
+ * failover it learns the new owner from the MOVED reply (refreshing the slot table) and retries there.
+ * `enableOfflineQueue` and `enableAutoPipelining` apply to the cluster as a whole, the rest to each node.
  */
-export function connectRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { protocol: 2, ...options });
+export function connectRedis(endpoint: RedisEndpoint, options?: RedisOptions): RedisClient;
+/** One server by URL (tools and tests). */
+export function connectRedis(url: string, options?: RedisOptions): Redis;
+export function connectRedis(endpoint: RedisEndpoint | string, options: RedisOptions = {}): RedisClient {
+  if (typeof endpoint === 'string') return new Redis(endpoint, { protocol: 2, ...options });
+  if (endpoint.clusterNodes.length === 0) return new Redis(endpoint.url, { protocol: 2, ...options });
+  const { enableOfflineQueue, enableAutoPipelining, ...nodeOptions } = options;
+  const url = new URL(endpoint.url);
+  return new Cluster(endpoint.clusterNodes, {
+    enableOfflineQueue,
+    enableAutoPipelining,
+    scaleReads: 'master',
+    // A failover (node timeout + election) takes a few seconds: a command that lands in it waits briefly
+    // and is retried on the new primary, within the command timeout.
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    redisOptions: {
+      protocol: 2,
+      username: url.username ? decodeURIComponent(url.username) : undefined,
+      password: url.password ? decodeURIComponent(url.password) : undefined,
+      tls: url.protocol === 'rediss:' ? {} : undefined,
+      ...nodeOptions,
+    },
+  });
+}
+
+/** Whether a client talks to a Redis Cluster (some commands must then go slot by slot). */
+export function isCluster(redis: RedisClient): redis is Cluster {
+  return (redis as Cluster).isCluster === true;
 }

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { LedgerConfig } from '../config/payments-config.js';
+import { CreditKeyspace } from '../credits/credit-keyspace.js';
+import { isCluster, type RedisClient } from '../database/redis.js';
 import { applyLedgerBatch, type LedgerEntry, parseLedgerEntry } from './ledger-batch.js';
 
 type StreamEntry = [id: string, fields: string[] | null];
@@ -12,10 +13,12 @@ type XAutoClaimReply = [next: string, entries: StreamEntry[], deleted?: string[]
 const FORGET_IDLE_CONSUMER_MS = 3_600_000;
 const RETRY_DELAY_MS = 500;
 const SHUTDOWN_DRAIN_MS = 5_000;
+/** On a Redis Cluster, how often an idle flusher looks for new debits at least, ms (it cannot block there). */
+const CLUSTER_POLL_MS = 50;
 
 /**
- * Writes the debits of the Redis ledger stream behind to Postgres. Every replica runs one, all in one
- * consumer group, so each entry is delivered to one of them; an entry is acknowledged and deleted only
+ * Writes the debits of the Redis ledger's streams (its shards) behind to Postgres. Every replica runs
+ * one, all in one consumer group per stream, so each entry is delivered to one of them; an entry is acknowledged and deleted only
  * after the statement that recorded it committed, and recording is idempotent, so a crash anywhere means
  * at worst a replay that changes nothing. Entries a dead replica had read are reclaimed after
  * `claimIdleMs`. If Redis lost the group (restart without data, FLUSHALL), it is created again.
@@ -24,8 +27,8 @@ export class LedgerFlusher {
   private readonly logger = new Logger('LedgerFlusher');
   private running: Promise<void> | null = null;
   private stopping = false;
-  /** Read this consumer's own unacknowledged entries before new ones (after a failure or at start). */
-  private retryOwnPending = true;
+  /** Streams whose unacknowledged entries this consumer reads before new ones (after a failure or at start). */
+  private readonly ownPending: Set<string>;
   private nextReclaimAt = 0;
   /** Ends the current linger early (at stop). */
   private wake: (() => void) | null = null;
@@ -34,10 +37,14 @@ export class LedgerFlusher {
 
   constructor(
     /** A connection of its own: XREADGROUP BLOCK holds it while waiting. */
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly pool: pg.Pool,
     private readonly config: LedgerConfig,
-  ) {}
+    /** The ledger's shards (CreditKeyspace.streams), all drained by this flusher. */
+    private readonly streams: readonly string[],
+  ) {
+    this.ownPending = new Set(streams);
+  }
 
   start(): void {
     if (this.running) return;
@@ -54,7 +61,7 @@ export class LedgerFlusher {
     const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
     try {
       while (Date.now() < deadline) {
-        const ownPending = this.retryOwnPending;
+        const ownPending = this.ownPending.size > 0;
         if ((await this.flushOnce({ block: false })) === 0 && !ownPending) break;
       }
     } catch (error) {
@@ -62,61 +69,85 @@ export class LedgerFlusher {
     }
   }
 
-  async ensureGroup(): Promise<void> {
-    try {
-      // From the stream's first entry: after Redis lost everything, debits may be in a new stream already.
-      await this.redis.xgroup('CREATE', this.config.stream, this.config.group, '0', 'MKSTREAM');
-    } catch (error) {
-      if (!String((error as Error).message).startsWith('BUSYGROUP')) throw error;
-    }
+  async ensureGroup(streams: readonly string[] = this.streams): Promise<void> {
+    await Promise.all(
+      streams.map(async (stream) => {
+        try {
+          // From the stream's first entry: after Redis lost everything, debits may be in a new stream already.
+          await this.redis.xgroup('CREATE', stream, this.config.group, '0', 'MKSTREAM');
+        } catch (error) {
+          if (!String((error as Error).message).startsWith('BUSYGROUP')) throw error;
+        }
+      }),
+    );
   }
 
   /**
-   * Reads one batch (this consumer's unacknowledged entries first, then new ones) and records it.
-   * Returns how many stream entries were handled.
+   * Reads one batch per shard (this consumer's unacknowledged entries first, then new ones) and records
+   * it. Returns how many stream entries were handled. One Redis serves every shard in one XREADGROUP that
+   * blocks until any has debits; on a Redis Cluster the shards live on different primaries, so each is
+   * read on its own, without blocking (a blocked command would hold the node's one connection), and a
+   * shard whose primary is failing over does not hold the others up.
    */
   async flushOnce(options: { block: boolean }): Promise<number> {
-    const ownPending = this.retryOwnPending;
+    if (!isCluster(this.redis)) return this.flushStreams(this.streams, options.block);
+    const results = await Promise.allSettled(this.streams.map((stream) => this.flushStreams([stream], false)));
+    let handled = 0;
+    for (const result of results) if (result.status === 'fulfilled') handled += result.value;
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    if (handled === 0 && options.block && this.ownPending.size === 0 && !this.stopping) {
+      await this.linger(Math.min(this.config.blockMs, Math.max(CLUSTER_POLL_MS, this.config.flushIntervalMs)));
+    }
+    return handled;
+  }
+
+  /** Takes over entries that another consumer read but did not acknowledge for `claimIdleMs`. */
+  async reclaim(): Promise<number> {
+    let handled = 0;
+    for (const stream of this.streams) {
+      let cursor = '0-0';
+      do {
+        const [next, entries] = (await this.redis.call(
+          'XAUTOCLAIM',
+          stream,
+          this.config.group,
+          this.config.consumer,
+          this.config.claimIdleMs,
+          cursor,
+          'COUNT',
+          this.config.batchSize,
+        )) as XAutoClaimReply;
+        if (entries.length > 0) this.logger.warn(`reclaimed ${entries.length} ledger entries of ${stream} from an unresponsive consumer`);
+        await this.record([[stream, entries]]);
+        handled += entries.length;
+        cursor = next;
+      } while (cursor !== '0-0' && !this.stopping);
+      await this.forgetIdleConsumers(stream);
+    }
+    return handled;
+  }
+
+  private async flushStreams(streams: readonly string[], block: boolean): Promise<number> {
+    const ids = streams.map((stream) => (this.ownPending.has(stream) ? '0' : '>'));
     const args: (string | number)[] = ['GROUP', this.config.group, this.config.consumer, 'COUNT', this.config.batchSize];
-    if (options.block && !ownPending) args.push('BLOCK', this.config.blockMs);
-    args.push('STREAMS', this.config.stream, ownPending ? '0' : '>');
+    if (block && ids.every((id) => id === '>')) args.push('BLOCK', this.config.blockMs);
+    args.push('STREAMS', ...streams, ...ids);
     let reply: XReadGroupReply;
     try {
       reply = (await this.redis.call('XREADGROUP', ...args)) as XReadGroupReply;
     } catch (error) {
       if (!isNoGroup(error)) throw error;
-      await this.ensureGroup();
-      this.retryOwnPending = false;
+      await this.ensureGroup(streams);
+      for (const stream of streams) this.ownPending.delete(stream);
       return 0;
     }
-    const entries = reply?.[0]?.[1] ?? [];
-    this.retryOwnPending = ownPending && entries.length > 0;
-    await this.record(entries);
-    return entries.length;
-  }
-
-  /** Takes over entries that another consumer read but did not acknowledge for `claimIdleMs`. */
-  async reclaim(): Promise<number> {
-    let cursor = '0-0';
-    let handled = 0;
-    do {
-      const [next, entries] = (await this.redis.call(
-        'XAUTOCLAIM',
-        this.config.stream,
-        this.config.group,
-        this.config.consumer,
-        this.config.claimIdleMs,
-        cursor,
-        'COUNT',
-        this.config.batchSize,
-      )) as XAutoClaimReply;
-      if (entries.length > 0) this.logger.warn(`reclaimed ${entries.length} ledger entries from an unresponsive consumer`);
-      await this.record(entries);
-      handled += entries.length;
-      cursor = next;
-    } while (cursor !== '0-0' && !this.stopping);
-    await this.forgetIdleConsumers();
-    return handled;
+    const read = new Map(reply ?? []);
+    const batches: [string, StreamEntry[]][] = streams.map((stream) => [stream, read.get(stream) ?? []]);
+    // Own pending entries are read until none is left; then new ones.
+    batches.forEach(([stream, entries], index) => ids[index] === '0' && entries.length === 0 && this.ownPending.delete(stream));
+    await this.record(batches);
+    return batches.reduce((sum, [, entries]) => sum + entries.length, 0);
   }
 
   private async loop(): Promise<void> {
@@ -138,25 +169,26 @@ export class LedgerFlusher {
           continue;
         }
         this.logger.error(`ledger flush failed, retrying: ${describe(error)}`);
-        this.retryOwnPending = true;
+        for (const stream of this.streams) this.ownPending.add(stream);
         await sleep(RETRY_DELAY_MS);
       }
     }
   }
 
-  /** Records the entries in Postgres, then acknowledges and deletes them from the stream. */
-  private async record(entries: StreamEntry[]): Promise<void> {
-    if (entries.length === 0) return;
+  /**
+   * Records the entries of one or more shards in Postgres in one statement, then acknowledges and
+   * deletes them from their streams.
+   */
+  private async record(batches: [stream: string, entries: StreamEntry[]][]): Promise<void> {
     const debits: LedgerEntry[] = [];
-    const malformed: StreamEntry[] = [];
-    const vanished: string[] = [];
-    for (const [id, fields] of entries) {
-      // An entry deleted from the stream but still pending comes back without fields: it was recorded.
-      if (fields === null) vanished.push(id);
-      else {
+    const malformed: [stream: string, entry: StreamEntry][] = [];
+    for (const [stream, entries] of batches) {
+      for (const [id, fields] of entries) {
+        // An entry deleted from the stream but still pending comes back without fields: it was recorded.
+        if (fields === null) continue;
         const debit = parseLedgerEntry(id, fields);
         if (debit) debits.push(debit);
-        else malformed.push([id, fields]);
+        else malformed.push([stream, [id, fields]]);
       }
     }
     if (debits.length > 0) {
@@ -165,14 +197,20 @@ export class LedgerFlusher {
       const oldest = debits.reduce((min, debit) => (debit.chargedAtMs < min ? debit.chargedAtMs : min), debits[0].chargedAtMs);
       this.onFlushed?.(debits.length, Number(oldest));
     }
-    const deadLetters = this.redis.multi();
-    for (const [id, fields] of malformed) deadLetters.xadd(`${this.config.stream}:dead`, '*', 'source', id, ...(fields ?? []));
-    if (malformed.length > 0) {
-      this.logger.error(`${malformed.length} malformed ledger entries moved to ${this.config.stream}:dead`);
-      await deadLetters.exec();
+    for (const [stream, [id, fields]] of malformed) {
+      const deadLetters = CreditKeyspace.deadLettersOf(stream);
+      this.logger.error(`malformed ledger entry ${id} moved to ${deadLetters}`);
+      await this.redis.xadd(deadLetters, '*', 'source', id, ...(fields ?? []));
     }
-    const ids = entries.map(([id]) => id);
-    await this.redis.multi().xack(this.config.stream, this.config.group, ...ids).xdel(this.config.stream, ...ids).exec();
+    await Promise.all(
+      batches
+        .filter(([, entries]) => entries.length > 0)
+        .map(([stream, entries]) => {
+          const ids = entries.map(([id]) => id);
+          // One stream per transaction: on a Redis Cluster a transaction stays in one slot.
+          return this.redis.multi().xack(stream, this.config.group, ...ids).xdel(stream, ...ids).exec();
+        }),
+    );
   }
 
   private linger(ms: number): Promise<void> {
@@ -186,14 +224,14 @@ export class LedgerFlusher {
     });
   }
 
-  private async forgetIdleConsumers(): Promise<void> {
-    const consumers = (await this.redis.call('XINFO', 'CONSUMERS', this.config.stream, this.config.group)) as unknown[][];
+  private async forgetIdleConsumers(stream: string): Promise<void> {
+    const consumers = (await this.redis.call('XINFO', 'CONSUMERS', stream, this.config.group)) as unknown[][];
     for (const info of consumers) {
       const fields = new Map<string, unknown>();
       for (let i = 0; i + 1 < info.length; i += 2) fields.set(String(info[i]), info[i + 1]);
       const name = String(fields.get('name'));
       if (name !== this.config.consumer && Number(fields.get('pending')) === 0 && Number(fields.get('idle')) > FORGET_IDLE_CONSUMER_MS) {
-        await this.redis.xgroup('DELCONSUMER', this.config.stream, this.config.group, name);
+        await this.redis.xgroup('DELCONSUMER', stream, this.config.group, name);
       }
     }
   }

@@ -8,9 +8,9 @@ import {
   type SettlementReconciliation,
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { CreditStore } from '../credits/credit-store.js';
+import type { RedisClient } from '../database/redis.js';
 import { parseLedgerEntry } from '../ledger/ledger-batch.js';
 import type { SettlementRecords } from '../x402/settlement-records.js';
 
@@ -68,9 +68,9 @@ SELECT
 export class Reconciliation {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
+    /** Also names the ledger's shards, each checked on its own (on a Redis Cluster they live on different primaries). */
     private readonly store: CreditStore,
-    private readonly ledgerStream: string,
     private readonly settlements: SettlementRecords,
   ) {}
 
@@ -96,12 +96,12 @@ export class Reconciliation {
     }
   }
 
-  /** Until the ledger stream and the queued settlement records are empty (moving the records itself), or the deadline. */
+  /** Until the ledger's streams and the queued settlement records are empty (moving the records itself), or the deadline. */
   private async waitForWriteBehind(deadline: number): Promise<void> {
     await this.settlements.flush();
     for (;;) {
       await this.settlements.drainPending().catch(() => undefined);
-      const [ledger, queued] = await Promise.all([this.redis.xlen(this.ledgerStream), this.settlements.pendingCount()]);
+      const [ledger, queued] = await Promise.all([this.ledgerLength(), this.settlements.pendingCount()]);
       if ((ledger === 0 && queued === 0) || Date.now() >= deadline) return;
       await sleep(POLL_MS);
     }
@@ -171,12 +171,22 @@ export class Reconciliation {
     };
   }
 
-  /** Debits still in the ledger stream, by key id. */
+  private async ledgerLength(): Promise<number> {
+    const lengths = await Promise.all(this.store.keyspace.streams.map((stream) => this.redis.xlen(stream)));
+    return lengths.reduce((sum, length) => sum + length, 0);
+  }
+
+  /** Debits still in the ledger's streams, by key id. */
   private async pendingDebits(): Promise<Map<string, { amount: bigint; entries: number }>> {
     const byKey = new Map<string, { amount: bigint; entries: number }>();
+    for (const stream of this.store.keyspace.streams) await this.addPendingDebits(stream, byKey);
+    return byKey;
+  }
+
+  private async addPendingDebits(stream: string, byKey: Map<string, { amount: bigint; entries: number }>): Promise<void> {
     let start = '-';
     for (;;) {
-      const page = (await this.redis.xrange(this.ledgerStream, start, '+', 'COUNT', STREAM_PAGE)) as [string, string[]][];
+      const page = (await this.redis.xrange(stream, start, '+', 'COUNT', STREAM_PAGE)) as [string, string[]][];
       for (const [id, fields] of page) {
         const debit = parseLedgerEntry(id, fields);
         if (!debit) continue;
@@ -185,7 +195,7 @@ export class Reconciliation {
         entry.entries += 1;
         byKey.set(debit.keyId, entry);
       }
-      if (page.length < STREAM_PAGE) return byKey;
+      if (page.length < STREAM_PAGE) return;
       start = `(${page[page.length - 1][0]}`;
     }
   }

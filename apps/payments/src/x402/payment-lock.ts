@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '../database/redis.js';
+import { X402_HASH_TAG } from './settlement-records.js';
 
 /**
  * A short-lived claim on one payment payload, in Redis so every replica sees it: the second of two
@@ -10,7 +12,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
  * settling and answers them fast.
  */
 export class PaymentLock {
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   /** The identity of a payload: (network, payer, nonce) for EVM, the transaction for Solana. */
   static identify(network: string, payload: unknown, rawHeader: string): string {
@@ -51,7 +53,8 @@ export class PaymentLock {
     await this.redis.del(PaymentLock.keyOf(identity)).catch(() => undefined);
   }
 
+  /** In the settlement streams' slot (X402_HASH_TAG), so the "used" mark can join a record's transaction on a Redis Cluster. */
   static keyOf(identity: string): string {
-    return `x402:payment:${identity}`;
+    return `x402:payment:${X402_HASH_TAG}:${identity}`;
   }
 }

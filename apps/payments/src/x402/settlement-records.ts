@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '../database/redis.js';
 import type pg from 'pg';
 
 /** One settled x402 payment and the request it paid for (a row of `x402_settlements`). */
@@ -17,10 +18,15 @@ export interface SettlementRecord {
   settledAtMs: number;
 }
 
+/**
+ * The hash tag of every x402 key: a payment's "used" mark and its settlement record are written in one
+ * transaction, which on a Redis Cluster must stay in one slot.
+ */
+export const X402_HASH_TAG = '{x402}';
 /** Records on their way to Postgres: every settlement passes through here. */
-export const PENDING_SETTLEMENTS_STREAM = 'x402:settlements:pending';
+export const PENDING_SETTLEMENTS_STREAM = `x402:settlements:${X402_HASH_TAG}:pending`;
 /** Records Postgres refused (a constraint or a value it cannot take) or that could not be read: kept for an operator, counted by reconciliation. */
-export const REJECTED_SETTLEMENTS_STREAM = 'x402:settlements:rejected';
+export const REJECTED_SETTLEMENTS_STREAM = `x402:settlements:${X402_HASH_TAG}:rejected`;
 /** How often each replica looks for records no replica wrote to Postgres itself (it died, or Postgres was down). */
 const DRAIN_INTERVAL_MS = 1_000;
 /** The timer's drain leaves younger records to the replica that queued them, which writes them within milliseconds. */
@@ -61,7 +67,7 @@ export class SettlementRecords {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
   ) {}
 
   /**

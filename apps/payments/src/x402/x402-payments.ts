@@ -14,7 +14,7 @@ import { FacilitatorTimeoutError, type PaymentPayload, type PaymentRequirements,
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import type { PaymentsMetrics } from '@appcat/ops';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../database/redis.js';
 import { FacilitatorClient } from './facilitator-client.js';
 import { PaymentLock } from './payment-lock.js';
 import { paymentValidity } from './payment-validity.js';
@@ -65,7 +65,7 @@ export class X402Payments {
 
   constructor(
     private readonly config: X402Config,
-    redis: Redis,
+    redis: RedisClient,
     private readonly metrics?: PaymentsMetrics,
     /** Where each settlement is recorded for reconciliation; tests of the offer alone go without. */
     private readonly records?: SettlementRecords,

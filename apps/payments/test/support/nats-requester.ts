@@ -8,7 +8,7 @@ export type Reply<T> = { ok: true; value: T } | { ok: false; error: WireError };
 export class NatsRequester {
   private constructor(private readonly connection: NatsConnection) {}
 
-  static async connect(url: string): Promise<NatsRequester> {
+  static async connect(url: string | string[]): Promise<NatsRequester> {
     return new NatsRequester(await connect({ servers: url }));
   }
 

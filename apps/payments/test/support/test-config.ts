@@ -1,4 +1,8 @@
 import { type PaymentsConfig, readPaymentsConfig } from '../../src/config/payments-config.js';
+import { CreditKeyspace } from '../../src/credits/credit-keyspace.js';
+
+/** The credit key names a payments app uses with the default settings on one Redis. */
+export const testKeyspace = new CreditKeyspace('credit:ledger', 1);
 
 /** Payments settings for a suite's private servers, with fast shutdown and flushing. */
 export function testConfig(urls: { nats: string; redis: string; database: string }, env: Record<string, string> = {}): PaymentsConfig {

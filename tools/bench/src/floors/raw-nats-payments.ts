@@ -2,14 +2,15 @@
  * Floor (b), payments: answers debits on NATS with the real service's Redis Lua debit (CreditStore),
  * queue-grouped, no NestJS. Its ledger goes to a stream of its own that nothing flushes.
  */
-import { CreditStore } from '@appcat/payments';
+import { CreditKeyspace, CreditStore } from '@appcat/payments';
 import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { FLOOR_DEBIT_SUBJECT, FLOOR_QUEUE, required } from './floor-env.js';
 
 const nats = await connect({ servers: required('NATS_URL'), name: 'bench-floor-payments' });
-const store = new CreditStore(new Redis(required('REDIS_URL')), required('LEDGER_STREAM'));
+// One shard, as payments on one Redis: the keys the bench loaded through payments are found under the same names.
+const store = new CreditStore(new Redis(required('REDIS_URL')), new CreditKeyspace(required('LEDGER_STREAM'), 1));
 
 nats.subscribe(FLOOR_DEBIT_SUBJECT, {
   queue: FLOOR_QUEUE,

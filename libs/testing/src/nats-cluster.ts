@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { freePort, waitForPort } from './processes.js';
+
+const NATS_SERVER = '/usr/sbin/nats-server';
+
+interface NatsClusterNode {
+  port: number;
+  routePort: number;
+  monitorPort: number;
+  process: ChildProcess;
+}
+
+/**
+ * A private NATS cluster: `size` nats-servers routed to each other (full mesh), on free ports. Clients
+ * given every URL fail over to a surviving server when theirs dies.
+ */
+export class NatsClusterHarness {
+  private constructor(private readonly nodes: NatsClusterNode[]) {}
+
+  static async start(size = 3): Promise<NatsClusterHarness> {
+    const ports = [];
+    for (let i = 0; i < size; i++) ports.push({ port: await freePort(), routePort: await freePort(), monitorPort: await freePort() });
+    const harness = new NatsClusterHarness([]);
+    for (const port of ports) harness.nodes.push(await harness.spawn(port, ports));
+    await harness.waitForRoutes();
+    return harness;
+  }
+
+  /** Every server, comma-separated, as NATS_URL takes them. */
+  get url(): string {
+    return this.urls.join(',');
+  }
+
+  get urls(): string[] {
+    return this.nodes.map((n) => `nats://127.0.0.1:${n.port}`);
+  }
+
+  /** SIGKILL of server `index`, as a crash would. */
+  async kill(index: number): Promise<void> {
+    const node = this.nodes[index];
+    if (node.process.exitCode !== null || node.process.signalCode !== null) return;
+    const ended = new Promise((resolve) => node.process.once('exit', resolve));
+    node.process.kill('SIGKILL');
+    await ended;
+  }
+
+  /** Starts a killed server again on its ports; it rejoins the routes. */
+  async restart(index: number): Promise<void> {
+    await this.kill(index);
+    this.nodes[index] = await this.spawn(this.nodes[index], this.nodes);
+    await this.waitForRoutes();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.nodes.map((_, index) => this.kill(index)));
+  }
+
+  /** Until every live server has a route to every other live one (subscriptions then propagate). */
+  async waitForRoutes(timeoutMs = 15_000): Promise<void> {
+    const live = this.nodes.filter((n) => n.process.exitCode === null && n.process.signalCode === null);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const counts = await Promise.all(
+        live.map(async (n) => {
+          try {
+            const routez = (await (await fetch(`http://127.0.0.1:${n.monitorPort}/routez`)).json()) as { num_routes: number };
+            return routez.num_routes;
+          } catch {
+            return -1;
+          }
+        }),
+      );
+      if (counts.every((count) => count >= live.length - 1)) return;
+      if (Date.now() > deadline) throw new Error(`NATS routes not up after ${timeoutMs} ms: ${counts.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private async spawn(own: Omit<NatsClusterNode, 'process'>, all: Omit<NatsClusterNode, 'process'>[]): Promise<NatsClusterNode> {
+    const routes = all.filter((n) => n.port !== own.port).map((n) => `nats://127.0.0.1:${n.routePort}`);
+    const child = spawn(
+      NATS_SERVER,
+      ['-a', '127.0.0.1', '-p', String(own.port), '-m', String(own.monitorPort), '--cluster_name', 'appcat-test', '--cluster', `nats://127.0.0.1:${own.routePort}`, '--routes', routes.join(',')],
+      { stdio: 'ignore' },
+    );
+    await waitForPort(own.port);
+    return { port: own.port, routePort: own.routePort, monitorPort: own.monitorPort, process: child };
+  }
+}

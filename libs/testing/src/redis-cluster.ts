@@ -1,0 +1,193 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, waitForPort } from './processes.js';
+
+const run = promisify(execFile);
+const REDIS_SERVER = '/usr/bin/redis-server';
+const REDIS_CLI = '/usr/bin/redis-cli';
+
+/** One redis-server of a test cluster. */
+export interface RedisClusterNode {
+  port: number;
+  /** The cluster bus port (given explicitly: port + 10000 may be past 65535). */
+  busPort: number;
+  process: ChildProcess;
+}
+
+/** What CLUSTER NODES says about a node. */
+export interface RedisNodeRole {
+  port: number;
+  id: string;
+  role: 'master' | 'slave';
+  /** For a replica, its primary's id. */
+  primaryId: string | null;
+  failed: boolean;
+  /** For a primary, the slot ranges it serves. */
+  slots: [from: number, to: number][];
+}
+
+/**
+ * A private Redis Cluster: `primaries` primaries with one replica each (Debian's redis-server with
+ * cluster-enabled, joined by `redis-cli --cluster create`), nothing on disk, on free ports. A short node
+ * timeout makes a replica take over a killed primary within a couple of seconds.
+ */
+export class RedisClusterHarness {
+  private readonly nodes: RedisClusterNode[] = [];
+
+  private constructor(
+    private readonly dir: string,
+    readonly nodeTimeoutMs: number,
+  ) {}
+
+  static async start(options: { primaries?: number; nodeTimeoutMs?: number } = {}): Promise<RedisClusterHarness> {
+    const primaries = options.primaries ?? 3;
+    const harness = new RedisClusterHarness(mkdtempSync(join(tmpdir(), 'appcat-redis-cluster-')), options.nodeTimeoutMs ?? 1_000);
+    try {
+      for (let i = 0; i < primaries * 2; i++) harness.nodes.push(await harness.spawnNode(await freePort(), await freePort()));
+      await run(REDIS_CLI, ['--cluster', 'create', ...harness.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
+      await harness.waitUntilHealthy();
+    } catch (error) {
+      await harness.stop();
+      throw error;
+    }
+    return harness;
+  }
+
+  /** `host:port,…` for REDIS_CLUSTER_NODES. */
+  get nodesSetting(): string {
+    return this.nodes.map((n) => `127.0.0.1:${n.port}`).join(',');
+  }
+
+  get seeds(): { host: string; port: number }[] {
+    return this.nodes.map((n) => ({ host: '127.0.0.1', port: n.port }));
+  }
+
+  /** The roles as a live node sees them. */
+  async roles(): Promise<RedisNodeRole[]> {
+    for (const node of this.nodes) {
+      if (node.process.exitCode !== null || node.process.signalCode !== null) continue;
+      try {
+        const { stdout } = await run(REDIS_CLI, ['-p', String(node.port), 'cluster', 'nodes']);
+        return stdout
+          .trim()
+          .split('\n')
+          .map((line) => {
+            const [id, address, flags, primaryId, , , , , ...ranges] = line.split(' ');
+            return {
+              id,
+              port: Number(address.split('@')[0].split(':')[1]),
+              role: flags.includes('master') ? ('master' as const) : ('slave' as const),
+              primaryId: primaryId === '-' ? null : primaryId,
+              failed: flags.includes('fail'),
+              slots: ranges
+                .filter((range) => /^\d+(-\d+)?$/.test(range))
+                .map((range) => {
+                  const [from, to] = range.split('-').map(Number);
+                  return [from, to ?? from] as [number, number];
+                }),
+            };
+          });
+      } catch {
+        continue;
+      }
+    }
+    throw new Error('no Redis Cluster node answers');
+  }
+
+  /** The port of the live primary serving a slot. */
+  async primaryOf(slot: number): Promise<number> {
+    const owner = (await this.roles()).find((r) => r.role === 'master' && !r.failed && r.slots.some(([from, to]) => slot >= from && slot <= to));
+    if (!owner) throw new Error(`no live primary serves slot ${slot}`);
+    return owner.port;
+  }
+
+  /** The live primaries' ports. */
+  async primaryPorts(): Promise<number[]> {
+    return (await this.roles()).filter((r) => r.role === 'master' && !r.failed).map((r) => r.port);
+  }
+
+  /** SIGKILL of one node, as a crash would. */
+  async kill(port: number): Promise<void> {
+    const node = this.node(port);
+    if (node.process.exitCode !== null || node.process.signalCode !== null) return;
+    const ended = new Promise((resolve) => node.process.once('exit', resolve));
+    node.process.kill('SIGKILL');
+    await ended;
+  }
+
+  /**
+   * Kills a node and starts it again at once with no data but its cluster identity (nodes.conf): a
+   * primary back before its replica could take over serves its slots empty, and its replica copies the
+   * emptiness (Redis Cluster without persistence).
+   */
+  async restartEmpty(port: number): Promise<void> {
+    await this.kill(port);
+    const node = this.node(port);
+    const restarted = await this.spawnNode(node.port, node.busPort);
+    this.nodes[this.nodes.indexOf(node)] = restarted;
+  }
+
+  /** Starts a killed node again where it was (it rejoins, as a replica of whoever took over). */
+  async restart(port: number): Promise<void> {
+    await this.restartEmpty(port);
+  }
+
+  /** Until every slot is served (cluster_state:ok on every live node) and no live node is marked failed. */
+  async waitUntilHealthy(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (await this.healthy()) return;
+      if (Date.now() > deadline) throw new Error(`Redis Cluster not healthy after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => this.kill(n.port).catch(() => undefined)));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async healthy(): Promise<boolean> {
+    const live = this.nodes.filter((n) => n.process.exitCode === null && n.process.signalCode === null);
+    try {
+      for (const node of live) {
+        const { stdout } = await run(REDIS_CLI, ['-p', String(node.port), 'cluster', 'info']);
+        if (!stdout.includes('cluster_state:ok')) return false;
+      }
+      const roles = await this.roles();
+      const livePorts = new Set(live.map((n) => n.port));
+      return roles.filter((r) => livePorts.has(r.port)).every((r) => !r.failed);
+    } catch {
+      return false;
+    }
+  }
+
+  private node(port: number): RedisClusterNode {
+    const node = this.nodes.find((n) => n.port === port);
+    if (!node) throw new Error(`no cluster node on port ${port}`);
+    return node;
+  }
+
+  private async spawnNode(port: number, busPort: number): Promise<RedisClusterNode> {
+    const child = spawn(
+      REDIS_SERVER,
+      [
+        '--port', String(port),
+        '--cluster-port', String(busPort),
+        '--bind', '127.0.0.1',
+        '--cluster-enabled', 'yes',
+        '--cluster-config-file', join(this.dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout', String(this.nodeTimeoutMs),
+        '--save', '',
+        '--appendonly', 'no',
+        '--dir', this.dir,
+      ],
+      { stdio: 'ignore' },
+    );
+    await waitForPort(port);
+    return { port, busPort, process: child };
+  }
+}
