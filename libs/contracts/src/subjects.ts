@@ -1,3 +1,7 @@
+import type { CatalogPeekReply, CatalogReply, CatalogRequest } from './catalog.js';
+import type { BalanceReply, BalanceRequest, DebitReply, DebitRequest } from './payments.js';
+import type { X402AcceptsReply, X402AcceptsRequest, X402PayRequest, X402Receipt, X402TopUpReply, X402TopUpRequest } from './x402.js';
+
 /**
  * NATS subjects and queue groups. Every handler subscribes inside its service's queue group, so a
  * request is handled by exactly one replica however many run (a plain subscription would run the
@@ -40,3 +44,19 @@ export const Subject = {
 } as const;
 
 export type SubjectName = (typeof Subject)[keyof typeof Subject];
+
+/**
+ * What each subject the gateway calls takes and answers, so a request is typed by its subject alone
+ * (`TypedRpc` in libs/microservice reads this).
+ */
+export interface GatewayRpcShapes {
+  [Subject.CreditsDebit]: { request: DebitRequest; reply: DebitReply };
+  [Subject.CreditsBalance]: { request: BalanceRequest; reply: BalanceReply };
+  [Subject.X402Accepts]: { request: X402AcceptsRequest; reply: X402AcceptsReply };
+  [Subject.X402Pay]: { request: X402PayRequest; reply: X402Receipt };
+  [Subject.CreditsTopUp]: { request: X402TopUpRequest; reply: X402TopUpReply };
+  [Subject.CatalogFetch]: { request: CatalogRequest; reply: CatalogReply };
+  [Subject.CatalogPeek]: { request: CatalogRequest; reply: CatalogPeekReply };
+}
+
+export type GatewaySubject = keyof GatewayRpcShapes;

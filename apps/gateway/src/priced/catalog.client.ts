@@ -1,22 +1,15 @@
-import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, Subject } from '@appcat/contracts';
-import { type NatsRpcClient, RpcCallError } from '@appcat/microservice';
+import { type CatalogQuery, type CatalogReply, type CatalogRequest, Subject } from '@appcat/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { httpErrorFor } from '../errors/http-status.js';
-import { NATS_RPC } from '../nats-rpc.provider.js';
+import { GATEWAY_RPC, type GatewayRpc } from '../nats-rpc.provider.js';
 
 /** Catalogue data from the catalog service over NATS. Failures come out as HttpErrors (502 for upstream). */
 @Injectable()
 export class CatalogClient {
-  constructor(@Inject(NATS_RPC) private readonly nats: NatsRpcClient) {}
+  constructor(@Inject(GATEWAY_RPC) private readonly rpc: GatewayRpc) {}
 
-  async fetch(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
+  fetch(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
     const request: CatalogRequest = { query, requestId };
-    try {
-      return await this.nats.request<CatalogReply>(Subject.CatalogFetch, request, { service: 'catalog', requestId });
-    } catch (error) {
-      if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
-      throw error;
-    }
+    return this.rpc.request(Subject.CatalogFetch, request, { requestId });
   }
 
   /**
@@ -26,10 +19,7 @@ export class CatalogClient {
    */
   async peek(query: CatalogQuery, requestId: string): Promise<CatalogReply | null> {
     const request: CatalogRequest = { query, requestId };
-    try {
-      return await this.nats.request<CatalogPeekReply>(Subject.CatalogPeek, request, { service: 'catalog', requestId });
-    } catch {
-      return null;
-    }
+    const peeked = await this.rpc.result(Subject.CatalogPeek, request, { requestId });
+    return peeked.ok ? peeked.value : null;
   }
 }
