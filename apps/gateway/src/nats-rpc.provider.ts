@@ -19,8 +19,9 @@ export const natsRpcProvider = {
 
 export const gatewayRpcProvider = {
   provide: GATEWAY_RPC,
-  inject: [NATS_RPC],
-  useFactory: (nats: NatsRpcClient): GatewayRpc => new TypedRpc(nats, (error) => httpErrorFor(error.code, error.message)),
+  inject: [NATS_RPC, GATEWAY_CONFIG],
+  useFactory: (nats: NatsRpcClient, config: GatewayConfig): GatewayRpc =>
+    new TypedRpc(nats, (error) => httpErrorFor(error.code, error.message), { batchMaxItems: config.rpcBatchMax }),
 };
 
 /** Drains the NATS connection after the HTTP server stopped taking requests. */

@@ -1,15 +1,29 @@
 import { type CatalogQuery, type CatalogReply, type CatalogRequest, Subject } from '@appcat/contracts';
 import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG } from '../config.provider.js';
+import type { GatewayConfig } from '../config.js';
 import { GATEWAY_RPC, type GatewayRpc } from '../nats-rpc.provider.js';
+import { NearCache } from './near-cache.js';
 
-/** Catalogue data from the catalog service over NATS. Failures come out as HttpErrors (502 for upstream). */
+/**
+ * Catalogue data from the catalog service over NATS, or from the near cache for a query answered a
+ * moment ago. Failures come out as HttpErrors (502 for upstream).
+ */
 @Injectable()
 export class CatalogClient {
-  constructor(@Inject(GATEWAY_RPC) private readonly rpc: GatewayRpc) {}
+  /** Answers served a moment ago (see NearCache): a hot query's peek is answered here, without a hop. */
+  private readonly near: NearCache;
 
-  fetch(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
+  constructor(@Inject(GATEWAY_RPC) private readonly rpc: GatewayRpc, @Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+    this.near = new NearCache(config.nearCacheMs, config.nearCacheMaxBytes);
+  }
+
+  async fetch(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
     const request: CatalogRequest = { query, requestId };
-    return this.rpc.request(Subject.CatalogFetch, request, { requestId });
+    const sentAt = Date.now();
+    const reply = await this.rpc.request(Subject.CatalogFetch, request, { requestId });
+    this.near.remember(query, reply, sentAt);
+    return reply;
   }
 
   /**
@@ -18,8 +32,13 @@ export class CatalogClient {
    * fetch that follows reports what is wrong.
    */
   async peek(query: CatalogQuery, requestId: string): Promise<CatalogReply | null> {
+    const near = this.near.get(query);
+    if (near) return near;
     const request: CatalogRequest = { query, requestId };
+    const sentAt = Date.now();
     const peeked = await this.rpc.result(Subject.CatalogPeek, request, { requestId });
-    return peeked.ok ? peeked.value : null;
+    if (!peeked.ok || peeked.value === null) return null;
+    this.near.remember(query, peeked.value, sentAt);
+    return peeked.value;
   }
 }
