@@ -1,5 +1,6 @@
 import { PRICE_PER_CALL_MICROS } from '@appcat/contracts';
 import { ChaosCluster } from './cluster.js';
+import { drainOneKey } from './drain.js';
 import { type Histogram, Traffic } from './traffic.js';
 
 export interface ChaosOptions {
@@ -28,6 +29,8 @@ export interface FaultReport {
 export interface ChaosReport {
   faults: FaultReport[];
   throughput: { creditPerSecond: number; creditPerSecondWithSlowX402: number; ratio: number; hangingX402: number };
+  /** Concurrent (coalesced) debits draining one key over both gateways and both payments replicas. */
+  drain: string;
   totals: string;
   violations: string[];
 }
@@ -116,6 +119,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await traffic.stop();
     const first = await books.check('baseline', false);
     violations.push(...first.violations);
+    const drain = await drainOneKey(cluster, options.ci ? 40 : 200, options.ci ? 120 : 600);
+    log(`drain: ${drain.summary}`);
+    for (const violation of drain.violations) log(`  VIOLATION ${violation}`);
+    violations.push(...drain.violations);
     traffic.start();
 
     const selected = FAULTS.filter((f) => !options.only?.length || options.only.some((name) => f.name.includes(name)));
@@ -162,7 +169,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const totals = `${traffic.total.format()} | x402 delivered ${traffic.deliveries.length}, ambiguous ${traffic.x402Ambiguous}`;
     log(`totals: ${totals}`);
     log(`final reconcile: ${final.summary}`);
-    return { faults, throughput, totals, violations };
+    return { faults, throughput, drain: drain.summary, totals, violations };
   } catch (error) {
     log(cluster.logTail());
     throw error;
