@@ -9,6 +9,9 @@ module.exports = function jestPreset(projectDir) {
   return {
     rootDir: projectDir,
     testEnvironment: 'node',
+    // A guard against a hung test, not a measure of speed: jest's own 5 s failed suites that start
+    // private servers when a loaded 2-core machine ran other projects' tests beside them.
+    testTimeout: 60_000,
     extensionsToTreatAsEsm: ['.ts'],
     transform: {
       '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(projectDir, 'tsconfig.spec.json'), useESM: true }],

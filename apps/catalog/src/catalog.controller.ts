@@ -1,4 +1,18 @@
-import { type CatalogQuery, type CatalogReply, type CatalogUnavailable, type CatalogRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
+import {
+  type BatchItemResult,
+  type BatchReply,
+  type BatchRequest,
+  type CatalogPeekReply,
+  type CatalogQuery,
+  type CatalogReply,
+  type CatalogUnavailable,
+  type CatalogRequest,
+  ErrorCode,
+  MAX_BATCH_ITEMS,
+  QueueGroup,
+  Subject,
+  type WireError,
+} from '@appcat/contracts';
 import { JsonTextReply, WireException } from '@appcat/microservice';
 import { PRICED_ROUTES } from '@appcat/routes';
 import { Controller, Inject } from '@nestjs/common';
@@ -75,12 +89,38 @@ export class CatalogController {
     return upstream === undefined ? null : this.infrastructure.availability.unavailable(upstream);
   }
 
+  /**
+   * `catalog.peek.batch`: several peeks from one gateway loop turn, each answered as `catalog.peek`
+   * would answer it alone (null for a miss; an item's error is that item's own).
+   */
+  @MessagePattern(Subject.CatalogPeekBatch, { queue: QueueGroup.Catalog })
+  async peekBatch(@Payload() request: BatchRequest<CatalogRequest>): Promise<BatchReply<CatalogPeekReply>> {
+    const items = request?.items;
+    if (!Array.isArray(items) || items.length === 0 || items.length > MAX_BATCH_ITEMS) {
+      throw new WireException(ErrorCode.InvalidArgument, `items must be an array of 1 to ${MAX_BATCH_ITEMS} catalog requests`);
+    }
+    const results = await Promise.all(
+      items.map((item) =>
+        this.peek(item).then(
+          (reply): BatchItemResult<CatalogPeekReply> => ({ ok: true, value: reply instanceof JsonTextReply ? reply.toValue() : reply }),
+          (error: unknown): BatchItemResult<CatalogPeekReply> => ({
+            ok: false,
+            error: error instanceof WireException ? (error.getError() as WireError) : { code: ErrorCode.Internal, message: 'internal error' },
+          }),
+        ),
+      ),
+    );
+    return { results };
+  }
+
   private reply(query: CatalogQuery, source: NonNullable<CatalogReply['source']>, result: ListData, provenance: Provenance): JsonTextReply<CatalogReply> {
     this.ops.metrics.cache.inc({ kind: query.route, result: source });
     const dataJson = listJson(result);
     // The fields in the order callers have always had them: source, then the age when there is one.
-    const { ageSeconds } = provenance;
-    return JsonTextReply.of<CatalogReply>(ageSeconds === undefined ? { dataJson, source } : { dataJson, source, ageSeconds }, 'dataJson');
+    const { ageSeconds, ageMs, freshForMs } = provenance;
+    const reply: CatalogReply = ageSeconds === undefined ? { dataJson, source } : { dataJson, source, ageSeconds };
+    if (freshForMs !== undefined) Object.assign(reply, { ageMs, freshForMs });
+    return JsonTextReply.of<CatalogReply>(reply, 'dataJson');
   }
 }
 

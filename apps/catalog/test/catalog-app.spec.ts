@@ -27,8 +27,11 @@ describe('catalog service over NATS', () => {
     expect(listOf(first).resultCount).toBeGreaterThan(0);
     expect(listOf(first).results).toHaveLength(listOf(first).resultCount);
     const again: DecodedReply = await system.fetch(query);
-    expect(again).toEqual({ data: first.data, source: 'cache', ageSeconds: expect.any(Number) });
+    expect(again).toEqual({ data: first.data, source: 'cache', ageSeconds: expect.any(Number), ageMs: expect.any(Number), freshForMs: expect.any(Number) });
     expect(again.ageSeconds).toBeLessThan(5);
+    expect(again.ageSeconds).toBe(Math.floor(again.ageMs! / 1000));
+    // Fresh for the rest of its shortest TTL (half an hour, recent reviews, at the default settings).
+    expect(again.freshForMs).toBeGreaterThanOrEqual(30 * 60_000 - again.ageMs!);
   });
 
   it('says "upstream" when it asked the upstream for the answer', async () => {
@@ -36,6 +39,8 @@ describe('catalog service over NATS', () => {
     const reply = await system.fetch({ route: 'apps.get', appId: String(REFERENCE_IDS.chessApp), country: 'gb' });
     expect(reply.source).toBe('upstream');
     expect(reply.ageSeconds).toBeUndefined();
+    // Details are fresh for 12 hours by default: the reply says so, for the gateway's near cache.
+    expect(reply.ageMs! + reply.freshForMs!).toBe(12 * 3_600_000);
   });
 
   it('sends upstream failures and bad requests as typed errors', async () => {

@@ -2,8 +2,12 @@ import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { CatalogSystem, sleep } from './support.js';
 
-const THROTTLE_OPEN_MS = 300;
-const OPEN_MS = 400;
+// The periods and the upstream timeout are wide enough that a loaded machine cannot cross them between
+// two steps of a test (they were 300 ms, which a busy 2-core machine did cross), and below 1 s so the
+// messages still say "retry after 1 s". Waiting for a period to end is a sleep at least as long.
+const THROTTLE_OPEN_MS = 900;
+const OPEN_MS = 900;
+const UPSTREAM_TIMEOUT_MS = 3_000;
 
 const search = (term: string, country = 'us'): CatalogQuery => ({ route: 'apps.search', term, page: 1, country });
 const similar: CatalogQuery = { route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' };
@@ -22,7 +26,7 @@ describe('circuit breaker per upstream host, shared by the replicas', () => {
         BREAKER_FAILURE_THRESHOLD: '2',
         BREAKER_MAX_OPEN_MS: '5000',
         CACHE_FAILURE_TTL_MS: '0',
-        UPSTREAM_TIMEOUT_MS: '300',
+        UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
       },
     });
     host = new URL(system.emulator.url).host;
@@ -64,16 +68,16 @@ describe('circuit breaker per upstream host, shared by the replicas', () => {
   });
 
   it('honours Retry-After of a 429 over its own default period', async () => {
-    system.emulator.addFault({ match: { endpoint: 'amp-apps' }, status: 429, retryAfter: 1, count: 1 });
+    system.emulator.addFault({ match: { endpoint: 'amp-apps' }, status: 429, retryAfter: 3, count: 1 });
     await expect(system.fetch(similar)).rejects.toMatchObject({
       code: ErrorCode.UpstreamThrottled,
-      message: `upstream store is throttling us (HTTP 429, ${host}); retry after 1 s`,
+      message: `upstream store is throttling us (HTTP 429, ${host}); retry after 3 s`,
     });
     await sleep(THROTTLE_OPEN_MS + 200);
     // Past BREAKER_THROTTLE_OPEN_MS but within Retry-After: still open, nothing sent.
     await expect(system.fetch(similar)).rejects.toMatchObject({ code: ErrorCode.UpstreamThrottled });
     expect(calls('amp-apps')).toBe(1);
-    await sleep(1000 - THROTTLE_OPEN_MS - 200 + 100);
+    await sleep(3000 - THROTTLE_OPEN_MS - 200 + 100);
     expect(await system.fetch(similar)).toMatchObject({ source: 'upstream' });
     expect(calls('amp-apps')).toBe(2);
   });
@@ -113,10 +117,13 @@ describe('circuit breaker per upstream host, shared by the replicas', () => {
   });
 
   it('counts timeouts as failures, and says so while open', async () => {
-    system.emulator.addFault({ match: { endpoint: 'lookup' }, delayMs: 1000 });
-    for (const country of ['us', 'gb']) {
-      await expect(system.fetch({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country })).rejects.toMatchObject({ code: ErrorCode.UpstreamTimeout });
-    }
+    system.emulator.addFault({ match: { endpoint: 'lookup' }, delayMs: UPSTREAM_TIMEOUT_MS + 1000 });
+    // Side by side, so the test waits for one timeout, not two.
+    await Promise.all(
+      ['us', 'gb'].map((country) =>
+        expect(system.fetch({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country })).rejects.toMatchObject({ code: ErrorCode.UpstreamTimeout }),
+      ),
+    );
     await expect(system.fetch({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'de' })).rejects.toEqual({
       code: ErrorCode.UpstreamTimeout,
       message: `upstream store is failing (timed out, ${host}); retry after 1 s`,

@@ -7,7 +7,7 @@ import { ChallengeExtensions } from './discovery/challenge-extensions.js';
 import { DiscoveryDocuments } from './discovery/discovery-documents.js';
 import { DiscoveryController } from './discovery/discovery.controller.js';
 import { X402DiscoveryService } from './discovery/x402-discovery.service.js';
-import { NatsRpcShutdown, natsRpcProvider } from './nats-rpc.provider.js';
+import { NatsRpcShutdown, gatewayRpcProvider, natsRpcProvider } from './nats-rpc.provider.js';
 import { McpEndpointRegistrar } from './mcp/mcp-endpoint.registrar.js';
 import { McpToolCallsService } from './mcp/mcp-tool-calls.service.js';
 import { GatewayOps } from './ops/gateway-ops.js';
@@ -31,6 +31,7 @@ export class GatewayModule {
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         natsRpcProvider,
+        gatewayRpcProvider,
         NatsRpcShutdown,
         GatewayOps,
         CreditsClient,

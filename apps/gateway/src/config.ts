@@ -1,3 +1,4 @@
+import { MAX_BATCH_ITEMS } from '@appcat/contracts';
 import { type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
 import { type OpsConfig, readOpsConfig } from '@appcat/ops';
 
@@ -19,6 +20,12 @@ export interface GatewayConfig {
   ops: OpsConfig;
   /** After SIGTERM, how long the gateway keeps serving while reporting unready, so the load balancer stops sending first. */
   shutdownDelayMs: number;
+  /** Most debits (and, apart, catalog peeks) of one loop turn sent as one NATS request; 1 sends each alone. */
+  rpcBatchMax: number;
+  /** How long a served catalog answer is kept near (never past the catalog's own freshness), ms; 0 turns it off. */
+  nearCacheMs: number;
+  /** Bound on the near cache's memory, bytes. */
+  nearCacheMaxBytes: number;
 }
 
 export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
@@ -34,6 +41,9 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
       trustProxy: e.bool('TRUST_PROXY', false),
       ops: readOpsConfig(e, 9100),
       shutdownDelayMs: e.int('SHUTDOWN_DELAY_MS', 0, { min: 0, max: 60_000 }),
+      rpcBatchMax: e.int('GATEWAY_RPC_BATCH_MAX', 64, { min: 1, max: MAX_BATCH_ITEMS }),
+      nearCacheMs: e.int('GATEWAY_NEAR_CACHE_MS', 1000, { min: 0, max: 60_000 }),
+      nearCacheMaxBytes: e.int('GATEWAY_NEAR_CACHE_MAX_BYTES', 16_777_216, { min: 0, max: 1_073_741_824 }),
     };
   }, env);
 }

@@ -1,14 +1,27 @@
-import { NatsRpcClient } from '@appcat/microservice';
+import { NatsRpcClient, TypedRpc } from '@appcat/microservice';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { GATEWAY_CONFIG } from './config.provider.js';
 import type { GatewayConfig } from './config.js';
+import type { HttpError } from './errors/http-error.js';
+import { httpErrorFor } from './errors/http-status.js';
 
 export const NATS_RPC = Symbol('NATS_RPC');
+export const GATEWAY_RPC = Symbol('GATEWAY_RPC');
+
+/** What every gateway client calls payments and catalog through: a failure comes out as its HttpError. */
+export type GatewayRpc = TypedRpc<HttpError>;
 
 export const natsRpcProvider = {
   provide: NATS_RPC,
   inject: [GATEWAY_CONFIG],
   useFactory: (config: GatewayConfig) => NatsRpcClient.connect(config.nats, 'gateway'),
+};
+
+export const gatewayRpcProvider = {
+  provide: GATEWAY_RPC,
+  inject: [NATS_RPC, GATEWAY_CONFIG],
+  useFactory: (nats: NatsRpcClient, config: GatewayConfig): GatewayRpc =>
+    new TypedRpc(nats, (error) => httpErrorFor(error.code, error.message), { batchMaxItems: config.rpcBatchMax }),
 };
 
 /** Drains the NATS connection after the HTTP server stopped taking requests. */

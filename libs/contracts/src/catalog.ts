@@ -37,6 +37,13 @@ export interface CatalogReply {
   source?: CatalogSource;
   /** Seconds since the upstream produced `data` (for cache and stale answers). */
   ageSeconds?: number;
+  /**
+   * Milliseconds since the upstream produced `data`, and how much longer the catalog's cache counts it
+   * fresh; both absent when it does not (a stale answer). The gateway's near cache keeps an answer no
+   * longer than that, and reports its age from the same fetch time.
+   */
+  ageMs?: number;
+  freshForMs?: number;
 }
 
 /**
@@ -69,3 +76,17 @@ export const SEARCH_PAGE_SIZE = 20;
 export const SEARCH_MAX_PAGE = 10;
 /** The reviews feed has 10 pages of 50. */
 export const REVIEWS_MAX_PAGE = 10;
+
+/**
+ * The identity of a catalog request: the route and its normalised parameters, in a fixed order. Two
+ * queries with the same key get the same answer from the catalog, so the gateway's near cache keys by it.
+ */
+export function catalogQueryKey(query: CatalogQuery): string {
+  const fields = query as unknown as Record<string, string | number | undefined>;
+  let key = query.route;
+  for (const name of Object.keys(fields).sort()) {
+    const value = fields[name];
+    if (name !== 'route' && value !== undefined) key += `|${name}=${value}`;
+  }
+  return key;
+}

@@ -8,3 +8,4 @@ export * from './headers.js';
 export * from './api-key.js';
 export * from './x402.js';
 export * from './reconcile.js';
+export * from './batch.js';

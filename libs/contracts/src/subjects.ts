@@ -1,3 +1,8 @@
+import type { BatchReply, BatchRequest } from './batch.js';
+import type { CatalogPeekReply, CatalogReply, CatalogRequest } from './catalog.js';
+import type { BalanceReply, BalanceRequest, DebitReply, DebitRequest } from './payments.js';
+import type { X402AcceptsReply, X402AcceptsRequest, X402PayRequest, X402Receipt, X402TopUpReply, X402TopUpRequest } from './x402.js';
+
 /**
  * NATS subjects and queue groups. Every handler subscribes inside its service's queue group, so a
  * request is handled by exactly one replica however many run (a plain subscription would run the
@@ -11,6 +16,11 @@ export const QueueGroup = {
 export const Subject = {
   /** Debit one call from a prepaid key: {@link DebitRequest} → {@link DebitReply}. */
   CreditsDebit: 'payments.credits.debit',
+  /**
+   * Several debits at once, each exactly as {@link Subject.CreditsDebit} would make it:
+   * {@link BatchRequest} of {@link DebitRequest} → {@link BatchReply} of {@link DebitReply}.
+   */
+  CreditsDebitBatch: 'payments.credits.debit.batch',
   /** Read a key's balance, free: {@link BalanceRequest} → {@link BalanceReply}. */
   CreditsBalance: 'payments.credits.balance',
 
@@ -42,6 +52,39 @@ export const Subject = {
    * being charged, so the read costs an unpaid call no upstream request.
    */
   CatalogPeek: 'catalog.peek',
+  /** Several peeks at once: {@link BatchRequest} of {@link CatalogRequest} → {@link BatchReply} of {@link CatalogPeekReply}. */
+  CatalogPeekBatch: 'catalog.peek.batch',
 } as const;
 
+/**
+ * The subjects whose requests the gateway coalesces, each with the subject that takes a batch of them.
+ * A lone request still goes to its own subject; only two or more in one loop turn go as a batch.
+ * (`catalog.fetch` is not coalesced: it may wait on the upstream, and one slow item would hold up the
+ * whole batch's reply.)
+ */
+export const BatchSubject = {
+  [Subject.CreditsDebit]: Subject.CreditsDebitBatch,
+  [Subject.CatalogPeek]: Subject.CatalogPeekBatch,
+} as const;
+
+export type BatchableSubject = keyof typeof BatchSubject;
+
 export type SubjectName = (typeof Subject)[keyof typeof Subject];
+
+/**
+ * What each subject the gateway calls takes and answers, so a request is typed by its subject alone
+ * (`TypedRpc` in libs/microservice reads this).
+ */
+export interface GatewayRpcShapes {
+  [Subject.CreditsDebit]: { request: DebitRequest; reply: DebitReply };
+  [Subject.CreditsBalance]: { request: BalanceRequest; reply: BalanceReply };
+  [Subject.X402Accepts]: { request: X402AcceptsRequest; reply: X402AcceptsReply };
+  [Subject.X402Pay]: { request: X402PayRequest; reply: X402Receipt };
+  [Subject.CreditsTopUp]: { request: X402TopUpRequest; reply: X402TopUpReply };
+  [Subject.CatalogFetch]: { request: CatalogRequest; reply: CatalogReply };
+  [Subject.CatalogPeek]: { request: CatalogRequest; reply: CatalogPeekReply };
+  [Subject.CreditsDebitBatch]: { request: BatchRequest<DebitRequest>; reply: BatchReply<DebitReply> };
+  [Subject.CatalogPeekBatch]: { request: BatchRequest<CatalogRequest>; reply: BatchReply<CatalogPeekReply> };
+}
+
+export type GatewaySubject = keyof GatewayRpcShapes;

@@ -97,6 +97,14 @@ export class NatsRpcClient {
     }
   }
 
+  /**
+   * Runs `hook` once at the end of this loop turn, just before the turn's requests leave in one write:
+   * a request it makes leaves in that same write (the gateway's coalescing sends its batches there).
+   */
+  beforePublishing(hook: () => void): void {
+    this.publishes.beforeFlush(hook);
+  }
+
   private send<Res>(subject: string, data: unknown, options: { service: string; requestId?: string; timeoutMs?: number }): Promise<Res> {
     const token = (this.nextToken++).toString(36);
     const headers = natsHeaders();

@@ -53,6 +53,29 @@ describe('PublishBatch', () => {
     await nextTurn();
     expect(sent).toEqual(['x']);
   });
+
+  it('runs beforeFlush hooks at the start of the same flush, and what they defer leaves in it', async () => {
+    const batch = new PublishBatch();
+    const flushes: string[][] = [];
+    let current: string[] = [];
+    const record = (name: string) => () => current.push(name);
+    batch.defer(record('plain'), fail);
+    batch.beforeFlush(() => batch.defer(record('from hook'), fail));
+    await nextTurn();
+    flushes.push(current);
+    current = [];
+    await nextTurn();
+    flushes.push(current);
+    expect(flushes).toEqual([['plain', 'from hook'], []]);
+  });
+
+  it('a hook alone schedules the flush', async () => {
+    const batch = new PublishBatch();
+    const sent: string[] = [];
+    batch.beforeFlush(() => batch.defer(() => sent.push('hooked'), fail));
+    await nextTurn();
+    expect(sent).toEqual(['hooked']);
+  });
 });
 
 function fail(error: unknown): never {

@@ -3,7 +3,7 @@ import { ISO_COUNTRY_CODES } from './countries.js';
 import { ParamLimits } from './param-rules.js';
 import { PRICED_ROUTES, type PricedRoute } from './route-table.js';
 import { type RawQuery, validateRouteInput } from './validate-route-input.js';
-import { validateRouteInputReference } from './validate-route-input.reference.js';
+import { validateRouteInputReference } from '../test/validate-route-input.reference.js';
 
 const byId = (id: string): PricedRoute => PRICED_ROUTES.find((r) => r.id === id)!;
 const check = (id: string, path: Record<string, string>, query: Record<string, string | string[]>) =>

@@ -120,7 +120,16 @@ export class ChaosCluster {
       );
       cluster.gatewayUrls.push(`http://127.0.0.1:${gatewayPorts[i]}`);
     }
-    await Promise.all(cluster.replicas.map((replica) => waitReady(replica.readyUrl, 60_000)));
+    try {
+      // A guard against a replica that never starts: six processes starting at once on a busy 2-core
+      // machine took over a minute.
+      await Promise.all(cluster.replicas.map((replica) => waitReady(replica.readyUrl, 180_000)));
+    } catch (error) {
+      // Say why (each replica's last lines) and leave no process behind.
+      const tail = cluster.logTail();
+      await cluster.stop();
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${tail}`, { cause: error });
+    }
     return cluster;
   }
 

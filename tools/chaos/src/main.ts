@@ -14,7 +14,7 @@ for (const fault of report.faults) {
 }
 const t = report.throughput;
 process.stdout.write(
-  `\ncredit calls/s: ${t.creditPerSecond.toFixed(1)} alone, ${t.creditPerSecondWithSlowX402.toFixed(1)} with ${t.hangingX402} x402 calls on a 10 s facilitator (ratio ${t.ratio.toFixed(2)})\n`,
+  `\ncredit calls/s: ${t.creditPerSecond.toFixed(1)} alone, ${t.creditPerSecondWithSlowX402.toFixed(1)} with ${t.hangingX402} x402 calls hanging on a held facilitator (ratio ${t.ratio.toFixed(2)})\n`,
 );
 process.stdout.write(`${report.violations.length === 0 ? 'no invariant broken' : `${report.violations.length} violations:\n  ${report.violations.join('\n  ')}`}\n`);
 process.stdout.write(`took ${Math.round((Date.now() - started) / 1000)} s\n`);

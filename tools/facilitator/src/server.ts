@@ -50,6 +50,11 @@ export interface DevFacilitator {
    * caller gives up, as with a slow real facilitator: a settle can land after its caller timed out.
    */
   setDelayMs(ms: number): void;
+  /**
+   * Holds every /verify and /settle from now until the returned function is called, however long that
+   * is: a test can then tell "while payments hang" by events, not by a window of time.
+   */
+  hold(): () => void;
   /** While true every request is answered 503 without being handled, as if the facilitator were down. */
   setUnavailable(unavailable: boolean): void;
   stop(): Promise<void>;
@@ -131,7 +136,8 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
   };
   let delayMs = 0;
   let unavailable = false;
-  const delay = () => (delayMs > 0 ? new Promise((r) => setTimeout(r, delayMs)) : undefined);
+  let held: Promise<void> | undefined;
+  const delay = () => held ?? (delayMs > 0 ? new Promise((r) => setTimeout(r, delayMs)) : undefined);
 
   // Keep-alive connections from callers must not hold stop() open.
   const app = fastify({ logger: false, forceCloseConnections: true });
@@ -225,6 +231,15 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     setDelayMs: (ms) => {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`delay must be a non-negative number of ms, got ${ms}`);
       delayMs = ms;
+    },
+    hold: () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      held = gate;
+      return () => {
+        if (held === gate) held = undefined;
+        release();
+      };
     },
     setUnavailable: (value) => {
       unavailable = value;

@@ -37,6 +37,33 @@ describe('ProvenanceTrace', () => {
     expect(future.provenance(now)).toEqual({ source: 'cache', ageSeconds: 0 });
   });
 
+  it('says how much longer the reply stays fresh: until its first part stops being fresh, with its age in ms', () => {
+    const trace = new ProvenanceTrace();
+    trace.record('cache', 90_000, 60_000); // fresh until 150 000
+    trace.record('upstream', 100_000, 30_000); // fresh until 130 000
+    expect(trace.provenance(now)).toEqual({ source: 'upstream', ageMs: 10_000, freshForMs: 30_000 });
+    const cached = new ProvenanceTrace();
+    cached.record('cache', 95_500, 10_000);
+    expect(cached.provenance(now)).toEqual({ source: 'cache', ageSeconds: 4, ageMs: 4_500, freshForMs: 5_500 });
+  });
+
+  it('gives no freshness when a part is stale, expired, or has none, nor longer than the shortest TTL', () => {
+    const stale = new ProvenanceTrace();
+    stale.record('stale', 10_000, 60_000);
+    stale.record('cache', 99_000, 60_000);
+    expect(stale.provenance(now)).toEqual({ source: 'stale', ageSeconds: 90 });
+    const expired = new ProvenanceTrace();
+    expired.record('cache', 50_000, 50_000);
+    expect(expired.provenance(now)).toEqual({ source: 'cache', ageSeconds: 50 });
+    const none = new ProvenanceTrace();
+    none.record('upstream', 100_000);
+    expect(none.provenance(now)).toEqual({ source: 'upstream' });
+    // A fetch a replica's clock put in the future is still fresh for no longer than its TTL.
+    const future = new ProvenanceTrace();
+    future.record('cache', 104_000, 2_000);
+    expect(future.provenance(now)).toEqual({ source: 'cache', ageSeconds: 0, ageMs: 0, freshForMs: 2_000 });
+  });
+
   it('is cache-only only when asked to be', () => {
     expect(new ProvenanceTrace().cacheOnly).toBe(false);
     expect(new ProvenanceTrace(true).cacheOnly).toBe(true);

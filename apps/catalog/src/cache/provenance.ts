@@ -3,6 +3,10 @@ import type { CatalogSource } from '@appcat/contracts';
 export interface Provenance {
   source?: CatalogSource;
   ageSeconds?: number;
+  /** The same age, ms (for the gateway's near cache, which ages the answer on its own clock). */
+  ageMs?: number;
+  /** How much longer every part stays fresh by the catalog's own rules, ms; absent if some part is not. */
+  freshForMs?: number;
 }
 
 /**
@@ -13,8 +17,11 @@ export interface Provenance {
 export interface ResourceTrace {
   /** The reply may use only fresh cache entries (`catalog.peek`): nothing may ask the upstream. */
   readonly cacheOnly: boolean;
-  /** Notes one resource the reply used: where it came from, and when the upstream produced it. */
-  record(source: CatalogSource, fetchedAt: number): void;
+  /**
+   * Notes one resource the reply used: where it came from, when the upstream produced it, and for how
+   * long after that the cache counts it fresh (0 or absent: not at all, e.g. a stale copy).
+   */
+  record(source: CatalogSource, fetchedAt: number, freshMs?: number): void;
 }
 
 /** For a resource that is no part of a reply's data (the web catalogue token): nothing is noted, and the upstream may be asked. */
@@ -42,11 +49,16 @@ export class ProvenanceTrace implements ResourceTrace {
   private anyStale = false;
   private allCache = true;
   private oldestFetchedAt = Infinity;
+  private freshUntil = Infinity;
+  private shortestFreshMs = Infinity;
 
   constructor(readonly cacheOnly = false) {}
 
-  record(source: CatalogSource, fetchedAt: number): void {
+  record(source: CatalogSource, fetchedAt: number, freshMs = 0): void {
     this.parts++;
+    const until = source === 'stale' || freshMs <= 0 ? -Infinity : fetchedAt + freshMs;
+    if (until < this.freshUntil) this.freshUntil = until;
+    if (freshMs < this.shortestFreshMs) this.shortestFreshMs = freshMs;
     if (source === 'stale') this.anyStale = true;
     else if (source !== 'cache') this.allCache = false;
     if (fetchedAt < this.oldestFetchedAt) this.oldestFetchedAt = fetchedAt;
@@ -56,7 +68,10 @@ export class ProvenanceTrace implements ResourceTrace {
   provenance(now = Date.now()): Provenance {
     if (this.parts === 0) return {};
     const source: CatalogSource = this.anyStale ? 'stale' : this.allCache ? 'cache' : 'upstream';
-    if (source === 'upstream') return { source };
-    return { source, ageSeconds: Math.max(0, Math.floor((now - this.oldestFetchedAt) / 1000)) };
+    const ageMs = Math.max(0, now - this.oldestFetchedAt);
+    // Never fresh for longer than its shortest TTL, even if a replica's clock put a fetch in the future.
+    const fresh = this.freshUntil > now ? { ageMs, freshForMs: Math.min(this.freshUntil - now, this.shortestFreshMs) } : {};
+    if (source === 'upstream') return { source, ...fresh };
+    return { source, ageSeconds: Math.floor(ageMs / 1000), ...fresh };
   }
 }

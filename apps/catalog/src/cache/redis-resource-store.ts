@@ -130,7 +130,8 @@ export class RedisResourceStore implements ResourceStore {
     const outcome = await shared;
     // Only the request that made the upstream call reports 'upstream'; the ones merged into it were
     // spared a call, which is what a cache hit means to the caller.
-    trace.record(!leader && outcome.source === 'upstream' ? 'cache' : outcome.source, outcome.fetchedAt);
+    const freshMs = outcome.value === undefined ? request.freshness.notFoundMs : request.freshness.freshMs;
+    trace.record(!leader && outcome.source === 'upstream' ? 'cache' : outcome.source, outcome.fetchedAt, freshMs);
     return outcome.value;
   }
 
@@ -151,7 +152,7 @@ export class RedisResourceStore implements ResourceStore {
     const entry = raw === null ? undefined : decodeEntry<T>(raw);
     const freshFor = entry?.notFound ? request.freshness.notFoundMs : request.freshness.freshMs;
     if (!entry || Date.now() - entry.fetchedAt >= freshFor) throw new NotCachedError(request.key, entry !== undefined && !entry.notFound);
-    trace.record('cache', entry.fetchedAt);
+    trace.record('cache', entry.fetchedAt, freshFor);
     return entry.value;
   }
 

@@ -1,11 +1,9 @@
 import { buildX402Discovery, type X402DiscoveryDocument } from '@appcat/api-docs';
 import type { X402Requirement } from '@appcat/contracts';
-import { RpcCallError } from '@appcat/microservice';
 import { PRICED_ROUTES } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
-import { httpErrorFor } from '../errors/http-status.js';
 import { X402Client } from '../payment/x402.client.js';
 
 /**
@@ -25,15 +23,10 @@ export class X402DiscoveryService {
 
   async document(requestId: string): Promise<X402DiscoveryDocument> {
     const accepts = new Map<string, X402Requirement[]>();
-    try {
-      for (const route of PRICED_ROUTES) {
-        const offer = { price: route.price.toString(), networks: route.networks };
-        const key = `${offer.networks}:${offer.price}`;
-        if (!accepts.has(key)) accepts.set(key, await this.x402.accepts(offer, requestId));
-      }
-    } catch (error) {
-      if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
-      throw error;
+    for (const route of PRICED_ROUTES) {
+      const offer = { price: route.price.toString(), networks: route.networks };
+      const key = `${offer.networks}:${offer.price}`;
+      if (!accepts.has(key)) accepts.set(key, await this.x402.accepts(offer, requestId));
     }
     return buildX402Discovery(this.config.publicBaseUrl, (route) => accepts.get(`${route.networks}:${route.price}`) ?? [], this.generatedAt);
   }

@@ -1,12 +1,10 @@
 import { type X402Offer, type X402Resource } from '@appcat/contracts';
-import { RpcCallError } from '@appcat/microservice';
 import { Injectable, Optional } from '@nestjs/common';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PaymentRequired } from '@x402/core/types';
 import { ChallengeExtensions } from '../discovery/challenge-extensions.js';
 import { HttpError, Messages } from '../errors/http-error.js';
-import { httpErrorFor } from '../errors/http-status.js';
 import { X402Client } from './x402.client.js';
 
 export const PAYMENT_REQUIRED_HEADER = 'payment-required';
@@ -41,13 +39,7 @@ export class PaymentChallenge {
 
   /** The 402 for `offer` on `resource`; `reason` explains why a payment that was sent bought nothing. */
   async required(offer: X402Offer, resource: X402Resource, requestId: string, reason?: string): Promise<PaymentRequiredError> {
-    let accepts;
-    try {
-      accepts = await this.x402.accepts(offer, requestId);
-    } catch (error) {
-      if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
-      throw error;
-    }
+    const accepts = await this.x402.accepts(offer, requestId);
     // Every challenge offers x402's payment-identifier, not required: a payment carrying an id is
     // remembered with its answer, and a retry with the same id and payload gets that answer again.
     const extensions = { ...this.extensions?.for(resource.url), [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION };

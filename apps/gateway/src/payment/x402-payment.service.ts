@@ -1,5 +1,5 @@
 import { ErrorCode, type X402Offer, type X402Receipt, type X402Resource, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
-import { RpcCallError } from '@appcat/microservice';
+import type { RpcResult } from '@appcat/microservice';
 import { Injectable } from '@nestjs/common';
 import { httpErrorFor } from '../errors/http-status.js';
 import { PaymentChallenge } from './payment-challenge.js';
@@ -28,13 +28,11 @@ export class X402PaymentService {
     return this.refusingWithChallenge(offer, request.resource, request.requestId, () => this.x402.topUp(request));
   }
 
-  private async refusingWithChallenge<T>(offer: X402Offer, resource: X402Resource, requestId: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof RpcCallError)) throw error;
-      if (REFUSED_PAYMENT.has(error.code)) throw await this.challenge.required(offer, resource, requestId, error.message);
-      throw httpErrorFor(error.code, error.message);
-    }
+  private async refusingWithChallenge<T>(offer: X402Offer, resource: X402Resource, requestId: string, call: () => Promise<RpcResult<T>>): Promise<T> {
+    const outcome = await call();
+    if (outcome.ok) return outcome.value;
+    const { code, message } = outcome.error;
+    if (REFUSED_PAYMENT.has(code)) throw await this.challenge.required(offer, resource, requestId, message);
+    throw httpErrorFor(code, message);
   }
 }

@@ -1,32 +1,24 @@
-import {
-  Subject,
-  type X402AcceptsReply,
-  type X402Offer,
-  type X402PayRequest,
-  type X402Receipt,
-  type X402Requirement,
-  type X402TopUpReply,
-  type X402TopUpRequest,
-} from '@appcat/contracts';
-import { type NatsRpcClient } from '@appcat/microservice';
+import { Subject, type X402Offer, type X402PayRequest, type X402Receipt, type X402Requirement, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
+import type { RpcResult } from '@appcat/microservice';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
-import { NATS_RPC } from '../nats-rpc.provider.js';
+import { GATEWAY_RPC, type GatewayRpc } from '../nats-rpc.provider.js';
 
 /** How long an `accepts` list is reused before payments is asked again. */
 const ACCEPTS_TTL_MS = 60_000;
 
 /**
  * x402 as payments offers it over NATS. `accepts` lists are cached: an unpaid request (the cheapest
- * thing to flood us with) costs no round trip once the list is known. Failures are RpcCallErrors.
+ * thing to flood us with) costs no round trip once the list is known. `accepts` fails with an
+ * HttpError; a payment's outcome is a value, since a refused payment is answered with a new challenge.
  */
 @Injectable()
 export class X402Client {
   private readonly accepted = new Map<string, { accepts: X402Requirement[]; until: number }>();
 
   constructor(
-    @Inject(NATS_RPC) private readonly nats: NatsRpcClient,
+    @Inject(GATEWAY_RPC) private readonly rpc: GatewayRpc,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -34,21 +26,17 @@ export class X402Client {
     const key = `${offer.networks}:${offer.price}`;
     const cached = this.accepted.get(key);
     if (cached && cached.until > Date.now()) return cached.accepts;
-    const reply = await this.nats.request<X402AcceptsReply>(Subject.X402Accepts, { offer }, { service: 'payments', requestId });
+    const reply = await this.rpc.request(Subject.X402Accepts, { offer }, { requestId });
     if (this.accepted.size > 256) this.accepted.clear();
     this.accepted.set(key, { accepts: reply.accepts, until: Date.now() + ACCEPTS_TTL_MS });
     return reply.accepts;
   }
 
-  pay(request: X402PayRequest): Promise<X402Receipt> {
-    return this.nats.request<X402Receipt>(Subject.X402Pay, request, { service: 'payments', requestId: request.requestId, timeoutMs: this.config.x402PayTimeoutMs });
+  pay(request: X402PayRequest): Promise<RpcResult<X402Receipt>> {
+    return this.rpc.result(Subject.X402Pay, request, { requestId: request.requestId, timeoutMs: this.config.x402PayTimeoutMs });
   }
 
-  topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {
-    return this.nats.request<X402TopUpReply>(Subject.CreditsTopUp, request, {
-      service: 'payments',
-      requestId: request.requestId,
-      timeoutMs: this.config.x402PayTimeoutMs,
-    });
+  topUp(request: X402TopUpRequest): Promise<RpcResult<X402TopUpReply>> {
+    return this.rpc.result(Subject.CreditsTopUp, request, { requestId: request.requestId, timeoutMs: this.config.x402PayTimeoutMs });
   }
 }

@@ -1,22 +1,29 @@
-import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, Subject } from '@appcat/contracts';
-import { type NatsRpcClient, RpcCallError } from '@appcat/microservice';
+import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, isCatalogUnavailable, Subject } from '@appcat/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { httpErrorFor } from '../errors/http-status.js';
-import { NATS_RPC } from '../nats-rpc.provider.js';
+import { GATEWAY_CONFIG } from '../config.provider.js';
+import type { GatewayConfig } from '../config.js';
+import { GATEWAY_RPC, type GatewayRpc } from '../nats-rpc.provider.js';
+import { NearCache } from './near-cache.js';
 
-/** Catalogue data from the catalog service over NATS. Failures come out as HttpErrors (502 for upstream). */
+/**
+ * Catalogue data from the catalog service over NATS, or from the near cache for a query answered a
+ * moment ago. Failures come out as HttpErrors (502 for upstream).
+ */
 @Injectable()
 export class CatalogClient {
-  constructor(@Inject(NATS_RPC) private readonly nats: NatsRpcClient) {}
+  /** Answers served a moment ago (see NearCache): a hot query's peek is answered here, without a hop. */
+  private readonly near: NearCache;
+
+  constructor(@Inject(GATEWAY_RPC) private readonly rpc: GatewayRpc, @Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+    this.near = new NearCache(config.nearCacheMs, config.nearCacheMaxBytes);
+  }
 
   async fetch(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
     const request: CatalogRequest = { query, requestId };
-    try {
-      return await this.nats.request<CatalogReply>(Subject.CatalogFetch, request, { service: 'catalog', requestId });
-    } catch (error) {
-      if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
-      throw error;
-    }
+    const sentAt = Date.now();
+    const reply = await this.rpc.request(Subject.CatalogFetch, request, { requestId });
+    this.near.remember(query, reply, sentAt);
+    return reply;
   }
 
   /**
@@ -26,11 +33,13 @@ export class CatalogClient {
    * fetch that follows reports what is wrong.
    */
   async peek(query: CatalogQuery, requestId: string): Promise<CatalogPeekReply> {
+    const near = this.near.get(query);
+    if (near) return near;
     const request: CatalogRequest = { query, requestId };
-    try {
-      return await this.nats.request<CatalogPeekReply>(Subject.CatalogPeek, request, { service: 'catalog', requestId });
-    } catch {
-      return null;
-    }
+    const sentAt = Date.now();
+    const peeked = await this.rpc.result(Subject.CatalogPeek, request, { requestId });
+    if (!peeked.ok || peeked.value === null) return null;
+    if (!isCatalogUnavailable(peeked.value)) this.near.remember(query, peeked.value, sentAt);
+    return peeked.value;
   }
 }

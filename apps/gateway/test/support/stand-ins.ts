@@ -6,6 +6,7 @@
 import type { WireError } from '@appcat/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { GatewayConfig } from '../../src/config.js';
 import { createGatewayApp } from '../../src/index.js';
 
 export type StandInHandler = (data: Record<string, unknown>) => unknown;
@@ -41,8 +42,15 @@ export function serveStandIn(responder: NatsConnection, subject: string, standIn
   return served;
 }
 
-/** A gateway on a free port talking to `natsUrl`, with short NATS timeouts so a silent stand-in fails fast. */
-export async function startGatewayOnStandIns(natsUrl: string, publicBaseUrl = 'http://gateway.test'): Promise<{ app: NestFastifyApplication; base: string }> {
+/**
+ * A gateway on a free port talking to `natsUrl`, with short NATS timeouts so a silent stand-in fails fast.
+ * Requests are not coalesced (the stand-ins answer each subject alone) unless `overrides` say so.
+ */
+export async function startGatewayOnStandIns(
+  natsUrl: string,
+  publicBaseUrl = 'http://gateway.test',
+  overrides: Partial<GatewayConfig> = {},
+): Promise<{ app: NestFastifyApplication; base: string }> {
   const app = await createGatewayApp(
     {
       host: '127.0.0.1',
@@ -54,6 +62,10 @@ export async function startGatewayOnStandIns(natsUrl: string, publicBaseUrl = 'h
       trustProxy: false,
       ops: { port: 0, host: '127.0.0.1', logLevel: 'error', heapGrowthPercent: 0 },
       shutdownDelayMs: 0,
+      rpcBatchMax: 1,
+      nearCacheMs: 1000,
+      nearCacheMaxBytes: 1 << 20,
+      ...overrides,
     },
     { logger: false },
   );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type BalanceReply, type DebitReply, ErrorCode, MAX_TOPUP_MICROS, parseMicros } from '@appcat/contracts';
+import { type BalanceReply, type BatchItemResult, type DebitReply, ErrorCode, MAX_BATCH_ITEMS, MAX_TOPUP_MICROS, parseMicros, type WireError } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Logger } from '@nestjs/common';
 import { KEY_HASH_PATTERN } from '../keys/api-key.js';
@@ -36,24 +36,70 @@ export class CreditService {
 
   async debit(request: unknown): Promise<DebitReply> {
     const input = readDebitRequest(request);
-    return usingStores('debit', async () => {
-      let resynced = false;
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-        const debitId = randomUUID();
-        const outcome = await this.store.debit(input.keyHash, { debitId, amount: input.amount, route: input.route, chargedAtMs: Date.now() });
-        if (outcome.kind === 'ok') return { debitId, balance: outcome.balance.toString() };
-        if (outcome.kind === 'missing') {
-          if ((await this.load(input.keyHash)) === 'unknown') throw refusal({ kind: 'unknown' });
-          continue;
-        }
-        if (outcome.kind === 'insufficient' && !resynced) {
-          resynced = true;
-          if (await this.resyncLowBalance(input.keyHash, input.amount)) continue;
-        }
-        throw refusal(outcome);
+    return usingStores('debit', () => this.debitValid(input));
+  }
+
+  /**
+   * `payments.credits.debit.batch`: each item debited exactly as {@link debit} would, and answered on
+   * its own (a bad item, an unknown key or an empty balance fails that item only). The first attempt of
+   * every valid item goes to Redis in one pipelined round trip; an item that needs more (its key loaded
+   * from Postgres, a low balance re-read) continues alone on the single-debit path.
+   */
+  async debitBatch(request: unknown): Promise<BatchItemResult<DebitReply>[]> {
+    const items = (request as { items?: unknown } | null)?.items;
+    if (!Array.isArray(items) || items.length === 0 || items.length > MAX_BATCH_ITEMS) {
+      throw invalidArgument(`items must be an array of 1 to ${MAX_BATCH_ITEMS} debit requests`);
+    }
+    const inputs = items.map((item): DebitInput | WireException => {
+      try {
+        return readDebitRequest(item);
+      } catch (error) {
+        return error as WireException;
       }
-      throw new Error('the key kept disappearing from Redis while being loaded');
     });
+    const valid = inputs.flatMap((input, index) => (input instanceof WireException ? [] : [{ index, input }]));
+    const firstTries = valid.map(({ input }) => ({ keyHash: input.keyHash, debit: { debitId: randomUUID(), amount: input.amount, route: input.route, chargedAtMs: Date.now() } }));
+    let outcomes: Array<DebitOutcome | Error>;
+    try {
+      outcomes = firstTries.length === 0 ? [] : await this.store.debitMany(firstTries);
+    } catch (error) {
+      // The round trip itself failed: every item reports it through usingStores, as a lone debit would.
+      outcomes = firstTries.map(() => error as Error);
+    }
+    const positionOf = new Map(valid.map(({ index }, position) => [index, position]));
+    const results = inputs.map((input, index): Promise<BatchItemResult<DebitReply>> => {
+      const position = positionOf.get(index);
+      if (input instanceof WireException || position === undefined) return Promise.resolve(failed(input));
+      const outcome = outcomes[position];
+      const { debitId } = firstTries[position].debit;
+      return usingStores('debit', () => (outcome instanceof Error ? Promise.reject(outcome) : this.debitValid(input, { debitId, outcome }))).then(
+        (value): BatchItemResult<DebitReply> => ({ ok: true, value }),
+        (error: unknown) => failed(error),
+      );
+    });
+    return Promise.all(results);
+  }
+
+  /** Debits a validated request; `firstTry` is the outcome of an attempt already made (in a batch). */
+  private async debitValid(input: DebitInput, firstTry?: { debitId: string; outcome: DebitOutcome }): Promise<DebitReply> {
+    let resynced = false;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const tried = attempt === 0 ? firstTry : undefined;
+      const debitId = tried?.debitId ?? randomUUID();
+      const outcome =
+        tried?.outcome ?? (await this.store.debit(input.keyHash, { debitId, amount: input.amount, route: input.route, chargedAtMs: Date.now() }));
+      if (outcome.kind === 'ok') return { debitId, balance: outcome.balance.toString() };
+      if (outcome.kind === 'missing') {
+        if ((await this.load(input.keyHash)) === 'unknown') throw refusal({ kind: 'unknown' });
+        continue;
+      }
+      if (outcome.kind === 'insufficient' && !resynced) {
+        resynced = true;
+        if (await this.resyncLowBalance(input.keyHash, input.amount)) continue;
+      }
+      throw refusal(outcome);
+    }
+    throw new Error('the key kept disappearing from Redis while being loaded');
   }
 
   async balance(request: unknown): Promise<BalanceReply> {
@@ -106,6 +152,12 @@ export class CreditService {
       return false;
     }
   }
+}
+
+/** An item's failure as its batch result: a typed refusal as it is, anything else as INTERNAL. */
+function failed(error: unknown): BatchItemResult<never> {
+  if (error instanceof WireException) return { ok: false, error: error.getError() as WireError };
+  return { ok: false, error: { code: ErrorCode.Internal, message: 'internal error' } };
 }
 
 function refusal(outcome: Exclude<DebitOutcome, { kind: 'ok' } | { kind: 'missing' }>): WireException {

@@ -80,6 +80,37 @@ export class CreditStore {
     return parseOutcome(reply) as DebitOutcome;
   }
 
+  /**
+   * Several debits in one round trip: one DEBIT_SCRIPT call per item, pipelined, so each debit is
+   * as atomic as alone and two items of one key are applied one after the other. (A single script over
+   * every item would need every key in one hash slot, which a Redis Cluster does not give keys of
+   * different callers.) An item whose script failed comes back as its Error; the others stand.
+   */
+  async debitMany(debits: Array<{ keyHash: string; debit: LedgerDebit }>): Promise<Array<DebitOutcome | Error>> {
+    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & { creditDebit(...args: string[]): unknown };
+    for (const { keyHash, debit } of debits) {
+      pipeline.creditDebit(
+        CreditStore.keyOf(keyHash),
+        CreditStore.unknownMarkerOf(keyHash),
+        this.ledgerStream,
+        debit.amount.toString(),
+        debit.debitId,
+        debit.route,
+        String(debit.chargedAtMs),
+      );
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    return debits.map((_, index) => {
+      const [error, reply] = replies[index] ?? [new Error('no reply for this pipelined debit'), null];
+      if (error) return error;
+      try {
+        return parseOutcome(reply as (string | null)[]);
+      } catch (parseError) {
+        return parseError as Error;
+      }
+    });
+  }
+
   async balance(keyHash: string): Promise<BalanceOutcome> {
     const reply = await this.redis.creditBalance(this.keyspace.keyOf(keyHash), this.keyspace.unknownMarkerOf(keyHash));
     return parseOutcome(reply) as BalanceOutcome;

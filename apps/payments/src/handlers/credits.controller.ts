@@ -1,4 +1,4 @@
-import { type BalanceReply, type DebitReply, QueueGroup, Subject } from '@appcat/contracts';
+import { type BalanceReply, type BatchReply, type DebitReply, QueueGroup, Subject } from '@appcat/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { WireException } from '@appcat/microservice';
@@ -23,6 +23,14 @@ export class CreditsController {
       this.ops.metrics.debits.inc({ outcome: error instanceof WireException ? error.code : 'error' });
       throw error;
     }
+  }
+
+  /** Coalesced debits from one gateway loop turn: one result per item, each counted as a debit. */
+  @MessagePattern(Subject.CreditsDebitBatch, { queue: QueueGroup.Payments })
+  async debitBatch(@Payload() request: unknown): Promise<BatchReply<DebitReply>> {
+    const results = await this.credits.debitBatch(request);
+    for (const result of results) this.ops.metrics.debits.inc({ outcome: result.ok ? 'ok' : result.error.code });
+    return { results };
   }
 
   @MessagePattern(Subject.CreditsBalance, { queue: QueueGroup.Payments })

@@ -131,4 +131,11 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
     ].join('\n'),
   );
   report.check({ name: 'x402 beyond the facilitator (median)', target: '≤ 2 ms', measured: `${fixed(added, 2)} ms`, met: Number.isFinite(added) ? added <= 2 : undefined });
+  const ownRatio = ours.ownByProxy / reference.ownByProxy;
+  report.check({
+    name: 'x402 own time net of the facilitator ÷ @x402/express (proxy clock)',
+    target: '≤ 1.00×',
+    measured: `${fixed(ours.ownByProxy, 2)} ms vs ${fixed(reference.ownByProxy, 2)} ms (${fixed(ownRatio, 2)}×)`,
+    met: Number.isFinite(ownRatio) ? ownRatio <= 1 : undefined,
+  });
 }

@@ -1,11 +1,11 @@
 import { validateSync } from 'class-validator';
-import type { PricedRoute, RouteParams } from './route-table.js';
-import type { RawQuery, RouteInputResult } from './validate-route-input.js';
+import type { PricedRoute, RouteParams } from '../src/route-table.js';
+import type { RawQuery, RouteInputResult } from '../src/validate-route-input.js';
 
 /*
- * For tests and benchmarks only, not exported by the package: validateRouteInput as it was before its
- * checks were compiled, calling class-validator's validateSync on every call. The property test holds
- * the compiled version to the same results and messages as this one.
+ * Test code, kept out of the package's src: validateRouteInput as it was before its checks were
+ * compiled, calling class-validator's validateSync on every call. The property test holds the compiled
+ * version to the same results and messages as this one.
  */
 
 const VALIDATION = { stopAtFirstError: true, forbidUnknownValues: false } as const;

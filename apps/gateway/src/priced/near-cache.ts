@@ -1,0 +1,74 @@
+import { type CatalogQuery, type CatalogReply, catalogQueryKey } from '@appcat/contracts';
+
+interface NearEntry {
+  dataJson: string;
+  /** When the upstream produced the data, by this process's clock (never later than the truth). */
+  fetchedAt: number;
+  /** When the catalog would stop serving it as fresh, or this cache's own time runs out: the earlier. */
+  expiresAt: number;
+  bytes: number;
+}
+
+/** Fixed cost per entry beyond its strings (map slot, object, numbers), bytes. */
+const ENTRY_OVERHEAD_BYTES = 160;
+
+/**
+ * Catalog answers the gateway served a moment ago, so that a hot query skips the catalog hop (the
+ * charge never does: this only stands in for the catalog read). An answer is kept only while the
+ * catalog itself counts it fresh (`freshForMs`, as it reports) and at most `ttlMs`; stale answers are
+ * never kept. Times are taken conservatively: an answer is taken as produced and as fresh since the
+ * moment the request was sent, so the age reported is never below the truth and an entry never outlives
+ * the catalog's own freshness. Bounded by `maxBytes` (oldest entries go first); a `ttlMs` of 0 turns it off.
+ */
+export class NearCache {
+  private readonly entries = new Map<string, NearEntry>();
+  private bytes = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxBytes: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get enabled(): boolean {
+    return this.ttlMs > 0 && this.maxBytes > 0;
+  }
+
+  /** The answer as a cache hit (its age from the entry's own fetch time), or undefined. */
+  get(query: CatalogQuery): CatalogReply | undefined {
+    if (!this.enabled) return undefined;
+    const key = catalogQueryKey(query);
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    const now = this.now();
+    if (now >= entry.expiresAt) {
+      this.delete(key, entry);
+      return undefined;
+    }
+    return { dataJson: entry.dataJson, source: 'cache', ageSeconds: Math.floor((now - entry.fetchedAt) / 1000) };
+  }
+
+  /** Keeps `reply`, the answer to a request sent at `sentAt`, if the catalog counts it fresh. */
+  remember(query: CatalogQuery, reply: CatalogReply, sentAt: number): void {
+    if (!this.enabled || reply.source === 'stale' || reply.freshForMs === undefined || reply.freshForMs <= 0) return;
+    const key = catalogQueryKey(query);
+    const expiresAt = sentAt + Math.min(this.ttlMs, reply.freshForMs);
+    if (expiresAt <= this.now()) return;
+    const bytes = 2 * (key.length + reply.dataJson.length) + ENTRY_OVERHEAD_BYTES;
+    if (bytes > this.maxBytes) return;
+    const previous = this.entries.get(key);
+    if (previous) this.delete(key, previous);
+    // Map order is insertion order: the first entries are the oldest, evicted first.
+    for (const [oldKey, old] of this.entries) {
+      if (this.bytes + bytes <= this.maxBytes) break;
+      this.delete(oldKey, old);
+    }
+    this.entries.set(key, { dataJson: reply.dataJson, fetchedAt: sentAt - (reply.ageMs ?? 0), expiresAt, bytes });
+    this.bytes += bytes;
+  }
+
+  private delete(key: string, entry: NearEntry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+}

@@ -1,0 +1,142 @@
+/*
+ * The credit-paid hot path's two shortcuts, over HTTP against stand-ins on a private nats-server:
+ * the near cache (a hot query skips the catalog hop, never the debit) and coalescing (the debits of
+ * one loop turn leave as one batch request, answered item by item).
+ */
+import { type BatchItemResult, type CatalogRequest, type DebitRequest, ErrorCode, hashApiKey, Subject } from '@appcat/contracts';
+import { startNatsServer, type ManagedProcess } from '@appcat/testing';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
+
+const KEY = 'ak_' + 'x'.repeat(43);
+const EMPTY_KEY = 'ak_' + 'e'.repeat(43);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What payments answers for one debit: the empty key is refused, any other is charged. */
+function debitOne(data: Record<string, unknown>) {
+  if (data.keyHash === hashApiKey(EMPTY_KEY)) throw { code: ErrorCode.CreditInsufficient, message: 'topup_required' };
+  return { debitId: `d-${String(data.requestId)}`, balance: '4997000' };
+}
+
+describe('gateway hot path: near cache and coalescing', () => {
+  let nats: ManagedProcess;
+  let responder: NatsConnection;
+  const gateways: NestFastifyApplication[] = [];
+  let nearBase: string;
+  let offBase: string;
+  let coalescingBase: string;
+  const debit = new StandIn(debitOne);
+  const debitBatch = new StandIn((data) => ({
+    results: (data.items as DebitRequest[]).map((item): BatchItemResult<unknown> => {
+      try {
+        return { ok: true, value: debitOne(item as unknown as Record<string, unknown>) };
+      } catch (error) {
+        return { ok: false, error: error as { code: ErrorCode; message: string } };
+      }
+    }),
+  }));
+  const fresh = (data: Record<string, unknown>) => ({
+    dataJson: JSON.stringify({ echo: (data as unknown as CatalogRequest).query }),
+    source: 'cache',
+    ageSeconds: 5,
+    ageMs: 5_400,
+    freshForMs: 60_000,
+  });
+  const peek = new StandIn(fresh);
+  const fetchStandIn = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: (data as unknown as CatalogRequest).query }) }));
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    responder = await connect({ servers: nats.url });
+    serveStandIn(responder, Subject.CreditsDebit, debit);
+    serveStandIn(responder, Subject.CreditsDebitBatch, debitBatch);
+    serveStandIn(responder, Subject.CatalogPeek, peek);
+    serveStandIn(responder, Subject.CatalogFetch, fetchStandIn);
+    const start = async (overrides: Parameters<typeof startGatewayOnStandIns>[2]) => {
+      const { app, base } = await startGatewayOnStandIns(nats.url, undefined, overrides);
+      gateways.push(app);
+      return base;
+    };
+    nearBase = await start({ nearCacheMs: 1_000 });
+    offBase = await start({ nearCacheMs: 0 });
+    coalescingBase = await start({ rpcBatchMax: 64, nearCacheMs: 0 });
+  });
+
+  afterAll(async () => {
+    await Promise.all(gateways.map((app) => app.close()));
+    await responder.close();
+    await nats.stop();
+  });
+
+  beforeEach(() => {
+    for (const standIn of [debit, debitBatch, peek, fetchStandIn]) standIn.reset();
+  });
+
+  async function paid(base: string, url: string, key = KEY) {
+    const res = await fetch(base + url, { headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
+  }
+
+  describe('near cache', () => {
+    it('answers a hot query without the catalog, charges every call, and reports the age from the entry’s fetch time', async () => {
+      const first = await paid(nearBase, '/api/apps/111');
+      const second = await paid(nearBase, '/api/apps/111?country=US');
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(second.body).toBe(first.body);
+      expect(peek.calls).toHaveLength(1);
+      expect(debit.calls).toHaveLength(2);
+      for (const res of [first, second]) expect(res.headers['x-cache']).toBe('CACHE');
+      expect(first.headers.age).toBe('5');
+      // Produced 5.4 s before the first request was sent: at least 5 s old, and not more than its wait since.
+      expect(Number(second.headers.age)).toBeGreaterThanOrEqual(5);
+      // Another query is its own entry.
+      await paid(nearBase, '/api/apps/111?country=gb');
+      expect(peek.calls).toHaveLength(2);
+    });
+
+    it('keeps an answer no longer than the catalog counts it fresh', async () => {
+      peek.handler = (data) => ({ ...fresh(data), freshForMs: 50 });
+      await paid(nearBase, '/api/apps/222');
+      await sleep(100);
+      await paid(nearBase, '/api/apps/222');
+      expect(peek.calls).toHaveLength(2);
+    });
+
+    it('never keeps a stale answer, nor one the catalog does not say is fresh', async () => {
+      peek.handler = () => null;
+      fetchStandIn.handler = () => ({ dataJson: '{"results":[]}', source: 'stale', ageSeconds: 7200 });
+      const stale = [await paid(nearBase, '/api/apps/333'), await paid(nearBase, '/api/apps/333')];
+      expect(stale.map((res) => res.headers['x-cache'])).toEqual(['STALE', 'STALE']);
+      expect(fetchStandIn.calls).toHaveLength(2);
+      fetchStandIn.handler = () => ({ dataJson: '{"results":[]}' });
+      await paid(nearBase, '/api/apps/444');
+      await paid(nearBase, '/api/apps/444');
+      expect(fetchStandIn.calls).toHaveLength(4);
+    });
+
+    it('is off with GATEWAY_NEAR_CACHE_MS=0', async () => {
+      await paid(offBase, '/api/apps/555');
+      await paid(offBase, '/api/apps/555');
+      expect(peek.calls).toHaveLength(2);
+    });
+
+    it('never skips the debit: a refused call is refused even for a hot query', async () => {
+      expect((await paid(nearBase, '/api/apps/666')).status).toBe(200);
+      const refused = await paid(nearBase, '/api/apps/666', EMPTY_KEY);
+      expect(refused.status).toBe(402);
+      expect(debit.calls).toHaveLength(2);
+    });
+  });
+
+  describe('coalescing', () => {
+    it('answers each of many concurrent calls with its own debit outcome, exactly one debit each', async () => {
+      const keys = Array.from({ length: 40 }, (_, i) => (i % 5 === 0 ? EMPTY_KEY : KEY));
+      const answers = await Promise.all(keys.map((key, i) => paid(coalescingBase, `/api/apps/${700 + i}`, key)));
+      expect(answers.map((res) => res.status)).toEqual(keys.map((key) => (key === EMPTY_KEY ? 402 : 200)));
+      for (const [i, res] of answers.entries()) if (res.status === 200) expect(JSON.parse(res.body).data.echo.appId).toBe(String(700 + i));
+      const items = debit.calls.length + debitBatch.calls.reduce((sum, call) => sum + (call.items as unknown[]).length, 0);
+      expect(items).toBe(40);
+    });
+  });
+});

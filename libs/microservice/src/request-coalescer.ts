@@ -1,0 +1,56 @@
+/**
+ * Gathers the items asked for in one event-loop turn and hands them over together, DataLoader style:
+ * `add` queues an item and `schedule` (the NATS client's end-of-turn hook) flushes the queue once per
+ * turn, so a lone item leaves in the same turn it was asked for, with no timer. At most `maxItems` go
+ * together; a queue that reaches it is flushed at once and the next items start a new batch.
+ *
+ * `send` answers one result per item, in order; should it fail as a whole, every item of that batch
+ * fails with the same error. Written here rather than taken from `dataloader`: that library caches by
+ * key and dedupes, which would merge two debits of one key into one; here every item is its own.
+ */
+export class RequestCoalescer<Item, Result> {
+  private items: Item[] = [];
+  private waiters: Array<{ resolve(result: Result): void; reject(error: unknown): void }> = [];
+
+  constructor(
+    private readonly maxItems: number,
+    private readonly schedule: (flush: () => void) => void,
+    private readonly send: (items: Item[]) => Promise<Result[]>,
+  ) {
+    if (!Number.isInteger(maxItems) || maxItems < 1) throw new RangeError(`maxItems must be a positive integer, got ${maxItems}`);
+  }
+
+  add(item: Item): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      if (this.items.length === 0) this.schedule(this.flush);
+      this.items.push(item);
+      this.waiters.push({ resolve, reject });
+      if (this.items.length >= this.maxItems) this.flush();
+    });
+  }
+
+  /** Sends what is queued (a no-op when the queue was already flushed this turn). Never throws. */
+  readonly flush = (): void => {
+    const { items, waiters } = this;
+    if (items.length === 0) return;
+    this.items = [];
+    this.waiters = [];
+    let sent: Promise<Result[]>;
+    try {
+      sent = this.send(items);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    sent.then(
+      (results) => {
+        for (let i = 0; i < waiters.length; i++) {
+          if (i < results.length) waiters[i].resolve(results[i]);
+          else waiters[i].reject(new Error(`batch reply has ${results.length} results for ${waiters.length} items`));
+        }
+      },
+      (error: unknown) => {
+        for (const waiter of waiters) waiter.reject(error);
+      },
+    );
+  };
+}

@@ -1,0 +1,102 @@
+import { type BatchableSubject, type BatchItemResult, BatchSubject, ErrorCode, type GatewayRpcShapes, type GatewaySubject, isWireError } from '@appcat/contracts';
+import { type NatsRpcClient, RpcCallError } from './nats-rpc-client.js';
+import { RequestCoalescer } from './request-coalescer.js';
+
+/** A request's outcome as a value: the reply, or the typed error it failed with. */
+export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: RpcCallError };
+
+export interface TypedRpcOptions {
+  requestId?: string;
+  /** Overrides the client's request timeout (an x402 settlement waits for the chain). */
+  timeoutMs?: number;
+}
+
+export interface TypedRpcSettings {
+  /**
+   * Most requests of one subject sent together as one batch request (see `BatchSubject` in
+   * libs/contracts); 1 sends every request alone.
+   */
+  batchMaxItems: number;
+}
+
+interface QueuedRequest {
+  payload: unknown;
+  requestId?: string;
+}
+
+type RequestOf<S extends GatewaySubject> = GatewayRpcShapes[S]['request'];
+type ReplyOf<S extends GatewaySubject> = GatewayRpcShapes[S]['reply'];
+
+/**
+ * The gateway's requests to its services, typed by subject (`GatewayRpcShapes` in libs/contracts).
+ * `result` gives the outcome as a value, for a caller that decides by the error's code; `request`
+ * gives the reply or throws the caller's own error, made from the typed one by `toError` (the
+ * gateway passes its one code-to-HTTP mapping), so no client translates RPC errors itself.
+ */
+export class TypedRpc<E extends Error> {
+  private readonly coalescers = new Map<GatewaySubject, RequestCoalescer<QueuedRequest, RpcResult<unknown>>>();
+
+  constructor(
+    private readonly client: NatsRpcClient,
+    private readonly toError: (error: RpcCallError) => E,
+    settings: TypedRpcSettings = { batchMaxItems: 1 },
+  ) {
+    if (settings.batchMaxItems > 1) {
+      for (const subject of Object.keys(BatchSubject) as BatchableSubject[]) {
+        const schedule = (flush: () => void) => client.beforePublishing(flush);
+        this.coalescers.set(subject, new RequestCoalescer(settings.batchMaxItems, schedule, (queued) => this.sendQueued(subject, queued)));
+      }
+    }
+  }
+
+  /**
+   * The one place a request leaves. Requests of a batchable subject made in one loop turn leave together
+   * as one batch request (a lone one as itself, in the same turn); each still gets its own result.
+   */
+  result<S extends GatewaySubject>(subject: S, payload: RequestOf<S>, options: TypedRpcOptions = {}): Promise<RpcResult<ReplyOf<S>>> {
+    const coalescer = options.timeoutMs === undefined ? this.coalescers.get(subject) : undefined;
+    if (coalescer) return coalescer.add({ payload, requestId: options.requestId }) as Promise<RpcResult<ReplyOf<S>>>;
+    return this.resultAlone(subject, payload, options);
+  }
+
+  private async resultAlone<S extends GatewaySubject>(subject: S, payload: unknown, options: TypedRpcOptions): Promise<RpcResult<ReplyOf<S>>> {
+    try {
+      const value = await this.client.request<ReplyOf<S>>(subject, payload, { service: serviceOf(subject), ...options });
+      return { ok: true, value };
+    } catch (error) {
+      // NatsRpcClient fails only with RpcCallError; anything else is a bug and stays an exception.
+      if (error instanceof RpcCallError) return { ok: false, error };
+      throw error;
+    }
+  }
+
+  /** A lone request goes as itself; several as one request to the batch subject, answered item by item. */
+  private async sendQueued(subject: BatchableSubject, queued: QueuedRequest[]): Promise<RpcResult<unknown>[]> {
+    if (queued.length === 1) return [await this.resultAlone(subject, queued[0].payload, { requestId: queued[0].requestId })];
+    const service = serviceOf(subject);
+    const items = queued.map((request) => request.payload);
+    const batch = await this.resultAlone(BatchSubject[subject], { items } as never, {});
+    if (!batch.ok) return queued.map(() => batch);
+    const results = (batch.value as { results?: unknown } | null)?.results;
+    if (!Array.isArray(results) || results.length !== queued.length) {
+      const error = new RpcCallError(ErrorCode.Internal, `${service} sent a batch reply that does not match the batch`, service);
+      return queued.map(() => ({ ok: false as const, error }));
+    }
+    return (results as BatchItemResult<unknown>[]).map((item): RpcResult<unknown> => {
+      if (item?.ok === true) return { ok: true, value: item.value };
+      const wire = item?.ok === false && isWireError(item.error) ? item.error : { code: ErrorCode.Internal, message: `${service} failed` };
+      return { ok: false, error: new RpcCallError(wire.code, wire.message, service) };
+    });
+  }
+
+  async request<S extends GatewaySubject>(subject: S, payload: RequestOf<S>, options: TypedRpcOptions = {}): Promise<ReplyOf<S>> {
+    const outcome = await this.result(subject, payload, options);
+    if (!outcome.ok) throw this.toError(outcome.error);
+    return outcome.value;
+  }
+}
+
+/** Subjects are `<service>.<...>` ("payments.credits.debit"); the service names it in error messages. */
+function serviceOf(subject: string): string {
+  return subject.slice(0, subject.indexOf('.'));
+}
