@@ -30,7 +30,7 @@ export class CatalogInfrastructure implements OnApplicationShutdown {
   ) {}
 
   /** @param upstream the client that reaches the network (default: fetch); it is wrapped, not replaced. */
-  static async start(config: CatalogConfig, upstream?: UpstreamHttpClient, metrics?: CatalogMetrics): Promise<CatalogInfrastructure> {
+  static async start(config: CatalogConfig, metrics: CatalogMetrics, upstream?: UpstreamHttpClient): Promise<CatalogInfrastructure> {
     const { keyPrefix } = config.redis;
     // Cache probes arriving together go out in one write instead of one syscall each.
     const redis = connectRedis(config.redis, 'catalog', { enableAutoPipelining: true });
@@ -50,7 +50,7 @@ export class CatalogInfrastructure implements OnApplicationShutdown {
       failureTtlMs: config.cache.failureTtlMs,
     });
     const network = upstream ?? new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent });
-    const base = metrics ? new MeasuredUpstreamHttpClient(network, metrics) : network;
+    const base = new MeasuredUpstreamHttpClient(network, metrics);
     const breaker = new RedisCircuitBreaker(redis, keyPrefix, config.breaker, config.upstreamTimeoutMs + config.rateLimitMaxWaitMs + 1000);
     const limiter = new RedisRateLimiter(redis, keyPrefix, config.rateLimitMaxWaitMs);
     const http = new GuardedHttpClient(base, breaker, limiter, upstreamRateLimits(config));

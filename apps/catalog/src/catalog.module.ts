@@ -21,7 +21,7 @@ export class CatalogModule {
         {
           provide: CatalogInfrastructure,
           useFactory: async (ops: CatalogOps) => {
-            const infrastructure = await CatalogInfrastructure.start(config, http, ops.metrics);
+            const infrastructure = await CatalogInfrastructure.start(config, ops.metrics, http);
             ops.attach(infrastructure);
             return infrastructure;
           },

@@ -30,7 +30,7 @@ async function scraped(metrics: CatalogMetrics): Promise<Record<string, number>>
 
 describe('FetchBudget', () => {
   it('hands a freed slot to the oldest waiter, also when the fetch holding it failed', async () => {
-    const budget = new FetchBudget({ maxInFlight: 1, maxQueueWaitMs: 60_000 });
+    const budget = new FetchBudget({ maxInFlight: 1, maxQueueWaitMs: 60_000 }, new CatalogMetrics(createRegistry('catalog')));
     const [a, b, c] = [held(), held(), held()];
     const results = [budget.run(a.work), budget.run(b.work).catch((e: Error) => e.message), budget.run(c.work)];
     await ticks();
@@ -46,7 +46,7 @@ describe('FetchBudget', () => {
   });
 
   it('refuses at once with no waiting allowed, and a refused request never takes a slot later', async () => {
-    const budget = new FetchBudget({ maxInFlight: 1, maxQueueWaitMs: 0 });
+    const budget = new FetchBudget({ maxInFlight: 1, maxQueueWaitMs: 0 }, new CatalogMetrics(createRegistry('catalog')));
     const a = held();
     const first = budget.run(a.work);
     const refused = held();

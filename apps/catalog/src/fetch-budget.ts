@@ -38,9 +38,9 @@ export class FetchBudget {
 
   constructor(
     readonly settings: FetchBudgetSettings,
-    private readonly metrics?: CatalogMetrics,
+    private readonly metrics: CatalogMetrics,
   ) {
-    metrics?.watchFetchBudget(() => ({ limit: settings.maxInFlight, inFlight: this.inFlight, waiting: this.waiting }));
+    metrics.watchFetchBudget(() => ({ limit: settings.maxInFlight, inFlight: this.inFlight, waiting: this.waiting }));
   }
 
   /** Runs `work` in a slot, once one is free; rejects with SERVICE_UNAVAILABLE (not handled) past the wait bound. */
@@ -59,7 +59,7 @@ export class FetchBudget {
   private waitForSlot(): Promise<void> {
     const { maxInFlight, maxQueueWaitMs } = this.settings;
     if (maxQueueWaitMs === 0) {
-      this.metrics?.fetchWaitSeconds.observe({ outcome: 'refused' }, 0);
+      this.metrics.fetchWaitSeconds.observe({ outcome: 'refused' }, 0);
       return Promise.reject(busy(maxInFlight, maxQueueWaitMs));
     }
     return new Promise<void>((admit, refuse) => {
@@ -80,7 +80,7 @@ export class FetchBudget {
     next.done = true;
     clearTimeout(next.timer);
     this.waiting--;
-    this.metrics?.fetchWaitSeconds.observe({ outcome: 'admitted' }, (performance.now() - next.since) / 1000);
+    this.metrics.fetchWaitSeconds.observe({ outcome: 'admitted' }, (performance.now() - next.since) / 1000);
     next.admit();
   }
 
@@ -88,7 +88,7 @@ export class FetchBudget {
     if (waiter.done) return;
     waiter.done = true;
     this.waiting--;
-    this.metrics?.fetchWaitSeconds.observe({ outcome: 'refused' }, (performance.now() - waiter.since) / 1000);
+    this.metrics.fetchWaitSeconds.observe({ outcome: 'refused' }, (performance.now() - waiter.since) / 1000);
     // Every waiter has the same bound, so the one timing out is nearly always the oldest: drop it now.
     this.skipDone();
     waiter.refuse(busy(this.settings.maxInFlight, this.settings.maxQueueWaitMs));

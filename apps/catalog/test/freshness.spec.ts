@@ -2,6 +2,9 @@ import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { CatalogSystem, listOf, sleep } from './support.js';
 
+/** Wide enough that a loaded machine does not time out a healthy upstream call (300 ms did). */
+const UPSTREAM_TIMEOUT_MS = 3_000;
+
 /** Short TTLs, so expiry is seen within a test; long ones for what must not expire. */
 const ENV = {
   CACHE_TTL_DETAILS_S: '1',
@@ -11,7 +14,7 @@ const ENV = {
   CACHE_STALE_MAX_AGE_S: '600',
   CACHE_FAILURE_TTL_MS: '300',
   BREAKER_FAILURE_THRESHOLD: '100',
-  UPSTREAM_TIMEOUT_MS: '300',
+  UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
 };
 
 const app = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
@@ -70,7 +73,7 @@ describe('cache freshness, expiry and stale answers', () => {
   it('serves stale data on timeouts, unreadable answers and throttling too', async () => {
     await system.fetch(app('de'));
     await sleep(1100);
-    for (const fault of [{ delayMs: 1000 }, { malformed: true }, { status: 403 }]) {
+    for (const fault of [{ delayMs: UPSTREAM_TIMEOUT_MS + 1000 }, { malformed: true }, { status: 403 }]) {
       system.emulator.clearFaults();
       system.emulator.addFault({ match: { endpoint: 'lookup' }, ...fault });
       const lookups = system.emulator.stats().byEndpoint.lookup;
