@@ -1,14 +1,16 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { FillNotifier } from './cache/fill-notifier.js';
+import { RefreshDrainer } from './cache/refresh-drainer.js';
+import { RefreshQueue } from './cache/refresh-queue.js';
 import { RedisResourceStore } from './cache/redis-resource-store.js';
-import type { ResourceStore } from './cache/resource-store.js';
 import type { CatalogConfig } from './config.js';
 import type { CatalogMetrics } from '@appcat/ops';
 import { MeasuredUpstreamHttpClient } from './upstream/measured-http-client.js';
 import { connectRedis, redisReady } from './redis/redis-connection.js';
 import { upstreamRateLimits } from './store/create-store-adapter.js';
 import { RedisCircuitBreaker } from './upstream/circuit-breaker.js';
+import type { StoreAdapter } from './store/store-adapter.js';
 import { GuardedHttpClient } from './upstream/guarded-http-client.js';
 import { RedisRateLimiter } from './upstream/rate-limiter.js';
 import { FetchUpstreamHttpClient, type UpstreamHttpClient } from './upstream/upstream-http-client.js';
@@ -21,11 +23,19 @@ const REDIS_STARTUP_WAIT_MS = 3000;
  * per-host rate limiters and circuit breakers. One instance per catalog app; closed with it.
  */
 export class CatalogInfrastructure implements OnApplicationShutdown {
+  private drainer?: RefreshDrainer;
+
   private constructor(
+    private readonly config: CatalogConfig,
     private readonly redis: Redis,
     private readonly subscriber: Redis,
-    readonly store: ResourceStore,
+    /** The fetch client this instance made (not one passed in), closed with it: its proxy connections. */
+    private readonly ownNetwork: FetchUpstreamHttpClient | undefined,
+    readonly store: RedisResourceStore,
     readonly http: UpstreamHttpClient,
+    /** The per-host, per-egress budgets; `limiter.isExhausted(host)` says whether a call would be refused now. */
+    readonly limiter: RedisRateLimiter,
+    readonly refreshQueue: RefreshQueue,
   ) {}
 
   /** @param upstream the client that reaches the network (default: fetch); it is wrapped, not replaced. */
@@ -42,18 +52,42 @@ export class CatalogInfrastructure implements OnApplicationShutdown {
     }
     const notifier = new FillNotifier(subscriber, `${keyPrefix}filled`);
     void notifier.start();
+    const refreshQueue = new RefreshQueue(redis, keyPrefix, config.budget.demandWindowSeconds);
     const store = new RedisResourceStore(redis, notifier, {
       keyPrefix,
       lockTtlMs: config.cache.lockTtlMs,
       lockWaitMs: config.cache.lockWaitMs,
       failureTtlMs: config.cache.failureTtlMs,
+      refreshQueue,
     });
-    const network = upstream ?? new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent });
+    const ownNetwork = upstream ? undefined : new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent });
+    const network: UpstreamHttpClient = upstream ?? ownNetwork!;
     const base = metrics ? new MeasuredUpstreamHttpClient(network, metrics) : network;
     const breaker = new RedisCircuitBreaker(redis, keyPrefix, config.breaker, config.upstreamTimeoutMs + config.rateLimitMaxWaitMs + 1000);
-    const limiter = new RedisRateLimiter(redis, keyPrefix, config.rateLimitMaxWaitMs);
-    const http = new GuardedHttpClient(base, breaker, limiter, upstreamRateLimits(config));
-    return new CatalogInfrastructure(redis, subscriber, store, http);
+    const limiter = new RedisRateLimiter(redis, keyPrefix, config.rateLimitMaxWaitMs, upstreamRateLimits(config), config.budget.egresses);
+    const http = new GuardedHttpClient(base, breaker, limiter);
+    return new CatalogInfrastructure(config, redis, subscriber, ownNetwork, store, http, limiter, refreshQueue);
+  }
+
+  /** This replica's worker of the refresh queue, once started. */
+  get refreshDrainer(): RefreshDrainer | undefined {
+    return this.drainer;
+  }
+
+  /** Starts this replica's worker of the shared refresh queue, refreshing through the adapter's resources. */
+  startRefreshing(adapter: StoreAdapter): RefreshDrainer | undefined {
+    const rebuild = adapter.refreshRequest?.bind(adapter);
+    if (!rebuild || this.drainer) return this.drainer;
+    const { budget, cache } = this.config;
+    this.drainer = new RefreshDrainer(this.refreshQueue, this.store, this.limiter, rebuild, {
+      upstreams: [...upstreamRateLimits(this.config).keys()],
+      intervalMs: budget.refreshIntervalMs,
+      maxKeys: budget.refreshMaxKeys,
+      batchMaxIds: cache.batchMaxIds,
+      reserveTokens: budget.refreshReserveTokens,
+    });
+    this.drainer.start();
+    return this.drainer;
   }
 
   /** Readiness: the shared Redis answers. */
@@ -62,6 +96,8 @@ export class CatalogInfrastructure implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.drainer?.stop();
+    await this.ownNetwork?.close();
     this.subscriber.disconnect();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
