@@ -67,6 +67,7 @@ export class RefreshDrainer {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  private lastWarning = 0;
   /** Counts of refresh outcomes, for metrics and tests. */
   readonly outcomes = new Map<RefreshOutcome | 'unknown', number>();
 
@@ -96,7 +97,11 @@ export class RefreshDrainer {
       try {
         refreshed += await this.drainHost(upstream);
       } catch (error) {
-        this.logger.warn(`refresh queue of ${upstream} not drained: ${error instanceof Error ? error.message : String(error)}`);
+        // Redis away: the cache serves without it; say so at most every 30 s.
+        if (Date.now() - this.lastWarning > 30_000) {
+          this.lastWarning = Date.now();
+          this.logger.warn(`refresh queue of ${upstream} not drained: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
     }
     return refreshed;
