@@ -25,7 +25,7 @@
  */
 import type { CatalogQuery } from '@appcat/contracts';
 import { startStoreEmulator, EmulatorControlClient } from '@appcat/store-emulator';
-import { chooseRefreshes, readCatalogConfig } from '@appcat/catalog';
+import { chooseRefreshes, guaranteedRefreshIntervals, readCatalogConfig } from '@appcat/catalog';
 import { Workload } from './workload.js';
 
 function numbers(name: string, fallback: number[]): number[] {
@@ -283,26 +283,40 @@ function simulate(workload: Workload, ratePerMin: number, egresses: number, simu
   const served = new Map<string, { kind: Kind; ages: number[] }>();
   let nextDrain = 0;
 
+  // The drainer's guaranteed share, as the catalog computes it for this many egresses.
+  const intervals = guaranteedRefreshIntervals({ ...config, budget: { ...config.budget, egresses: Array.from({ length: egresses }, (_, i) => ({ id: `e${i}` })) } });
+  const guaranteedEvery: Record<Host, number | undefined> = { itunes: intervals.get('itunes'), amp: intervals.get('apple-amp') };
+  const nextTurn: Record<Host, number> = { itunes: 0, amp: 0 };
   const drain = (now: number) => {
     for (const host of ['itunes', 'amp'] as Host[]) {
       const budget = budgets[host];
-      const calls = budget.whole(now) - refreshReserveTokens;
-      if (calls < 1 || queues[host].size === 0) continue;
+      if (queues[host].size === 0) continue;
+      let calls = budget.whole(now) - refreshReserveTokens;
+      // No spare token: the guaranteed turn (one replica's) queues for a token like a caller.
+      let maxWait = 0;
+      if (calls < 1) {
+        const every = guaranteedEvery[host];
+        if (every === undefined || now < nextTurn[host]) continue;
+        nextTurn[host] = now + every / 1000;
+        calls = 1;
+        maxWait = maxWaitS;
+      }
       const taken = queues[host].take(refreshMaxKeys);
       const { chosen, rest } = chooseRefreshes(taken, calls, batchMaxIds);
       for (const r of rest) queues[host].set(r.resource, r.demand);
-      const groupsSent = new Set<string>();
+      const sent = new Map<string, number>();
       for (const r of chosen) {
         const group = r.resource.group;
-        if (group === undefined || !groupsSent.has(group)) {
-          // The token is there: the drainer spends only whole tokens above the reserve.
-          if (budget.take(now, 0) === undefined) {
-            queues[host].set(r.resource, r.demand);
+        let at = group === undefined ? undefined : sent.get(group);
+        if (at === undefined) {
+          at = budget.take(now, maxWait);
+          if (at === undefined) {
+            // Refused: dropped, as the catalog drops a failed refresh (queued again when next served).
             continue;
           }
-          if (group !== undefined) groupsSent.add(group);
+          if (group !== undefined) sent.set(group, at);
         }
-        fetchedAt.set(r.key, now);
+        fetchedAt.set(r.key, at);
       }
     }
   };

@@ -15,6 +15,20 @@ import { GuardedHttpClient } from './upstream/guarded-http-client.js';
 import { RedisRateLimiter } from './upstream/rate-limiter.js';
 import { FetchUpstreamHttpClient, type UpstreamHttpClient } from './upstream/upstream-http-client.js';
 
+/**
+ * Per host with a limit, ms between guaranteed refresh calls: CACHE_REFRESH_MIN_SHARE_PERCENT of its
+ * rate over every egress. The steady-state model uses the same figures.
+ */
+export function guaranteedRefreshIntervals(config: CatalogConfig): Map<string, number> {
+  const intervals = new Map<string, number>();
+  const share = config.budget.refreshMinSharePercent / 100;
+  for (const [upstream, limit] of upstreamRateLimits(config)) {
+    const perMinute = limit.perMinute * config.budget.egresses.length * share;
+    if (perMinute > 0) intervals.set(upstream, 60_000 / perMinute);
+  }
+  return intervals;
+}
+
 /** How long start-up waits for Redis before it goes on without it (and keeps reconnecting). */
 const REDIS_STARTUP_WAIT_MS = 3000;
 
@@ -85,6 +99,7 @@ export class CatalogInfrastructure implements OnApplicationShutdown {
       maxKeys: budget.refreshMaxKeys,
       batchMaxIds: cache.batchMaxIds,
       reserveTokens: budget.refreshReserveTokens,
+      guaranteedEveryMs: guaranteedRefreshIntervals(this.config),
     });
     this.drainer.start();
     return this.drainer;

@@ -37,7 +37,7 @@ describe('readCatalogConfig', () => {
       },
       breaker: { failureThreshold: 5, openMs: 30_000, throttleOpenMs: 60_000, maxOpenMs: 600_000 },
       fetchBudget: { maxInFlight: 32, maxQueueWaitMs: 3000 },
-      budget: { egresses: [{ id: hostname() }], demandWindowSeconds: 900, refreshIntervalMs: 500, refreshMaxKeys: 200, refreshReserveTokens: 1 },
+      budget: { egresses: [{ id: hostname() }], demandWindowSeconds: 900, refreshIntervalMs: 500, refreshMaxKeys: 200, refreshReserveTokens: 1, refreshMinSharePercent: 20 },
       ops: { port: 9102, host: '127.0.0.1', logLevel: 'info', heapGrowthPercent: 30 },
     });
   });

@@ -105,6 +105,11 @@ export interface UpstreamBudgetSettings {
   refreshMaxKeys: number;
   /** Tokens of a host's budget the refreshes leave to callers' cold misses. */
   refreshReserveTokens: number;
+  /**
+   * Percent of a host's rate refreshes get even while cold misses take every token: one refresh call
+   * queues for a token like a caller at this pace (0: refreshes only spend spare tokens).
+   */
+  refreshMinSharePercent: number;
 }
 
 export interface CatalogConfig {
@@ -235,6 +240,7 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
         refreshIntervalMs: e.int('CACHE_REFRESH_INTERVAL_MS', 500, { min: 10, max: 600_000 }),
         refreshMaxKeys: e.int('CACHE_REFRESH_MAX_KEYS', 200, { min: 1, max: 10_000 }),
         refreshReserveTokens: e.int('CACHE_REFRESH_RESERVE_TOKENS', 1, { min: 0, max: 100_000 }),
+        refreshMinSharePercent: e.int('CACHE_REFRESH_MIN_SHARE_PERCENT', 20, { min: 0, max: 100 }),
       },
       breaker: {
         failureThreshold: e.int('BREAKER_FAILURE_THRESHOLD', 5, { min: 1, max: 1000 }),

@@ -14,6 +14,11 @@ export interface RefreshDrainerOptions {
   batchMaxIds: number;
   /** Tokens of a host's budget left to callers' cold misses: refreshes spend only what is above. */
   reserveTokens: number;
+  /**
+   * Per host, ms between guaranteed refresh calls (its share of the budget over every egress), which
+   * queue for a token like a caller's; absent: refreshes only spend spare tokens.
+   */
+  guaranteedEveryMs: ReadonlyMap<string, number>;
 }
 
 /** What the drainer needs of the rate limiter: what a host's budget holds now, nothing taken. */
@@ -55,7 +60,9 @@ export function chooseRefreshes<R extends { job: Pick<RefreshJob, 'group'> }>(ta
 /**
  * Each replica's worker of the shared refresh queue. Every `intervalMs`, for each upstream host, it
  * reads how many tokens the host's budget holds over this replica's egresses, keeps `reserveTokens`
- * for callers' cold misses, and spends the rest on the most requested stale keys: it takes the top
+ * for callers' cold misses, and spends the rest on the most requested stale keys (with none to
+ * spare, one call per `guaranteedEveryMs` across the replicas, so popular keys are not starved by a
+ * long tail of cold misses): it takes the top
  * keys, groups those that share a batched call (one token a group of up to `batchMaxIds`), refreshes
  * as many groups as it has tokens for, most requested first, and puts the rest back. The calls go
  * through the same batchers and guarded client as callers' loads, so the token buckets, not this
@@ -120,8 +127,14 @@ export class RefreshDrainer {
 
   private async drainHost(upstream: string): Promise<number> {
     const { tokens } = await this.budget.state(upstream);
-    const calls = Math.floor(tokens - this.options.reserveTokens);
-    if (calls < 1) return 0;
+    let calls = Math.floor(tokens - this.options.reserveTokens);
+    if (calls < 1) {
+      // Cold misses take every token: the guaranteed share still gets one call now and then, which
+      // waits its turn for a token (or is refused) like a caller's.
+      const every = this.options.guaranteedEveryMs.get(upstream);
+      if (every === undefined || !(await this.queue.takeTurn(upstream, every))) return 0;
+      calls = 1;
+    }
     const taken = await this.queue.take(upstream, this.options.maxKeys);
     if (taken.length === 0) return 0;
     const { chosen, rest } = chooseRefreshes(taken, calls, this.options.batchMaxIds);

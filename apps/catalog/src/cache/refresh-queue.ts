@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ENQUEUE_SCRIPT, NOTE_DEMAND_SCRIPT, PUT_BACK_SCRIPT, TAKE_SCRIPT } from './refresh-scripts.js';
+import { ENQUEUE_SCRIPT, NOTE_DEMAND_SCRIPT, PUT_BACK_SCRIPT, TAKE_SCRIPT, TURN_SCRIPT } from './refresh-scripts.js';
 
 /**
  * How to refresh one resource, as any replica can rebuild it: the adapter's own description of the
@@ -28,6 +28,7 @@ interface QueueCommands {
   catalogEnqueueRefresh(queue: string, jobs: string, demand: string, previous: string, key: string, job: string, weight: string, keepMs: string, maxQueued: string): Promise<number>;
   catalogTakeRefreshes(queue: string, jobs: string, n: string): Promise<string[]>;
   catalogPutBackRefreshes(queue: string, jobs: string, keepMs: string, ...entries: string[]): Promise<number>;
+  catalogRefreshTurn(turn: string, everyMs: string): Promise<number>;
 }
 
 /** Most keys waiting per upstream host; past it the least requested leave (they are queued again when asked for). */
@@ -54,6 +55,7 @@ export class RefreshQueue {
     redis.defineCommand('catalogEnqueueRefresh', { numberOfKeys: 4, lua: ENQUEUE_SCRIPT });
     redis.defineCommand('catalogTakeRefreshes', { numberOfKeys: 2, lua: TAKE_SCRIPT });
     redis.defineCommand('catalogPutBackRefreshes', { numberOfKeys: 2, lua: PUT_BACK_SCRIPT });
+    redis.defineCommand('catalogRefreshTurn', { numberOfKeys: 1, lua: TURN_SCRIPT });
     this.redis = redis as Redis & QueueCommands;
     this.windowMs = demandWindowSeconds * 1000;
   }
@@ -101,6 +103,14 @@ export class RefreshQueue {
     if (refreshes.length === 0) return;
     const entries = refreshes.flatMap((r) => [r.key, String(r.demand), JSON.stringify(r.job)]);
     await this.redis.catalogPutBackRefreshes(this.queueKey(upstream), this.jobsKey(), String(QUEUE_KEEP_MS), ...entries);
+  }
+
+  /**
+   * Whether this replica has the host's guaranteed refresh turn now: at most one replica every
+   * `everyMs`, however many ask.
+   */
+  async takeTurn(upstream: string, everyMs: number): Promise<boolean> {
+    return (await this.redis.catalogRefreshTurn(`${this.keyPrefix}{refresh}:turn:${upstream}`, String(Math.max(1, Math.round(everyMs))))) === 1;
   }
 
   /** How many keys wait for `upstream`. */

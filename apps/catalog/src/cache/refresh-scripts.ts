@@ -72,3 +72,12 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return 1
 `;
+
+/**
+ * KEYS: the host's refresh turn. ARGV: ms until the next turn. Answers 1 to the one replica whose turn
+ * it is (the key did not exist), 0 to the others.
+ */
+export const TURN_SCRIPT = `
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 1 end
+return 0
+`;
