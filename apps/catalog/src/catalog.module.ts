@@ -29,7 +29,11 @@ export class CatalogModule {
         },
         {
           provide: STORE_ADAPTER,
-          useFactory: (infrastructure: CatalogInfrastructure) => createStoreAdapter(config, infrastructure.http, infrastructure.store),
+          useFactory: (infrastructure: CatalogInfrastructure) => {
+            const adapter = createStoreAdapter(config, infrastructure.http, infrastructure.store);
+            infrastructure.startRefreshing(adapter);
+            return adapter;
+          },
           inject: [CatalogInfrastructure],
         },
       ],

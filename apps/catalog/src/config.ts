@@ -1,5 +1,6 @@
 import { type OpsConfig, readOpsConfig } from '@appcat/ops';
 import { type EnvReader, readConfig, readNatsConfig, type NatsConfig, readRedisEndpoint, type RedisEndpoint } from '@appcat/config';
+import { hostname } from 'node:os';
 import type { FetchBudgetSettings } from './fetch-budget.js';
 
 export const CATALOG_STORES = ['apple'] as const;
@@ -80,6 +81,37 @@ export interface BreakerSettings {
   maxOpenMs: number;
 }
 
+/** One identity Apple sees our calls come from; each has its own token bucket per upstream host. */
+export interface Egress {
+  /** Names its buckets in Redis: the pod (UPSTREAM_EGRESS_ID) or a proxy's host and port. */
+  id: string;
+  /** Requests go through this HTTP proxy; absent: straight from this process. */
+  proxyUrl?: string;
+}
+
+/**
+ * The upstream budget (docs/catalog-resilience.md, "The upstream budget"): the rate limits hold per
+ * egress identity, entries past their freshness are served stale while a refresh queue shared by the
+ * replicas renews them, most requested first, within what the budget leaves.
+ */
+export interface UpstreamBudgetSettings {
+  /** The identities this replica calls from: the proxies of UPSTREAM_EGRESS_PROXIES, or the pod itself. */
+  egresses: Egress[];
+  /** Demand (requests per key) is counted over this sliding window to order the refresh queue. */
+  demandWindowSeconds: number;
+  /** How often each replica looks at the refresh queue. */
+  refreshIntervalMs: number;
+  /** Most keys one replica takes from the queue at a time (grouped into batched calls). */
+  refreshMaxKeys: number;
+  /** Tokens of a host's budget the refreshes leave to callers' cold misses. */
+  refreshReserveTokens: number;
+  /**
+   * Percent of a host's rate refreshes get even while cold misses take every token: one refresh call
+   * queues for a token like a caller at this pace (0: refreshes only spend spare tokens).
+   */
+  refreshMinSharePercent: number;
+}
+
 export interface CatalogConfig {
   nats: NatsConfig;
   store: CatalogStore;
@@ -94,6 +126,7 @@ export interface CatalogConfig {
   breaker: BreakerSettings;
   /** How many catalog.fetch requests this replica works on at once, and how long the rest may wait. */
   fetchBudget: FetchBudgetSettings;
+  budget: UpstreamBudgetSettings;
 }
 
 export const DEFAULT_UPSTREAM_USER_AGENT = 'iTunes/12.13 (Macintosh; OS X 14.5) AppleWebKit/618.2.12';
@@ -107,6 +140,34 @@ function readRateLimit(e: EnvReader, prefix: string, perMinute: number, burst: n
     perMinute: e.int(`${prefix}_RATE_PER_MIN`, perMinute, { min: 0, max: 1_000_000 }),
     burst: e.int(`${prefix}_BURST`, burst, { min: 1, max: 100_000 }),
   };
+}
+
+/** The proxies of UPSTREAM_EGRESS_PROXIES, each an egress named by its host and port; else the pod, named UPSTREAM_EGRESS_ID. */
+function readEgresses(e: EnvReader): Egress[] {
+  const proxies = (e.optionalString('UPSTREAM_EGRESS_PROXIES') ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const egresses: Egress[] = [];
+  for (const proxy of proxies) {
+    let url: URL;
+    try {
+      url = new URL(proxy);
+    } catch {
+      e.fail(`UPSTREAM_EGRESS_PROXIES has an entry that is not a URL: ${JSON.stringify(proxy)}`);
+      continue;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') e.fail(`UPSTREAM_EGRESS_PROXIES entries must be http: or https: proxies, got ${url.protocol}`);
+    // Named without credentials, which must not reach Redis keys or logs.
+    const id = `proxy-${url.host}`;
+    if (egresses.some((x) => x.id === id)) e.fail(`UPSTREAM_EGRESS_PROXIES lists ${url.host} twice`);
+    egresses.push({ id, proxyUrl: url.href });
+  }
+  if (egresses.length > 0) return egresses;
+  // The pod's own address by default; every pod behind one NAT sets the same id and shares one bucket.
+  const id = e.string('UPSTREAM_EGRESS_ID', hostname() || 'local');
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(id)) e.fail(`UPSTREAM_EGRESS_ID must be 1-100 of A-Z a-z 0-9 . _ -, got ${JSON.stringify(id)}`);
+  return [{ id }];
 }
 
 const seconds = (e: EnvReader, name: string, fallback: number) => e.int(name, fallback, { min: 1, max: 30 * DAY });
@@ -129,10 +190,10 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
         ampApiBaseUrl: e.url('APPLE_AMP_API_BASE_URL', 'http://127.0.0.1:4010'),
         tokenPagePath,
         userAgent: e.string('UPSTREAM_USER_AGENT', DEFAULT_UPSTREAM_USER_AGENT),
-        // Apple's guidance for Search/Lookup is about 20 calls a minute per IP; the burst stays small
-        // so that a burst plus a minute of steady calls does not go far past it.
+        // Apple's guidance for Search/Lookup is about 20 calls a minute per IP (per egress). A bucket
+        // lets burst + rate through in any minute, so 18 + 2 stays at 20 (20 + 5 went to 25: throttled).
         rateLimits: {
-          itunes: readRateLimit(e, 'ITUNES', 20, 5),
+          itunes: readRateLimit(e, 'ITUNES', 18, 2),
           web: readRateLimit(e, 'APPLE_WEB', 6, 2),
           ampApi: readRateLimit(e, 'APPLE_AMP_API', 60, 10),
         },
@@ -173,6 +234,14 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
         // 3 s of waiting, plus the upstream timeout (5 s) and a rate-limiter wait (2 s), stays within the
         // gateway's NATS timeout (10 s): a request is not started after its caller has given up on it.
         maxQueueWaitMs: e.int('CATALOG_MAX_QUEUE_WAIT_MS', 3000, { min: 0, max: 120_000 }),
+      },
+      budget: {
+        egresses: readEgresses(e),
+        demandWindowSeconds: e.int('CACHE_DEMAND_WINDOW_S', 900, { min: 10, max: 7 * DAY }),
+        refreshIntervalMs: e.int('CACHE_REFRESH_INTERVAL_MS', 500, { min: 10, max: 600_000 }),
+        refreshMaxKeys: e.int('CACHE_REFRESH_MAX_KEYS', 200, { min: 1, max: 10_000 }),
+        refreshReserveTokens: e.int('CACHE_REFRESH_RESERVE_TOKENS', 1, { min: 0, max: 100_000 }),
+        refreshMinSharePercent: e.int('CACHE_REFRESH_MIN_SHARE_PERCENT', 20, { min: 0, max: 100 }),
       },
       breaker: {
         failureThreshold: e.int('BREAKER_FAILURE_THRESHOLD', 5, { min: 1, max: 1000 }),

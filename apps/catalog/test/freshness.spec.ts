@@ -15,7 +15,16 @@ const ENV = {
   CACHE_FAILURE_TTL_MS: '300',
   BREAKER_FAILURE_THRESHOLD: '100',
   UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
+  CACHE_REFRESH_INTERVAL_MS: '50',
 };
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
 
 const app = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
 
@@ -28,11 +37,14 @@ describe('cache freshness, expiry and stale answers', () => {
   beforeEach(() => system.reset());
   afterAll(() => system?.stop());
 
-  it('asks the upstream again once an entry has expired', async () => {
+  // Stale-while-revalidate: an expired entry is answered stale at once and refreshed once in the
+  // background (the refresh queue), no longer loaded while the caller waits.
+  it('refreshes an entry once it has expired, answering stale until the refresh lands', async () => {
     expect((await system.fetch(app('us'))).source).toBe('upstream');
     expect((await system.fetch(app('us'))).source).toBe('cache');
     await sleep(1100);
-    expect((await system.fetch(app('us'))).source).toBe('upstream');
+    expect((await system.fetch(app('us'))).source).toBe('stale');
+    await until(async () => (await system.fetch(app('us'))).source === 'cache', 10_000);
     expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
   });
 
@@ -41,8 +53,9 @@ describe('cache freshness, expiry and stale answers', () => {
     await system.fetch(page(1));
     await system.fetch(page(2));
     await sleep(1100);
-    expect((await system.fetch(page(1))).source).toBe('upstream');
+    expect((await system.fetch(page(1))).source).toBe('stale');
     expect(await system.fetch(page(2))).toMatchObject({ source: 'cache', ageSeconds: 1 });
+    await until(async () => (await system.fetch(page(1))).source === 'cache', 10_000);
     expect(system.emulator.stats().byEndpoint.reviews).toBe(3);
   });
 
@@ -55,22 +68,23 @@ describe('cache freshness, expiry and stale answers', () => {
     expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
   });
 
-  it('serves an expired entry, marked stale with its age, when the upstream fails; and does not ask again at once', async () => {
+  it('serves an expired entry, marked stale with its age, while its refresh fails; and does not ask again at once', async () => {
     const fresh = await system.fetch(app('gb'));
     await sleep(1100);
     system.emulator.addFault({ match: { endpoint: 'lookup' }, status: 503 });
     const stale = await system.fetch(app('gb'));
     expect(stale).toEqual({ data: fresh.data, source: 'stale', ageSeconds: expect.any(Number) });
     expect(stale.ageSeconds).toBeGreaterThanOrEqual(1);
-    // The failure is remembered for CACHE_FAILURE_TTL_MS: identical requests get the stale copy without a call.
+    await until(async () => system.emulator.stats().byEndpoint.lookup === 2, 5000);
+    // The failure is remembered for CACHE_FAILURE_TTL_MS: the refresh queued again meanwhile does not call.
     expect((await system.fetch(app('gb'))).source).toBe('stale');
+    await sleep(150);
     expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
     system.emulator.clearFaults();
-    await sleep(350);
-    expect((await system.fetch(app('gb'))).source).toBe('upstream');
+    await until(async () => (await system.fetch(app('gb'))).source === 'cache', 10_000);
   });
 
-  it('serves stale data on timeouts, unreadable answers and throttling too', async () => {
+  it('serves stale data at once while the refresh times out, reads an unreadable answer or is throttled', async () => {
     await system.fetch(app('de'));
     await sleep(1100);
     for (const fault of [{ delayMs: UPSTREAM_TIMEOUT_MS + 1000 }, { malformed: true }, { status: 403 }]) {
@@ -78,8 +92,15 @@ describe('cache freshness, expiry and stale answers', () => {
       system.emulator.addFault({ match: { endpoint: 'lookup' }, ...fault });
       const lookups = system.emulator.stats().byEndpoint.lookup;
       expect([fault, (await system.fetch(app('de'))).source]).toEqual([fault, 'stale']);
-      expect(system.emulator.stats().byEndpoint.lookup).toBe(lookups + 1);
-      // Let the remembered failure expire, so the next fault is met by a real call.
+      // A refresh meets the fault and the entry stays stale. Asked again meanwhile: a refresh that found
+      // the previous fault's call still in flight (its lock held) was dropped, and the next request
+      // queues it again, as callers do.
+      await until(async () => {
+        expect([fault, (await system.fetch(app('de'))).source]).toEqual([fault, 'stale']);
+        return system.emulator.stats().byEndpoint.lookup > lookups;
+      }, 5000);
+      expect([fault, (await system.fetch(app('de'))).source]).toEqual([fault, 'stale']);
+      // Let the remembered failure (and a 403's open breaker) expire, so the next fault is met by a real call.
       await sleep(350);
     }
   });

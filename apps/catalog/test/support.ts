@@ -93,9 +93,10 @@ export class CatalogSystem {
     readonly redis: Redis,
   ) {}
 
-  static async start(options: { replicas?: number; env?: Record<string, string> } = {}): Promise<CatalogSystem> {
+  /** @param replicaEnv settings of one replica only (its egress id, say), over `env`. */
+  static async start(options: { replicas?: number; env?: Record<string, string>; replicaEnv?: (replica: number) => Record<string, string> } = {}): Promise<CatalogSystem> {
     const [redisServer, nats, emulator] = await Promise.all([startRedisServer(), startNatsServer(), startStoreEmulator()]);
-    const config = configFor(emulator.url, {
+    const baseEnv: Record<string, string> = {
       NATS_URL: nats.url,
       REDIS_URL: redisServer.url,
       CATALOG_REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
@@ -105,10 +106,12 @@ export class CatalogSystem {
       APPLE_AMP_API_RATE_PER_MIN: '0',
       UPSTREAM_TIMEOUT_MS: '2000',
       ...options.env,
-    });
+    };
+    const config = configFor(emulator.url, baseEnv);
     const replicas: INestMicroservice[] = [];
     for (let i = 0; i < (options.replicas ?? 1); i++) {
-      const app = await createCatalogApp(config, { logger: ['error'] });
+      const own = options.replicaEnv?.(i);
+      const app = await createCatalogApp(own ? configFor(emulator.url, { ...baseEnv, ...own }) : config, { logger: ['error'] });
       await app.listen();
       replicas.push(app);
     }

@@ -1,11 +1,13 @@
 import { REVIEWS_MAX_PAGE, type ReviewSort } from '@appcat/contracts';
 import { createHash } from 'node:crypto';
 import type { ResourceTrace } from '../cache/provenance.js';
-import type { Freshness, ResourceStore } from '../cache/resource-store.js';
+import type { RefreshJob } from '../cache/refresh-queue.js';
+import type { Freshness, ResourceRequest, ResourceStore } from '../cache/resource-store.js';
 import type { CacheTtls } from '../config.js';
 import type { Review } from '../store/store-adapter.js';
 import { Batcher } from '../upstream/batcher.js';
 import { badResponse, isRecord, quoteUpstreamText } from '../upstream/upstream-failures.js';
+import { APPLE_AMP_UPSTREAM, ITUNES_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import type { ItunesApi, ItunesRecord } from './itunes-api.js';
 import type { AmpResource, WebCatalogue } from './web-catalogue.js';
@@ -132,20 +134,20 @@ export class AppleResources {
 
   /** The whole result list of a search, at most 200 records. */
   async searchApps(term: string, country: string, lang: string | undefined, trace: ResourceTrace): Promise<ItunesRecord[]> {
-    const normalised = normaliseTerm(term);
-    const results = await this.store.get(
-      {
-        key: keyOf('search', country, lang, normalised),
-        freshness: this.searches,
-        load: async () => {
-          const { results } = await this.itunes.search(normalised, country, lang, SEARCH_FETCH_LIMIT);
-          await this.primeApps(results, country, lang);
-          return results;
-        },
+    return (await this.store.get(this.searchRequest(normaliseTerm(term), country, lang), trace)) ?? [];
+  }
+
+  private searchRequest(normalised: string, country: string, lang: string | undefined): ResourceRequest<ItunesRecord[]> {
+    return {
+      key: keyOf('search', country, lang, normalised),
+      freshness: this.searches,
+      load: async () => {
+        const { results } = await this.itunes.search(normalised, country, lang, SEARCH_FETCH_LIMIT);
+        await this.primeApps(results, country, lang);
+        return results;
       },
-      trace,
-    );
-    return results ?? [];
+      refresh: { upstream: ITUNES_UPSTREAM, kind: 'search', args: [normalised, country, lang ?? null] },
+    };
   }
 
   /**
@@ -154,91 +156,131 @@ export class AppleResources {
    * to work), and cached under that spelling; the answer is matched without regard to case.
    */
   app(appId: string, country: string, lang: string | undefined, trace: ResourceTrace): Promise<ItunesRecord | undefined> {
+    return this.store.get(this.appRequest(appId, country, lang), trace);
+  }
+
+  private appRequest(appId: string, country: string, lang: string | undefined): ResourceRequest<ItunesRecord> {
     const key: LookupKey = /^\d+$/.test(appId) ? 'id' : 'bundleId';
     const id = appId;
-    return this.store.get(
-      {
-        key: this.appKey(key, id, country, lang),
-        freshness: this.details,
-        load: () => this.lookups.load(groupOf(id, batchable(id, key), key, country, lang), { key, country, lang }, id),
-      },
-      trace,
-    );
+    const group = groupOf(id, batchable(id, key), key, country, lang);
+    return {
+      key: this.appKey(key, id, country, lang),
+      freshness: this.details,
+      load: () => this.lookups.load(group, { key, country, lang }, id),
+      refresh: { upstream: ITUNES_UPSTREAM, group: `lookup|${group}`, kind: 'app', args: [appId, country, lang ?? null] },
+    };
   }
 
   /** The artist record followed by its apps; undefined when the id is not a developer's. */
   developer(artistId: string, trace: ResourceTrace): Promise<ItunesRecord[] | undefined> {
-    return this.store.get(
-      {
-        key: keyOf('developer', artistId),
-        freshness: this.lists,
-        load: async () => {
-          const { results } = await this.itunes.lookup('id', [artistId], { country: DEVELOPER_LOOKUP_STOREFRONT, limit: DEVELOPER_APPS_LIMIT });
-          const own = results.filter((r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'));
-          if (own[0]?.wrapperType !== 'artist') return undefined;
-          await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
-          return own;
-        },
+    return this.store.get(this.developerRequest(artistId), trace);
+  }
+
+  private developerRequest(artistId: string): ResourceRequest<ItunesRecord[]> {
+    return {
+      key: keyOf('developer', artistId),
+      freshness: this.lists,
+      load: async () => {
+        const { results } = await this.itunes.lookup('id', [artistId], { country: DEVELOPER_LOOKUP_STOREFRONT, limit: DEVELOPER_APPS_LIMIT });
+        const own = results.filter((r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'));
+        if (own[0]?.wrapperType !== 'artist') return undefined;
+        await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
+        return own;
       },
-      trace,
-    );
+      refresh: { upstream: ITUNES_UPSTREAM, kind: 'developer', args: [artistId] },
+    };
   }
 
   /** One page of an app's reviews; the feed has pages 1 to 10 only, so nothing else is asked. */
   async reviews(country: string, trackId: string, page: number, sort: ReviewSort, trace: ResourceTrace): Promise<Review[]> {
     if (!Number.isInteger(page) || page < 1 || page > REVIEWS_MAX_PAGE) return [];
-    const reviews = await this.store.get(
-      {
-        key: keyOf('reviews', country, trackId, sort, page),
-        freshness: page === 1 && sort === 'recent' ? this.recentReviews : this.reviewPages,
-        load: () => this.itunes.reviewsPage(country, trackId, page, sort),
-      },
-      trace,
-    );
-    return reviews ?? [];
+    return (await this.store.get(this.reviewsRequest(country, trackId, page, sort), trace)) ?? [];
+  }
+
+  private reviewsRequest(country: string, trackId: string, page: number, sort: ReviewSort): ResourceRequest<Review[]> {
+    return {
+      key: keyOf('reviews', country, trackId, sort, page),
+      freshness: page === 1 && sort === 'recent' ? this.recentReviews : this.reviewPages,
+      load: () => this.itunes.reviewsPage(country, trackId, page, sort),
+      refresh: { upstream: ITUNES_UPSTREAM, kind: 'reviews', args: [country, trackId, page, sort] },
+    };
   }
 
   /** Apps customers also bought with this one; undefined when the web catalogue does not know the app. */
   similarApps(country: string, trackId: string, lang: string | undefined, trace: ResourceTrace): Promise<AmpResource[] | undefined> {
-    return this.store.get(
-      {
-        key: keyOf('similar', country, lang, trackId),
-        freshness: this.lists,
-        load: () => this.similarLists.load(groupOf(trackId, batchable(trackId), country, lang), { country, lang }, trackId),
-      },
-      trace,
-    );
+    return this.store.get(this.similarRequest(country, trackId, lang), trace);
+  }
+
+  private similarRequest(country: string, trackId: string, lang: string | undefined): ResourceRequest<AmpResource[]> {
+    const group = groupOf(trackId, batchable(trackId), country, lang);
+    return {
+      key: keyOf('similar', country, lang, trackId),
+      freshness: this.lists,
+      load: () => this.similarLists.load(group, { country, lang }, trackId),
+      refresh: { upstream: APPLE_AMP_UPSTREAM, group: `similar|${group}`, kind: 'similar', args: [country, trackId, lang ?? null] },
+    };
   }
 
   /** A bundle with its member apps in full; undefined when unknown there. */
   bundle(country: string, bundleId: string, lang: string | undefined, trace: ResourceTrace): Promise<AmpResource | undefined> {
-    return this.store.get(
-      {
-        key: keyOf('bundle', country, lang, bundleId),
-        freshness: this.details,
-        load: () => this.bundles.load(groupOf(bundleId, batchable(bundleId), country, lang), { country, lang }, bundleId),
-      },
-      trace,
-    );
+    return this.store.get(this.bundleRequest(country, bundleId, lang), trace);
+  }
+
+  private bundleRequest(country: string, bundleId: string, lang: string | undefined): ResourceRequest<AmpResource> {
+    const group = groupOf(bundleId, batchable(bundleId), country, lang);
+    return {
+      key: keyOf('bundle', country, lang, bundleId),
+      freshness: this.details,
+      load: () => this.bundles.load(group, { country, lang }, bundleId),
+      refresh: { upstream: APPLE_AMP_UPSTREAM, group: `bundle|${group}`, kind: 'bundle', args: [country, bundleId, lang ?? null] },
+    };
   }
 
   /** One page of bundle search results: the web catalogue pages searches itself (25 at most a call). */
   async searchBundles(term: string, country: string, lang: string | undefined, page: number, pageSize: number, trace: ResourceTrace): Promise<AmpResource[]> {
-    const normalised = normaliseTerm(term);
-    const bundles = await this.store.get(
-      {
-        key: keyOf('bundle-search', country, lang, page, normalised),
-        freshness: this.searches,
-        load: async () => {
-          const url = this.urls.ampSearch(country, normalised, { types: BUNDLE_SEARCH_TYPES.join(','), limit: pageSize, offset: (page - 1) * pageSize, lang });
-          const document = await this.web.getDocument(url);
-          if (document === undefined) return [];
-          return searchGroup(document, 'app-bundles', BUNDLE_SEARCH_TYPES, url.host);
-        },
+    return (await this.store.get(this.bundleSearchRequest(normaliseTerm(term), country, lang, page, pageSize), trace)) ?? [];
+  }
+
+  private bundleSearchRequest(normalised: string, country: string, lang: string | undefined, page: number, pageSize: number): ResourceRequest<AmpResource[]> {
+    return {
+      key: keyOf('bundle-search', country, lang, page, normalised),
+      freshness: this.searches,
+      load: async () => {
+        const url = this.urls.ampSearch(country, normalised, { types: BUNDLE_SEARCH_TYPES.join(','), limit: pageSize, offset: (page - 1) * pageSize, lang });
+        const document = await this.web.getDocument(url);
+        if (document === undefined) return [];
+        return searchGroup(document, 'app-bundles', BUNDLE_SEARCH_TYPES, url.host);
       },
-      trace,
-    );
-    return bundles ?? [];
+      refresh: { upstream: APPLE_AMP_UPSTREAM, kind: 'bundle-search', args: [normalised, country, lang ?? null, page, pageSize] },
+    };
+  }
+
+  /**
+   * The request a refresh job describes (the jobs above, as any replica queued them); undefined for a
+   * job this version does not know or whose arguments do not fit.
+   */
+  requestFor(job: RefreshJob): ResourceRequest<unknown> | undefined {
+    const [a, b, c, d, e] = job.args;
+    const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const lang = (v: unknown) => text(v);
+    switch (job.kind) {
+      case 'search':
+        return text(a) !== undefined && text(b) !== undefined ? this.searchRequest(text(a)!, text(b)!, lang(c)) : undefined;
+      case 'app':
+        return text(a) && text(b) ? this.appRequest(text(a)!, text(b)!, lang(c)) : undefined;
+      case 'developer':
+        return text(a) ? this.developerRequest(text(a)!) : undefined;
+      case 'reviews':
+        return text(a) && text(b) && typeof c === 'number' && (d === 'recent' || d === 'helpful') ? this.reviewsRequest(text(a)!, text(b)!, c, d) : undefined;
+      case 'similar':
+        return text(a) && text(b) ? this.similarRequest(text(a)!, text(b)!, lang(c)) : undefined;
+      case 'bundle':
+        return text(a) && text(b) ? this.bundleRequest(text(a)!, text(b)!, lang(c)) : undefined;
+      case 'bundle-search':
+        return text(a) !== undefined && text(b) && typeof d === 'number' && typeof e === 'number' ? this.bundleSearchRequest(text(a)!, text(b)!, lang(c), d, e) : undefined;
+      default:
+        return undefined;
+    }
   }
 
   private appKey(key: LookupKey, id: string, country: string, lang: string | undefined): string {

@@ -1,6 +1,7 @@
 import { SEARCH_PAGE_SIZE, type ReviewSort } from '@appcat/contracts';
 import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
-import { type ResourceStore, UncachedResources } from '../cache/resource-store.js';
+import type { RefreshJob } from '../cache/refresh-queue.js';
+import { type ResourceRequest, type ResourceStore, UncachedResources } from '../cache/resource-store.js';
 import type { AppleStoreConfig, CacheTtls } from '../config.js';
 import { EMPTY_LIST, listOf, type ListData, type QueryOf, type Review, type StoreAdapter } from '../store/store-adapter.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
@@ -61,6 +62,10 @@ export class AppleStoreAdapter implements StoreAdapter {
     const tokenFreshness = { freshMs: ttl.tokenSeconds * 1000, notFoundMs: 1000, staleMs: 0 };
     const web = new WebCatalogue(http, urls, store, tokenFreshness);
     this.resources = new AppleResources(new ItunesApi(http, urls, options.onDrift), web, urls, store, ttl, options.batch ?? { windowMs: 0, maxIds: 100 });
+  }
+
+  refreshRequest(job: RefreshJob): ResourceRequest<unknown> | undefined {
+    return this.resources.requestFor(job);
   }
 
   async searchApps(query: QueryOf<'apps.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {

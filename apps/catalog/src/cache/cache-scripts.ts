@@ -7,9 +7,11 @@
  */
 
 /**
- * KEYS: entry, lock, failure. ARGV: nowMs, freshMs, notFoundMs, lockToken, lockTtlMs.
- * Returns {state, entry, failure}: 'fresh' (serve entry), 'failed' (a load failed moments ago),
- * 'locked' (the caller now holds the lock and loads), 'busy' (another caller is loading).
+ * KEYS: entry, lock, failure. ARGV: nowMs, freshMs, notFoundMs, lockToken, lockTtlMs, serveStaleMs.
+ * Returns {state, entry, failure}: 'fresh' (serve entry), 'stale' (a found entry past its freshness
+ * but younger than serveStaleMs: serve it and queue a refresh; 0 never answers it), 'failed' (a load
+ * failed moments ago), 'locked' (the caller now holds the lock and loads), 'busy' (another caller is
+ * loading).
  */
 export const PROBE_SCRIPT = `
 local entry = redis.call('GET', KEYS[1])
@@ -19,6 +21,7 @@ if entry then
     local ttl = tonumber(ARGV[2])
     if nf == '1' then ttl = tonumber(ARGV[3]) end
     if tonumber(ARGV[1]) - tonumber(t) < ttl then return {'fresh', entry, ''} end
+    if nf == '0' and tonumber(ARGV[1]) - tonumber(t) < tonumber(ARGV[6]) then return {'stale', entry, ''} end
   end
 end
 local failure = redis.call('GET', KEYS[3])

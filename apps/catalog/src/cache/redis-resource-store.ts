@@ -10,6 +10,7 @@ import { FAIL_SCRIPT, FILL_SCRIPT, PROBE_SCRIPT, RENEW_SCRIPT } from './cache-sc
 import type { FillNotifier } from './fill-notifier.js';
 import { rememberJsonSource } from './json-source.js';
 import { NotCachedError, type ResourceTrace } from './provenance.js';
+import type { RefreshQueue } from './refresh-queue.js';
 import type { Freshness, ResourceRequest, ResourceStore } from './resource-store.js';
 
 export interface RedisResourceStoreOptions {
@@ -17,10 +18,15 @@ export interface RedisResourceStoreOptions {
   lockTtlMs: number;
   lockWaitMs: number;
   failureTtlMs: number;
+  /** Entries past their freshness are served stale and refreshed through this queue; absent: loaded before answering. */
+  refreshQueue?: RefreshQueue;
 }
 
+/** What a refresh did: loaded the entry, or found it fresh, failed moments ago, or being loaded by another. */
+export type RefreshOutcome = 'refreshed' | 'fresh' | 'failed' | 'busy' | 'error';
+
 interface CacheCommands {
-  catalogProbe(entry: string, lock: string, failure: string, now: string, freshMs: string, notFoundMs: string, token: string, lockTtlMs: string): Promise<[string, string, string]>;
+  catalogProbe(entry: string, lock: string, failure: string, now: string, freshMs: string, notFoundMs: string, token: string, lockTtlMs: string, serveStaleMs: string): Promise<[string, string, string]>;
   catalogFill(entry: string, lock: string, token: string, value: string, keepMs: string, channel: string): Promise<number>;
   catalogFail(entry: string, lock: string, failure: string, token: string, failureJson: string, failureTtlMs: string, channel: string): Promise<number>;
   catalogRenew(lock: string, token: string, ttlMs: string): Promise<number>;
@@ -38,7 +44,7 @@ interface Outcome<T> {
   fetchedAt: number;
 }
 
-type Probe<T> = { state: 'fresh' | 'failed' | 'locked' | 'busy'; entry?: Entry<T>; failure?: WireException };
+type Probe<T> = { state: 'fresh' | 'stale' | 'failed' | 'locked' | 'busy'; entry?: Entry<T>; failure?: WireException };
 
 interface Keys {
   entry: string;
@@ -85,8 +91,10 @@ function keepMs(freshness: Freshness, value: unknown): number {
  * replicas, the first takes a lock (renewed while it loads, so a dead holder frees it within one lock
  * TTL) and the others wait for the filled entry, woken over pub/sub and polling as a fallback, for a
  * bounded time. A failed load is remembered briefly so that identical requests fail fast, or get
- * stale data, instead of queueing up on the upstream. When Redis itself fails, requests go to the
- * upstream directly (still merged within the replica).
+ * stale data, instead of queueing up on the upstream. A resource that says how to rebuild it (a
+ * refresh job) is served stale at once when past its freshness, and queued for one refresh by
+ * whichever replica's drainer takes it (stale-while-revalidate). When Redis itself fails, requests go
+ * to the upstream directly (still merged within the replica).
  */
 export class RedisResourceStore implements ResourceStore {
   private readonly logger = new Logger('ResourceCache');
@@ -116,6 +124,8 @@ export class RedisResourceStore implements ResourceStore {
 
   /** The resource through the in-flight map: loaded by this request, or by the one it joins. */
   private async getShared<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
+    const queue = this.options.refreshQueue;
+    if (queue && request.refresh) queue.noteDemand(request.key, request.refresh).catch((error: unknown) => this.redisFailed(error));
     let shared = this.inflight.get(request.key) as Promise<Outcome<T>> | undefined;
     const leader = shared === undefined;
     if (!shared) {
@@ -177,19 +187,41 @@ export class RedisResourceStore implements ResourceStore {
     return resourceKeys(this.options.keyPrefix, key);
   }
 
+  /**
+   * Refreshes a resource taken off the refresh queue: loads it unless it is fresh again, failed
+   * moments ago or being loaded (by a caller or another refresh); never serves anything.
+   */
+  async refresh<T>(request: ResourceRequest<T>): Promise<RefreshOutcome> {
+    const keys = this.keysOf(request.key);
+    const token = randomUUID();
+    const probe = await this.probe<T>(request, keys, token, false);
+    if (!probe) return 'error';
+    if (probe.state !== 'locked') return probe.state === 'fresh' ? 'fresh' : probe.state === 'failed' ? 'failed' : 'busy';
+    try {
+      await this.loadAndFill(request, keys, token, undefined);
+      return 'refreshed';
+    } catch {
+      // Remembered by loadAndFill as a failure memo; the key is queued again when next served stale.
+      return 'failed';
+    }
+  }
+
   private async resolve<T>(request: ResourceRequest<T>): Promise<Outcome<T>> {
     const keys = this.keysOf(request.key);
     const token = randomUUID();
-    const probe = await this.probe<T>(request, keys, token);
+    const probe = await this.probe<T>(request, keys, token, true);
     // An entry that does not decode is treated like Redis being away: ask the upstream.
-    if (!probe || (probe.state === 'fresh' && !probe.entry)) return this.loadWithoutRedis(request);
+    if (!probe || ((probe.state === 'fresh' || probe.state === 'stale') && !probe.entry)) return this.loadWithoutRedis(request);
     return this.settle(request, keys, token, probe, Date.now() + this.options.lockWaitMs);
   }
 
-  private async probe<T>(request: ResourceRequest<T>, keys: Keys, token: string): Promise<Probe<T> | undefined> {
-    const { freshMs, notFoundMs } = request.freshness;
+  /** @param serveStale a found entry past its freshness may be answered as 'stale' (the request has a refresh job and there is a queue). */
+  private async probe<T>(request: ResourceRequest<T>, keys: Keys, token: string, serveStale: boolean): Promise<Probe<T> | undefined> {
+    const { freshMs, notFoundMs, staleMs } = request.freshness;
+    const serveStaleMs = serveStale && request.refresh && this.options.refreshQueue ? staleMs : 0;
     const reply = await this.withRedis(
-      () => this.redis.catalogProbe(keys.entry, keys.lock, keys.failure, String(Date.now()), String(freshMs), String(notFoundMs), token, String(this.options.lockTtlMs)),
+      () =>
+        this.redis.catalogProbe(keys.entry, keys.lock, keys.failure, String(Date.now()), String(freshMs), String(notFoundMs), token, String(this.options.lockTtlMs), String(serveStaleMs)),
       undefined,
     );
     if (!reply) return undefined;
@@ -205,6 +237,10 @@ export class RedisResourceStore implements ResourceStore {
     switch (probe.state) {
       case 'fresh':
         return Promise.resolve({ value: probe.entry!.value, source: 'cache', fetchedAt: probe.entry!.fetchedAt });
+      case 'stale':
+        // Served now; one refresh is queued (the queue holds a key once), the caller never waits for it.
+        this.options.refreshQueue!.enqueue(request.key, request.refresh!).catch((error: unknown) => this.redisFailed(error));
+        return Promise.resolve({ value: probe.entry!.value, source: 'stale', fetchedAt: probe.entry!.fetchedAt });
       case 'failed':
         return Promise.resolve(this.staleOr(request, probe.entry, probe.failure!));
       case 'locked':
@@ -263,8 +299,8 @@ export class RedisResourceStore implements ResourceStore {
         );
       }
       await this.notifier.wait(keys.entry, Math.min(this.pollMs, remaining));
-      const probe = await this.probe<T>(request, keys, token);
-      if (!probe || (probe.state === 'fresh' && !probe.entry)) return this.loadWithoutRedis(request);
+      const probe = await this.probe<T>(request, keys, token, true);
+      if (!probe || ((probe.state === 'fresh' || probe.state === 'stale') && !probe.entry)) return this.loadWithoutRedis(request);
       if (probe.state !== 'busy') return this.settle(request, keys, token, probe, deadline);
       stale = probe.entry ?? stale;
     }

@@ -1,4 +1,5 @@
 import { NotCachedError, type ResourceTrace } from './provenance.js';
+import type { RefreshJob } from './refresh-queue.js';
 
 /** How long one kind of upstream resource is good for, ms. */
 export interface Freshness {
@@ -17,6 +18,11 @@ export interface ResourceRequest<T> {
   freshness: Freshness;
   /** Asks the upstream; undefined means the upstream says it does not exist (cached as not found). */
   load(): Promise<T | undefined>;
+  /**
+   * How any replica can rebuild this request. With it, an entry past its freshness is served at once,
+   * marked stale, and refreshed through the shared queue; without it, it is loaded before answering.
+   */
+  refresh?: RefreshJob;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { type CatalogQuery, ErrorCode, type RouteId } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import type { ResourceTrace } from '../cache/provenance.js';
+import type { RefreshJob } from '../cache/refresh-queue.js';
+import type { ResourceRequest } from '../cache/resource-store.js';
 
 export type QueryOf<R extends RouteId> = Extract<CatalogQuery, { route: R }>;
 
@@ -56,6 +58,8 @@ export interface StoreAdapter {
   getDeveloper(query: QueryOf<'developers.get'>, trace?: ResourceTrace): Promise<ListData>;
   /** The upstream (as the breaker and rate limiter name it) a cached resource is loaded from. */
   upstreamOf?(resourceKey: string): string | undefined;
+  /** The resource request a refresh job (queued by any replica) describes; undefined when unknown. */
+  refreshRequest?(job: RefreshJob): ResourceRequest<unknown> | undefined;
 }
 
 export const STORE_ADAPTER = Symbol('StoreAdapter');

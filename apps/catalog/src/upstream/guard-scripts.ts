@@ -4,10 +4,12 @@
  */
 
 /**
- * Token bucket with reservations. KEYS: bucket. ARGV: perMinute, burst, maxWaitMs.
- * Returns {1, waitMs}: a token is taken, possibly one that frees up within maxWaitMs (the caller
- * sleeps waitMs, so callers queue in order instead of retrying in a herd); or {0, retryAfterMs}:
- * refused, nothing taken.
+ * Token buckets of one upstream host, one per egress identity, with reservations. KEYS: the buckets
+ * (one hash slot: they share a hash tag). ARGV: perMinute, burst, maxWaitMs, first (0-based index to
+ * start looking at, so egresses take turns).
+ * Returns {1, waitMs, index}: a token is taken from bucket `index`, one with a token now if any, else
+ * the one whose token frees up first, within maxWaitMs (the caller sleeps waitMs, so callers queue in
+ * order instead of retrying in a herd); or {0, retryAfterMs, -1}: refused, nothing taken.
  */
 export const TOKEN_BUCKET_SCRIPT = `
 local time = redis.call('TIME')
@@ -15,24 +17,57 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local perMs = tonumber(ARGV[1]) / 60000
 local burst = tonumber(ARGV[2])
 local maxWait = tonumber(ARGV[3])
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1])
-local at = tonumber(state[2])
-if tokens == nil or at == nil then
-  tokens = burst
-  at = now
+local n = #KEYS
+local best, bestTokens, bestAt = -1, -math.huge, now
+for step = 0, n - 1 do
+  local i = (tonumber(ARGV[4]) + step) % n + 1
+  local state = redis.call('HMGET', KEYS[i], 'tokens', 'at')
+  local tokens = tonumber(state[1])
+  local at = tonumber(state[2])
+  if tokens == nil or at == nil then
+    tokens = burst
+    at = now
+  end
+  if now > at then
+    tokens = math.min(burst, tokens + (now - at) * perMs)
+    at = now
+  end
+  if tokens > bestTokens then
+    best, bestTokens, bestAt = i, tokens, at
+    if tokens >= 1 then break end
+  end
 end
-if now > at then
-  tokens = math.min(burst, tokens + (now - at) * perMs)
-  at = now
-end
-local left = tokens - 1
+local left = bestTokens - 1
 local wait = 0
 if left < 0 then wait = math.ceil(-left / perMs) end
-if wait > maxWait then return {0, math.ceil((1 - tokens) / perMs)} end
-redis.call('HSET', KEYS[1], 'tokens', tostring(left), 'at', tostring(at))
-redis.call('PEXPIRE', KEYS[1], math.ceil((burst - left) / perMs) + 1000)
-return {1, wait}
+if wait > maxWait then return {0, math.ceil((1 - bestTokens) / perMs), -1} end
+redis.call('HSET', KEYS[best], 'tokens', tostring(left), 'at', tostring(bestAt))
+redis.call('PEXPIRE', KEYS[best], math.ceil((burst - left) / perMs) + 1000)
+return {1, wait, best - 1}
+`;
+
+/**
+ * Reads the buckets of one upstream host without taking anything. KEYS: the buckets. ARGV: perMinute,
+ * burst. Returns {whole tokens available now over all egresses, ms until the next token frees up
+ * (0 when one is there)}.
+ */
+export const TOKEN_BUCKET_PEEK_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local perMs = tonumber(ARGV[1]) / 60000
+local burst = tonumber(ARGV[2])
+local whole, most = 0, -math.huge
+for i = 1, #KEYS do
+  local state = redis.call('HMGET', KEYS[i], 'tokens', 'at')
+  local tokens = tonumber(state[1]) or burst
+  local at = tonumber(state[2]) or now
+  if now > at then tokens = math.min(burst, tokens + (now - at) * perMs) end
+  if tokens >= 1 then whole = whole + math.floor(tokens) end
+  if tokens > most then most = tokens end
+end
+local wait = 0
+if most < 1 then wait = math.ceil((1 - most) / perMs) end
+return {whole, wait}
 `;
 
 /**

@@ -1,6 +1,6 @@
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import type { UpstreamRateLimit } from '../config.js';
+import type { Egress } from '../config.js';
 import { type BreakerCause, type BreakerGate, CAUSE_CODES, type RedisCircuitBreaker } from './circuit-breaker.js';
 import type { RedisRateLimiter } from './rate-limiter.js';
 import type { UpstreamHttpClient, UpstreamRequest, UpstreamResponse } from './upstream-http-client.js';
@@ -37,17 +37,29 @@ export function openMessage(cause: BreakerCause, detail: string, host: string, r
  * caller's fault.
  */
 export class GuardedHttpClient implements UpstreamHttpClient {
+  /**
+   * Egresses whose token a batch took in admit(), per host, oldest first; the next admitted request
+   * to the host goes out through the oldest. Tokens of one host are alike, so which admitted batch
+   * uses which does not matter, only that each token is used once.
+   */
+  private readonly admissions = new Map<string, { egress: Egress; at: number }[]>();
+
   constructor(
     private readonly inner: UpstreamHttpClient,
     private readonly breaker: RedisCircuitBreaker,
-    private readonly limiter: RedisRateLimiter,
-    private readonly limits: ReadonlyMap<string, UpstreamRateLimit>,
+    readonly limiter: RedisRateLimiter,
   ) {}
 
   async admit(upstream: string, url: URL): Promise<void> {
     const gate = await this.breaker.check(upstream);
     if (gate.verdict === 'deny') throw new WireException(CAUSE_CODES[gate.cause], openMessage(gate.cause, gate.detail, url.host, gate.retryAfterMs));
-    await this.takeToken(upstream, url.host);
+    const egress = await this.takeToken(upstream, url.host);
+    const queue = this.admissions.get(upstream) ?? [];
+    // An admission whose batch failed before calling (a token page that did not load) is dropped after a minute.
+    const now = Date.now();
+    while (queue.length > 0 && now - queue[0].at > 60_000) queue.shift();
+    queue.push({ egress, at: now });
+    this.admissions.set(upstream, queue);
   }
 
   async get(request: UpstreamRequest): Promise<UpstreamResponse> {
@@ -57,11 +69,11 @@ export class GuardedHttpClient implements UpstreamHttpClient {
     // find its own probe out and refuse it.
     const gate: BreakerGate = request.admitted ? { verdict: 'probe' } : await this.breaker.check(upstream);
     if (gate.verdict === 'deny') throw new WireException(CAUSE_CODES[gate.cause], openMessage(gate.cause, gate.detail, host, gate.retryAfterMs));
-    if (!request.admitted) await this.takeToken(upstream, host);
+    const egress = request.admitted ? (this.admissions.get(upstream)?.shift()?.egress ?? this.limiter.egresses[0]) : await this.takeToken(upstream, host);
 
     let response: UpstreamResponse;
     try {
-      response = await this.inner.get(request);
+      response = await this.inner.get({ ...request, egress });
     } catch (error) {
       const cause = error instanceof WireException ? failureCause(error) : undefined;
       if (cause) await this.breaker.failed(upstream, cause, cause === 'timeout' ? 'timed out' : 'unreachable');
@@ -83,17 +95,23 @@ export class GuardedHttpClient implements UpstreamHttpClient {
     return response;
   }
 
-  /** A token now, or after a bounded wait; refused beyond UPSTREAM_RATE_LIMIT_MAX_WAIT_MS. */
-  private async takeToken(upstream: string, host: string): Promise<void> {
-    const limit = this.limits.get(upstream);
-    if (!limit || limit.perMinute <= 0) return;
-    const grant = await this.limiter.take(upstream, limit);
+  /**
+   * A token now, or after a bounded wait, from one of the egresses; refused beyond
+   * UPSTREAM_RATE_LIMIT_MAX_WAIT_MS with UPSTREAM_THROTTLED naming the budget. Answers the egress the
+   * call must go out through.
+   */
+  private async takeToken(upstream: string, host: string): Promise<Egress> {
+    const grant = await this.limiter.take(upstream);
     if (!grant.granted) {
+      const perMinute = this.limiter.limitOf(upstream)?.perMinute ?? 0;
+      const egresses = this.limiter.egresses.length;
+      const from = egresses === 1 ? '' : ` from each of ${egresses} egresses`;
       throw new WireException(
         ErrorCode.UpstreamThrottled,
-        `upstream store rate limit reached: ${limit.perMinute} calls a minute to ${host}; retry after ${inSeconds(grant.retryAfterMs)} s`,
+        `upstream store rate limit reached: ${perMinute} calls a minute to ${host}${from}; retry after ${inSeconds(grant.retryAfterMs)} s`,
       );
     }
     if (grant.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, grant.waitMs));
+    return grant.egress;
   }
 }

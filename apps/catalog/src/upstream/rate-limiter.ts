@@ -1,12 +1,22 @@
 import { Logger } from '@nestjs/common';
 import type { RedisClient } from '../redis/redis-connection.js';
-import type { UpstreamRateLimit } from '../config.js';
-import { TOKEN_BUCKET_SCRIPT } from './guard-scripts.js';
+import type { Egress, UpstreamRateLimit } from '../config.js';
+import { TOKEN_BUCKET_PEEK_SCRIPT, TOKEN_BUCKET_SCRIPT } from './guard-scripts.js';
 
-export type TokenGrant = { granted: true; waitMs: number } | { granted: false; retryAfterMs: number };
+/** A token taken from `egress`'s bucket (maybe one that frees up in `waitMs`), or a refusal. */
+export type TokenGrant = { granted: true; waitMs: number; egress: Egress } | { granted: false; retryAfterMs: number };
+
+/** What a host's budget holds right now, over every egress of this replica. */
+export interface BudgetState {
+  /** Whole tokens available now. */
+  tokens: number;
+  /** Until the next token frees up (0 when one is there). */
+  waitMs: number;
+}
 
 interface LimiterCommands {
-  catalogTakeToken(bucket: string, perMinute: string, burst: string, maxWaitMs: string): Promise<[number, number]>;
+  catalogTakeToken(...args: string[]): Promise<[number, number, number]>;
+  catalogPeekTokens(...args: string[]): Promise<[number, number]>;
 }
 
 /** The same bucket in memory: what one replica does alone while Redis is away. */
@@ -18,54 +28,130 @@ class LocalBucket {
     this.tokens = limit.burst;
   }
 
-  take(maxWaitMs: number): TokenGrant {
-    const perMs = this.limit.perMinute / 60_000;
+  /** Tokens now (fractional), refilled up to the burst. */
+  level(): number {
     const now = Date.now();
     if (now > this.at) {
-      this.tokens = Math.min(this.limit.burst, this.tokens + (now - this.at) * perMs);
+      this.tokens = Math.min(this.limit.burst, this.tokens + ((now - this.at) * this.limit.perMinute) / 60_000);
       this.at = now;
     }
-    const left = this.tokens - 1;
-    const waitMs = left < 0 ? Math.ceil(-left / perMs) : 0;
-    if (waitMs > maxWaitMs) return { granted: false, retryAfterMs: Math.ceil((1 - this.tokens) / perMs) };
-    this.tokens = left;
-    return { granted: true, waitMs };
+    return this.tokens;
+  }
+
+  take(): void {
+    this.tokens -= 1;
   }
 }
 
 /**
- * A token bucket per upstream host in Redis, shared by every replica, so N replicas together stay
- * within the host's rate. A caller either gets a token (maybe one that frees up within
- * `maxWaitMs`, then it waits that long) or is refused at once; nobody queues unboundedly. While
- * Redis is down each replica keeps its own bucket with the same settings.
+ * Token buckets per upstream host and egress identity, in Redis and shared by every replica, so the
+ * replicas calling from one identity together stay within the host's rate for it, and each identity
+ * (a pod with its own address, a proxy) adds its own rate. A caller gets a token from the identity
+ * that has one now (they take turns), or reserves the one freeing up first within `maxWaitMs` and
+ * waits, or is refused at once; nobody queues unboundedly. The buckets of one host share a hash tag,
+ * so one script chooses among them in one Redis Cluster slot. While Redis is down each replica keeps
+ * its own buckets with the same settings.
  */
 export class RedisRateLimiter {
   private readonly logger = new Logger('RateLimiter');
   private readonly redis: RedisClient & LimiterCommands;
-  private readonly local = new Map<string, LocalBucket>();
+  private readonly local = new Map<string, LocalBucket[]>();
+  private turn = 0;
   private lastWarning = 0;
 
   constructor(
     redis: RedisClient,
     private readonly keyPrefix: string,
-    private readonly maxWaitMs: number,
+    readonly maxWaitMs: number,
+    private readonly limits: ReadonlyMap<string, UpstreamRateLimit>,
+    readonly egresses: readonly Egress[],
   ) {
-    redis.defineCommand('catalogTakeToken', { numberOfKeys: 1, lua: TOKEN_BUCKET_SCRIPT });
+    redis.defineCommand('catalogTakeToken', { lua: TOKEN_BUCKET_SCRIPT });
+    redis.defineCommand('catalogPeekTokens', { lua: TOKEN_BUCKET_PEEK_SCRIPT });
     this.redis = redis as RedisClient & LimiterCommands;
   }
 
-  async take(upstream: string, limit: UpstreamRateLimit): Promise<TokenGrant> {
+  /** The host's limit; undefined when it has none (no limit configured, or a rate of 0). */
+  limitOf(upstream: string): UpstreamRateLimit | undefined {
+    const limit = this.limits.get(upstream);
+    return limit && limit.perMinute > 0 ? limit : undefined;
+  }
+
+  /** A token for a call to `upstream`, granted by one of the egresses (always granted when the host has no limit). */
+  async take(upstream: string): Promise<TokenGrant> {
+    const limit = this.limitOf(upstream);
+    if (!limit) return { granted: true, waitMs: 0, egress: this.egresses[this.turn++ % this.egresses.length] };
+    const first = this.turn++ % this.egresses.length;
     try {
-      const [granted, ms] = await this.redis.catalogTakeToken(`${this.keyPrefix}rate:${upstream}`, String(limit.perMinute), String(limit.burst), String(this.maxWaitMs));
-      return granted === 1 ? { granted: true, waitMs: ms } : { granted: false, retryAfterMs: ms };
+      const keys = this.bucketKeys(upstream);
+      const [granted, ms, index] = await this.redis.catalogTakeToken(String(keys.length), ...keys, String(limit.perMinute), String(limit.burst), String(this.maxWaitMs), String(first));
+      return granted === 1 ? { granted: true, waitMs: ms, egress: this.egresses[index] } : { granted: false, retryAfterMs: ms };
     } catch (error) {
-      if (Date.now() - this.lastWarning > 30_000) {
-        this.lastWarning = Date.now();
-        this.logger.warn(`Redis unavailable, limiting upstream calls per replica: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      let bucket = this.local.get(upstream);
-      if (!bucket) this.local.set(upstream, (bucket = new LocalBucket(limit)));
-      return bucket.take(this.maxWaitMs);
+      this.warn(error);
+      return this.takeLocally(upstream, limit, first);
+    }
+  }
+
+  /**
+   * What the host's budget holds now over this replica's egresses: one read, nothing taken. A host
+   * without a limit has an unbounded budget.
+   */
+  async state(upstream: string): Promise<BudgetState> {
+    const limit = this.limitOf(upstream);
+    if (!limit) return { tokens: Number.POSITIVE_INFINITY, waitMs: 0 };
+    try {
+      const keys = this.bucketKeys(upstream);
+      const [tokens, waitMs] = await this.redis.catalogPeekTokens(String(keys.length), ...keys, String(limit.perMinute), String(limit.burst));
+      return { tokens, waitMs };
+    } catch (error) {
+      this.warn(error);
+      const levels = this.localBuckets(upstream, limit).map((b) => b.level());
+      const most = Math.max(...levels);
+      return { tokens: levels.reduce((sum, l) => sum + (l >= 1 ? Math.floor(l) : 0), 0), waitMs: most >= 1 ? 0 : Math.ceil(((1 - most) * 60_000) / limit.perMinute) };
+    }
+  }
+
+  /**
+   * Is the budget for `upstream` exhausted right now: would a call be refused, no egress having a
+   * token within the longest wait? One Redis read (`catalog.peek` asks it to tell an uncharged
+   * "cannot be had now" apart from a miss worth paying for).
+   */
+  async isExhausted(upstream: string): Promise<boolean> {
+    const { tokens, waitMs } = await this.state(upstream);
+    return tokens < 1 && waitMs > this.maxWaitMs;
+  }
+
+  private bucketKeys(upstream: string): string[] {
+    // The host in braces: every egress bucket of one host in one Redis Cluster slot.
+    return this.egresses.map((egress) => `${this.keyPrefix}rate:{${upstream}}:${egress.id}`);
+  }
+
+  private localBuckets(upstream: string, limit: UpstreamRateLimit): LocalBucket[] {
+    let buckets = this.local.get(upstream);
+    if (!buckets) this.local.set(upstream, (buckets = this.egresses.map(() => new LocalBucket(limit))));
+    return buckets;
+  }
+
+  private takeLocally(upstream: string, limit: UpstreamRateLimit, first: number): TokenGrant {
+    const buckets = this.localBuckets(upstream, limit);
+    let best = first;
+    for (let step = 0; step < buckets.length; step++) {
+      const i = (first + step) % buckets.length;
+      if (buckets[i].level() > buckets[best].level()) best = i;
+      if (buckets[best].level() >= 1) break;
+    }
+    const level = buckets[best].level();
+    const perMs = limit.perMinute / 60_000;
+    const waitMs = level >= 1 ? 0 : Math.ceil((1 - level) / perMs);
+    if (waitMs > this.maxWaitMs) return { granted: false, retryAfterMs: waitMs };
+    buckets[best].take();
+    return { granted: true, waitMs, egress: this.egresses[best] };
+  }
+
+  private warn(error: unknown): void {
+    if (Date.now() - this.lastWarning > 30_000) {
+      this.lastWarning = Date.now();
+      this.logger.warn(`Redis unavailable, limiting upstream calls per replica: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }

@@ -1,3 +1,5 @@
+import { type Dispatcher, fetch as undiciFetch, ProxyAgent } from 'undici';
+import type { Egress } from '../config.js';
 import { upstreamNetworkFailure } from './upstream-failures.js';
 
 export interface UpstreamRequest {
@@ -10,6 +12,8 @@ export interface UpstreamRequest {
   upstream?: string;
   /** A rate-limiter token was already taken for this request (by a batch that waited for it). */
   admitted?: boolean;
+  /** The identity the request goes out as (set by the rate limiter that granted its token); through its proxy when it has one. */
+  egress?: Egress;
 }
 
 /** Whatever the upstream answered, any status; only failures to get an answer throw. */
@@ -36,19 +40,39 @@ export interface UpstreamHttpClient {
 
 export const UPSTREAM_HTTP_CLIENT = Symbol('UpstreamHttpClient');
 
-/** Node's fetch with one deadline for headers and body. */
+/**
+ * Fetch with one deadline for headers and body; a request whose egress is a proxy goes through it
+ * (undici's ProxyAgent, one per proxy, kept for the process's life).
+ */
 export class FetchUpstreamHttpClient implements UpstreamHttpClient {
+  private readonly proxies = new Map<string, Dispatcher>();
+
   constructor(private readonly options: { timeoutMs: number; userAgent: string }) {}
 
   async get(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const init = {
+      headers: { 'user-agent': this.options.userAgent, accept: '*/*', ...request.headers },
+      signal: AbortSignal.timeout(this.options.timeoutMs),
+    };
     try {
-      const response = await fetch(request.url, {
-        headers: { 'user-agent': this.options.userAgent, accept: '*/*', ...request.headers },
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      return { status: response.status, headers: response.headers, body: await response.text() };
+      const proxyUrl = request.egress?.proxyUrl;
+      // Node's own fetch without a proxy; undici's fetch with its ProxyAgent (the two must come from one undici).
+      const response = proxyUrl ? await undiciFetch(request.url, { ...init, dispatcher: this.proxy(proxyUrl) }) : await fetch(request.url, init);
+      return { status: response.status, headers: response.headers as Headers, body: await response.text() };
     } catch (error) {
       throw upstreamNetworkFailure(error, request.url.host, this.options.timeoutMs);
     }
+  }
+
+  private proxy(url: string): Dispatcher {
+    let agent = this.proxies.get(url);
+    if (!agent) this.proxies.set(url, (agent = new ProxyAgent(url)));
+    return agent;
+  }
+
+  /** Closes the proxies' connections. */
+  async close(): Promise<void> {
+    await Promise.all([...this.proxies.values()].map((agent) => agent.close()));
+    this.proxies.clear();
   }
 }
