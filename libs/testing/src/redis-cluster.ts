@@ -49,6 +49,9 @@ export class RedisClusterHarness {
       for (let i = 0; i < primaries * 2; i++) harness.nodes.push(await harness.spawnNode(await freePort(), await freePort()));
       await run(REDIS_CLI, ['--cluster', 'create', ...harness.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
       await harness.waitUntilHealthy();
+      // A replica that never synced refuses to take over (its data counts as infinitely old), so a
+      // primary killed before then would leave its slots unserved for good.
+      await harness.waitUntilReplicasSynced();
     } catch (error) {
       await harness.stop();
       throw error;
@@ -135,12 +138,25 @@ export class RedisClusterHarness {
     await this.restartEmpty(port);
   }
 
-  /** Until every slot is served (cluster_state:ok on every live node) and no live node is marked failed. */
+  /**
+   * Until every slot is served by a live primary (cluster_state:ok on every live node, and no slot
+   * left to a killed one) and no live node is marked failed. Right after a kill, before the node
+   * timeout, the live nodes still say cluster_state:ok; the slots of the killed primary say otherwise.
+   */
   async waitUntilHealthy(timeoutMs = 30_000): Promise<void> {
+    await this.waitFor(() => this.healthy(), `Redis Cluster not healthy after ${timeoutMs} ms`, timeoutMs);
+  }
+
+  /** Until every live replica has completed its sync with its primary (master_link_status:up). */
+  async waitUntilReplicasSynced(timeoutMs = 30_000): Promise<void> {
+    await this.waitFor(() => this.replicasSynced(), `Redis Cluster replicas not in sync after ${timeoutMs} ms`, timeoutMs);
+  }
+
+  private async waitFor(condition: () => Promise<boolean>, failure: string, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (await this.healthy()) return;
-      if (Date.now() > deadline) throw new Error(`Redis Cluster not healthy after ${timeoutMs} ms`);
+      if (await condition()) return;
+      if (Date.now() > deadline) throw new Error(failure);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -159,7 +175,25 @@ export class RedisClusterHarness {
       }
       const roles = await this.roles();
       const livePorts = new Set(live.map((n) => n.port));
-      return roles.filter((r) => livePorts.has(r.port)).every((r) => !r.failed);
+      if (!roles.filter((r) => livePorts.has(r.port)).every((r) => !r.failed)) return false;
+      // Every slot served by a live primary: none still assigned to a killed one.
+      const served = roles
+        .filter((r) => r.role === 'master' && livePorts.has(r.port))
+        .reduce((sum, r) => sum + r.slots.reduce((n, [from, to]) => n + to - from + 1, 0), 0);
+      return served === 16384;
+    } catch {
+      return false;
+    }
+  }
+
+  private async replicasSynced(): Promise<boolean> {
+    const live = this.nodes.filter((n) => n.process.exitCode === null && n.process.signalCode === null);
+    try {
+      for (const node of live) {
+        const { stdout } = await run(REDIS_CLI, ['-p', String(node.port), 'info', 'replication']);
+        if (stdout.includes('role:slave') && !stdout.includes('master_link_status:up')) return false;
+      }
+      return true;
     } catch {
       return false;
     }
@@ -182,6 +216,8 @@ export class RedisClusterHarness {
         '--cluster-config-file', join(this.dir, `nodes-${port}.conf`),
         '--cluster-node-timeout', String(this.nodeTimeoutMs),
         '--save', '',
+        // Replicas sync at once instead of after diskless replication's default 5 s wait.
+        '--repl-diskless-sync-delay', '0',
         '--appendonly', 'no',
         '--dir', this.dir,
       ],
