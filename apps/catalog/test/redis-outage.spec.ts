@@ -7,7 +7,8 @@ describe('when Redis goes away', () => {
 
   beforeAll(async () => {
     // Without Redis, merging covers the fetches a replica runs at once: room for all 50 sent below.
-    system = await CatalogSystem.start({ replicas: 1, env: { ITUNES_RATE_PER_MIN: '60', ITUNES_BURST: '3', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0', CATALOG_MAX_IN_FLIGHT: '100' } });
+    // One token a minute: however slow the machine, no token is refilled while the test runs.
+    system = await CatalogSystem.start({ replicas: 1, env: { ITUNES_RATE_PER_MIN: '1', ITUNES_BURST: '3', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0', CATALOG_MAX_IN_FLIGHT: '100' } });
   });
   afterAll(() => system?.stop());
 
