@@ -6,4 +6,5 @@ export * from './subjects.js';
 export * from './headers.js';
 export * from './api-key.js';
 export * from './x402.js';
+export * from './x402-networks.js';
 export * from './reconcile.js';

@@ -1,5 +1,5 @@
 import { buildX402Discovery, type X402DiscoveryDocument } from '@appcat/api-docs';
-import type { X402Requirement } from '@appcat/contracts';
+import { acceptsKey, routeOffer, type X402Requirement } from '@appcat/contracts';
 import { RpcCallError } from '@appcat/microservice';
 import { PRICED_ROUTES } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
@@ -27,14 +27,14 @@ export class X402DiscoveryService {
     const accepts = new Map<string, X402Requirement[]>();
     try {
       for (const route of PRICED_ROUTES) {
-        const offer = { price: route.price.toString(), networks: route.networks };
-        const key = `${offer.networks}:${offer.price}`;
+        const offer = routeOffer(route);
+        const key = acceptsKey(offer);
         if (!accepts.has(key)) accepts.set(key, await this.x402.accepts(offer, requestId));
       }
     } catch (error) {
       if (error instanceof RpcCallError) throw httpErrorFor(error.code, error.message);
       throw error;
     }
-    return buildX402Discovery(this.config.publicBaseUrl, (route) => accepts.get(`${route.networks}:${route.price}`) ?? [], this.generatedAt);
+    return buildX402Discovery(this.config.publicBaseUrl, (route) => accepts.get(acceptsKey(routeOffer(route))) ?? [], this.generatedAt);
   }
 }

@@ -1,4 +1,5 @@
 import {
+  acceptsKey,
   Subject,
   type X402AcceptsReply,
   type X402Offer,
@@ -31,7 +32,7 @@ export class X402Client {
   ) {}
 
   async accepts(offer: X402Offer, requestId: string): Promise<X402Requirement[]> {
-    const key = `${offer.networks}:${offer.price}`;
+    const key = acceptsKey(offer);
     const cached = this.accepted.get(key);
     if (cached && cached.until > Date.now()) return cached.accepts;
     const reply = await this.nats.request<X402AcceptsReply>(Subject.X402Accepts, { offer }, { service: 'payments', requestId });

@@ -1,22 +1,12 @@
 import type { EnvReader } from '@appcat/config';
+import { X402_NETWORKS, type X402NetworkFacts } from '@appcat/contracts';
 
 /**
- * The networks x402 payments can arrive on, with mainnet defaults (see shared/reference/x402-v2.md).
- * `set` says which offers list it: 'standard' networks are on every offer, 'extended' ones only on
- * offers for the extended set (the developers route). The order here is the order clients see.
+ * A network x402 payments can arrive on, as configured: the facts of the one network table
+ * (`X402_NETWORKS` in @appcat/contracts: order, CAIP-2 id, USDC, standard or extended set) with the
+ * settings' overrides, and the receiver.
  */
-export interface X402Network {
-  /** Short name used in settings: X402_<NAME>_PAY_TO etc. */
-  name: 'base' | 'monad' | 'solana' | 'polygon' | 'arbitrum';
-  /** CAIP-2 id. */
-  network: string;
-  kind: 'evm' | 'svm';
-  set: 'standard' | 'extended';
-  /** USDC contract address or mint. */
-  asset: string;
-  /** EIP-712 domain of the token (EVM only). */
-  assetName?: string;
-  assetVersion?: string;
+export interface X402Network extends X402NetworkFacts {
   /** Receiver; a network without one is not offered. */
   payTo?: string;
 }
@@ -35,14 +25,6 @@ export interface X402Config {
 /** anvil's third default account: the local dev payTo, never to be used with a real facilitator. */
 export const LOCAL_DEV_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 
-const MAINNET: readonly Omit<X402Network, 'payTo'>[] = [
-  { name: 'base', network: 'eip155:8453', kind: 'evm', set: 'standard', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', assetName: 'USD Coin', assetVersion: '2' },
-  { name: 'monad', network: 'eip155:143', kind: 'evm', set: 'standard', asset: '0x754704Bc059F8C67012fEd69BC8A327a5aafb603', assetName: 'USDC', assetVersion: '2' },
-  { name: 'solana', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', kind: 'svm', set: 'standard', asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
-  { name: 'polygon', network: 'eip155:137', kind: 'evm', set: 'extended', asset: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', assetName: 'USD Coin', assetVersion: '2' },
-  { name: 'arbitrum', network: 'eip155:42161', kind: 'evm', set: 'extended', asset: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', assetName: 'USD Coin', assetVersion: '2' },
-];
-
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
@@ -50,7 +32,7 @@ export function readX402Config(env: EnvReader): X402Config {
   const facilitatorUrl = env.url('X402_FACILITATOR_URL', 'http://127.0.0.1:4020');
   const localFacilitator = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(facilitatorUrl);
   const networks: X402Network[] = [];
-  for (const defaults of MAINNET) {
+  for (const defaults of X402_NETWORKS) {
     const prefix = `X402_${defaults.name.toUpperCase()}`;
     // "none" turns off a network (Base has a local default to turn off).
     const configured = env.optionalString(`${prefix}_PAY_TO`);

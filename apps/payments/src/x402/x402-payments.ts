@@ -1,5 +1,7 @@
 import {
+  acceptsKey,
   ErrorCode,
+  offersNetworkSet,
   type NetworkSet,
   type X402Offer,
   type X402Receipt,
@@ -95,7 +97,7 @@ export class X402Payments {
 
   /** The `accepts` list for an offer, in offer order; networks the facilitator does not support are left out. */
   async accepts(offer: X402Offer): Promise<X402Requirement[]> {
-    const cacheKey = `${offer.networks}:${offer.price}`;
+    const cacheKey = acceptsKey(offer);
     const cached = this.acceptsCache.get(cacheKey);
     if (cached) return cached;
     await this.ensureInitialised();
@@ -200,7 +202,7 @@ export class X402Payments {
   }
 
   private networksFor(set: NetworkSet): X402Network[] {
-    return this.config.networks.filter((network) => network.set === 'standard' || set === 'extended');
+    return this.config.networks.filter((network) => offersNetworkSet(set, network.set));
   }
 
   private decode(header: string): PaymentPayload {
