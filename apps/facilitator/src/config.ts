@@ -1,4 +1,5 @@
 import { readConfig } from '@appcat/config';
+import { LOCAL_EVM_NETWORKS } from '@appcat/local-chain';
 import type { Hex } from 'viem';
 import {
   DEFAULT_FACILITATOR_PORT,
@@ -14,6 +15,12 @@ export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken'
 };
 
 /**
+ * The networks the facilitator settles on by default: every local EVM chain of `npm start`, each at
+ * its own port (`eip155:8453=http://127.0.0.1:8545,eip155:143=http://127.0.0.1:8546,…`).
+ */
+export const DEFAULT_FACILITATOR_NETWORKS = LOCAL_EVM_NETWORKS.map((n) => `eip155:${n.chainId}=http://127.0.0.1:${n.port}`).join(',');
+
+/**
  * FACILITATOR_NETWORKS is a comma-separated list of CAIP-2 EVM networks; an entry may name its own
  * JSON-RPC endpoint as `eip155:143=http://127.0.0.1:8546`, the others use FACILITATOR_RPC_URL.
  */
@@ -21,7 +28,7 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
   return readConfig((e) => {
     const rpcUrl = e.url('FACILITATOR_RPC_URL', 'http://127.0.0.1:8545');
     const networks: FacilitatorNetwork[] = [];
-    for (const entry of e.string('FACILITATOR_NETWORKS', 'eip155:8453').split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of e.string('FACILITATOR_NETWORKS', DEFAULT_FACILITATOR_NETWORKS).split(',').map((s) => s.trim()).filter(Boolean)) {
       const [network = '', ownRpcUrl] = entry.split('=', 2).map((s) => s.trim());
       if (!/^eip155:[1-9]\d*$/.test(network)) {
         e.fail(`FACILITATOR_NETWORKS has ${JSON.stringify(network)}, expected eip155:<chain id>`);

@@ -22,7 +22,7 @@ export interface X402Config {
   networks: X402Network[];
 }
 
-/** anvil's third default account: the local dev payTo, never to be used with a real facilitator. */
+/** anvil's third default account: the local dev payTo on every local EVM chain, never to be used with a real facilitator. */
 export const LOCAL_DEV_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -34,9 +34,9 @@ export function readX402Config(env: EnvReader): X402Config {
   const networks: X402Network[] = [];
   for (const defaults of X402_NETWORKS) {
     const prefix = `X402_${defaults.name.toUpperCase()}`;
-    // "none" turns off a network (Base has a local default to turn off).
+    // "none" turns off a network (the EVM networks have a local default to turn off).
     const configured = env.optionalString(`${prefix}_PAY_TO`);
-    const payTo = configured === 'none' ? undefined : (configured ?? (defaults.name === 'base' ? LOCAL_DEV_PAY_TO : undefined));
+    const payTo = configured === 'none' ? undefined : (configured ?? (defaults.kind === 'evm' ? LOCAL_DEV_PAY_TO : undefined));
     const network: X402Network = {
       ...defaults,
       network: env.string(`${prefix}_NETWORK`, defaults.network),

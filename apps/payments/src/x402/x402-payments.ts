@@ -61,6 +61,8 @@ export class X402Payments {
   private readonly lock: PaymentLock;
   private initialised: Promise<void> | null = null;
   private lastInitFailure = 0;
+  private checked = false;
+  private readonly stopping = new AbortController();
   private readonly acceptsCache = new Map<string, X402Requirement[]>();
   private readonly unsupportedWarned = new Set<string>();
 
@@ -90,9 +92,59 @@ export class X402Payments {
     this.lock = new PaymentLock(redis);
   }
 
-  /** Starts fetching the facilitator's supported kinds; failures are retried on demand. */
-  warmUp(): void {
-    this.ensureInitialised().catch((error: unknown) => this.logger.warn(`facilitator not ready: ${describe(error)}`));
+  /**
+   * Runs the start-up check (`checkFacilitator`) in the background; `facilitatorCheck` settles with it.
+   * Readiness waits for it, and main fails start-up when it rejects.
+   */
+  startFacilitatorCheck(retryMs = INIT_RETRY_MS): void {
+    this.facilitatorCheck = this.checkFacilitator(retryMs, this.stopping.signal);
+    // main awaits it; a process that does not (a test of something else) must not crash on it.
+    this.facilitatorCheck.catch((error: unknown) => this.logger.error(describe(error)));
+  }
+
+  /** Settles with the start-up check started by startFacilitatorCheck. */
+  facilitatorCheck: Promise<void> = Promise.resolve();
+
+  /** Whether the start-up check has read the facilitator's `/supported` and found every configured network there. */
+  get facilitatorChecked(): boolean {
+    return this.checked;
+  }
+
+  /**
+   * The start-up check: reads the facilitator's `/supported`, retrying every `retryMs` while it cannot
+   * be reached, and resolves once every configured network is supported. A network the facilitator does
+   * not support rejects with an error naming the network and the facilitator, which fails start-up:
+   * offering it would only take payments nobody can settle.
+   */
+  async checkFacilitator(retryMs = INIT_RETRY_MS, signal?: AbortSignal): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // A fresh read: the lazy one used by `accepts` may have failed a moment ago.
+        this.initialised = null;
+        this.lastInitFailure = 0;
+        await this.ensureInitialised();
+        break;
+      } catch {
+        if (attempt === 1 || attempt % 10 === 0) this.logger.warn(`x402: waiting for the facilitator at ${this.config.facilitatorUrl} (/supported unreachable)`);
+        await pause(retryMs, signal);
+        if (signal?.aborted) throw new Error(`x402: stopped waiting for the facilitator at ${this.config.facilitatorUrl}`);
+      }
+    }
+    const missing = this.config.networks.filter((n) => !this.server.getSupportedKind(2, n.network as `${string}:${string}`, 'exact'));
+    if (missing.length > 0) {
+      const names = missing.map((n) => `${n.name} (${n.network})`).join(', ');
+      const them = missing.length === 1 ? 'it' : 'them';
+      throw new Error(
+        `x402: the facilitator at ${this.config.facilitatorUrl} does not support ${names}: its /supported has no exact scheme there; ` +
+          `use a facilitator that settles ${them}, or set X402_<NET>_PAY_TO=none to stop offering ${them}`,
+      );
+    }
+    this.checked = true;
+  }
+
+  /** Nest calls it at shutdown: a start-up check still waiting gives up. */
+  onApplicationShutdown(): void {
+    this.stopping.abort();
   }
 
   /** The `accepts` list for an offer, in offer order; networks the facilitator does not support are left out. */
@@ -246,6 +298,20 @@ export class X402Payments {
     this.logger.warn(`facilitator call failed: ${describe(error)}`);
     return new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable');
   }
+}
+
+/** Waits `ms`, or less if `signal` aborts; holds no process open. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
 
 function invalid(message: string): WireException {
