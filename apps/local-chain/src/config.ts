@@ -1,6 +1,6 @@
 import { readConfig } from '@appcat/config';
 import type { X402NetworkName } from '@appcat/contracts';
-import { LOCAL_EVM_NETWORKS } from './local-chains.js';
+import { LOCAL_EVM_NETWORKS, localChainPortSetting } from './local-chains.js';
 
 export interface LocalChainConfig {
   host: string;
@@ -25,8 +25,7 @@ export function readLocalChainConfig(env: Record<string, string | undefined> = p
     if (networks.length === 0) e.fail('LOCAL_CHAIN_NETWORKS names no network');
     const ports: Partial<Record<X402NetworkName, number>> = {};
     for (const n of LOCAL_EVM_NETWORKS) {
-      const setting = n.name === 'base' ? 'LOCAL_CHAIN_PORT' : `LOCAL_CHAIN_${n.name.toUpperCase()}_PORT`;
-      ports[n.name] = e.int(setting, n.port, { min: 1, max: 65535 });
+      ports[n.name] = e.int(localChainPortSetting(n.name), n.port, { min: 1, max: 65535 });
     }
     return { host: e.string('LOCAL_CHAIN_HOST', '127.0.0.1'), networks, ports };
   }, env);

@@ -24,6 +24,11 @@ export const LOCAL_EVM_NETWORKS: readonly LocalEvmNetwork[] = X402_EVM_NETWORKS.
   port: DEFAULT_PORTS[n.name] as number,
 }));
 
+/** The setting that moves a network's local chain: LOCAL_CHAIN_PORT for Base (as before), LOCAL_CHAIN_<NAME>_PORT for the others. */
+export function localChainPortSetting(name: X402NetworkName): string {
+  return name === 'base' ? 'LOCAL_CHAIN_PORT' : `LOCAL_CHAIN_${name.toUpperCase()}_PORT`;
+}
+
 export interface LocalChainsOptions extends Pick<LocalChainOptions, 'host' | 'payerFunding'> {
   /** Which networks; default every EVM network of the table. */
   networks?: readonly X402NetworkName[];
