@@ -33,6 +33,13 @@ describe('readFacilitatorConfig', () => {
     expect(config.authToken).toBe('tok');
   });
 
+  it('checks CDP JWTs when given a CDP API key, and refuses half a key or a malformed secret', () => {
+    const secret = Buffer.alloc(64, 7).toString('base64');
+    expect(readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid', FACILITATOR_CDP_API_KEY_SECRET: secret }).cdpKeys).toEqual([{ id: 'kid', secret }]);
+    expect(() => readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid' })).toThrow(/go together/);
+    expect(() => readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid', FACILITATOR_CDP_API_KEY_SECRET: 'short' })).toThrow(/base64 Ed25519 key or a PEM EC key/);
+  });
+
   it('reports every bad setting at once', () => {
     const read = () =>
       readFacilitatorConfig({

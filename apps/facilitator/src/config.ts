@@ -8,10 +8,13 @@ import {
   type DevFacilitatorOptions,
 } from './server.js';
 import type { FacilitatorNetwork } from './x402-facilitator.js';
+import { type CdpApiKey, cdpPublicKey } from './cdp-auth.js';
 
-export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks'>> & {
+export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks' | 'cdpKeys'>> & {
   networks: FacilitatorNetwork[];
   authToken?: string;
+  /** FACILITATOR_CDP_API_KEY_ID and _SECRET: requests must carry CDP JWTs signed by that key. */
+  cdpKeys?: CdpApiKey[];
 };
 
 /**
@@ -44,7 +47,18 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
     if (networks.length === 0) e.fail('FACILITATOR_NETWORKS names no network');
     const privateKey = e.string('FACILITATOR_PRIVATE_KEY', DEFAULT_FACILITATOR_PRIVATE_KEY);
     if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) e.fail('FACILITATOR_PRIVATE_KEY must be 0x followed by 64 hex digits');
+    const cdpKeyId = e.optionalString('FACILITATOR_CDP_API_KEY_ID');
+    const cdpKeySecret = e.optionalString('FACILITATOR_CDP_API_KEY_SECRET');
+    if ((cdpKeyId === undefined) !== (cdpKeySecret === undefined)) e.fail('FACILITATOR_CDP_API_KEY_ID and FACILITATOR_CDP_API_KEY_SECRET go together');
+    if (cdpKeySecret !== undefined) {
+      try {
+        cdpPublicKey(cdpKeySecret);
+      } catch {
+        e.fail('FACILITATOR_CDP_API_KEY_SECRET must be a base64 Ed25519 key or a PEM EC key');
+      }
+    }
     return {
+      ...(cdpKeyId && cdpKeySecret ? { cdpKeys: [{ id: cdpKeyId, secret: cdpKeySecret }] } : {}),
       host: e.string('FACILITATOR_HOST', '127.0.0.1'),
       port: e.int('FACILITATOR_PORT', DEFAULT_FACILITATOR_PORT, { min: 0, max: 65535 }),
       rpcUrl,

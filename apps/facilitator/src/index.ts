@@ -1,3 +1,4 @@
+export * from './cdp-auth.js';
 export * from './config.js';
 export * from './evm-signer.js';
 export * from './local-payment-stack.js';

@@ -2,7 +2,7 @@ import type { X402NetworkName } from '@appcat/contracts';
 import { DEV_ACCOUNTS, freePorts, LOCAL_EVM_NETWORKS, type LocalChain, type LocalChains, startLocalChains } from '@appcat/local-chain';
 import { type DevFacilitator, type DevFacilitatorOptions, startDevFacilitator } from './server.js';
 
-export interface LocalPaymentStackOptions extends Pick<DevFacilitatorOptions, 'authToken' | 'receiptTimeoutMs'> {
+export interface LocalPaymentStackOptions extends Pick<DevFacilitatorOptions, 'authToken' | 'cdpKeys' | 'receiptTimeoutMs'> {
   /** Which EVM networks get a chain (and the facilitator's scheme); default every one of the table. */
   networks?: readonly X402NetworkName[];
 }
@@ -32,6 +32,7 @@ export async function startLocalPaymentStack(options: LocalPaymentStackOptions =
       port: 0,
       networks: chains.chains.map((c) => ({ network: c.network, rpcUrl: c.rpcUrl })),
       authToken: options.authToken,
+      cdpKeys: options.cdpKeys,
       receiptTimeoutMs: options.receiptTimeoutMs,
     });
   } catch (error) {

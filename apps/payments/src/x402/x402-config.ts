@@ -11,10 +11,17 @@ export interface X402Network extends X402NetworkFacts {
   payTo?: string;
 }
 
+/** Coinbase's CDP facilitator (mainnet Base, Solana…), as @coinbase/x402's createFacilitatorConfig names it. */
+export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402';
+
 export interface X402Config {
+  /** `url`: a facilitator at X402_FACILITATOR_URL, with an optional static bearer token; `cdp`: Coinbase's CDP facilitator, each request signed with a CDP API key JWT. */
+  facilitator: 'url' | 'cdp';
   facilitatorUrl: string;
-  /** Sent as `Authorization: Bearer …` to the facilitator when set. */
+  /** Sent as `Authorization: Bearer …` to the facilitator when set (`url` only). */
   facilitatorAuthToken?: string;
+  /** The CDP API key that signs each request's JWT (`cdp` only). */
+  cdpApiKey?: { id: string; secret: string };
   facilitatorTimeoutMs: number;
   /** How long a signed authorization stays valid, seconds. */
   maxTimeoutSeconds: number;
@@ -29,7 +36,8 @@ const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 export function readX402Config(env: EnvReader): X402Config {
-  const facilitatorUrl = env.url('X402_FACILITATOR_URL', 'http://127.0.0.1:4020');
+  const facilitator = env.oneOf<'url' | 'cdp'>('X402_FACILITATOR', 'url', ['url', 'cdp']);
+  const facilitatorUrl = env.url('X402_FACILITATOR_URL', facilitator === 'cdp' ? CDP_FACILITATOR_URL : 'http://127.0.0.1:4020');
   const localFacilitator = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(facilitatorUrl);
   const networks: X402Network[] = [];
   for (const defaults of X402_NETWORKS) {
@@ -58,9 +66,19 @@ export function readX402Config(env: EnvReader): X402Config {
     env.fail('x402: no network of the standard set (base, monad, solana) has a payTo: the priced routes would accept no payment');
   }
   const token = env.optionalString('X402_FACILITATOR_AUTH_TOKEN');
+  const cdpKeyId = env.optionalString('CDP_API_KEY_ID');
+  const cdpKeySecret = env.optionalString('CDP_API_KEY_SECRET');
+  if (facilitator === 'cdp') {
+    if (!cdpKeyId || !cdpKeySecret) env.fail('X402_FACILITATOR=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET (the CDP API key that signs each request)');
+    if (token !== undefined) env.fail('X402_FACILITATOR_AUTH_TOKEN is for a url facilitator; CDP requests are signed with CDP_API_KEY_ID/CDP_API_KEY_SECRET');
+  } else if (cdpKeyId !== undefined || cdpKeySecret !== undefined) {
+    env.fail('CDP_API_KEY_ID/CDP_API_KEY_SECRET are set but X402_FACILITATOR is not cdp');
+  }
   return {
+    facilitator,
     facilitatorUrl,
     facilitatorAuthToken: token,
+    ...(facilitator === 'cdp' && cdpKeyId && cdpKeySecret ? { cdpApiKey: { id: cdpKeyId, secret: cdpKeySecret } } : {}),
     facilitatorTimeoutMs: env.int('X402_FACILITATOR_TIMEOUT_MS', 15_000, { min: 100, max: 120_000 }),
     maxTimeoutSeconds: env.int('X402_MAX_TIMEOUT_SECONDS', 300, { min: 10, max: 3600 }),
     networks,

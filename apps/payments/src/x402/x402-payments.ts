@@ -10,7 +10,8 @@ import {
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Logger } from '@nestjs/common';
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import { createFacilitatorConfig } from '@coinbase/x402';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader, type FacilitatorConfig } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
 import { FacilitatorTimeoutError, type PaymentPayload, type PaymentRequirements, SettleError, type SettleResponse, VerifyError } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
@@ -73,17 +74,11 @@ export class X402Payments {
     /** Where each settlement is recorded for reconciliation; tests of the offer alone go without. */
     private readonly records?: SettlementRecords,
   ) {
-    const token = config.facilitatorAuthToken;
     const facilitator = new FacilitatorClient({
       url: config.facilitatorUrl,
       timeoutMs: config.facilitatorTimeoutMs,
       observe: metrics ? (operation, outcome, seconds) => metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds) : undefined,
-      createAuthHeaders: token
-        ? async () => {
-            const headers = { Authorization: `Bearer ${token}` };
-            return { verify: headers, settle: headers, supported: headers };
-          }
-        : undefined,
+      createAuthHeaders: facilitatorAuthHeaders(config),
     });
     this.server = new x402ResourceServer(facilitator);
     for (const network of config.networks) {
@@ -298,6 +293,21 @@ export class X402Payments {
     this.logger.warn(`facilitator call failed: ${describe(error)}`);
     return new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable');
   }
+}
+
+/**
+ * The auth headers each facilitator request carries: for CDP, short-lived JWTs signed with the CDP API
+ * key, made by Coinbase's own @coinbase/x402 (createFacilitatorConfig) so they match what CDP checks;
+ * otherwise the static bearer token, if any.
+ */
+function facilitatorAuthHeaders(config: X402Config): FacilitatorConfig['createAuthHeaders'] {
+  if (config.facilitator === 'cdp' && config.cdpApiKey) return createFacilitatorConfig(config.cdpApiKey.id, config.cdpApiKey.secret).createAuthHeaders;
+  const token = config.facilitatorAuthToken;
+  if (!token) return undefined;
+  return async () => {
+    const headers = { Authorization: `Bearer ${token}` };
+    return { verify: headers, settle: headers, supported: headers };
+  };
 }
 
 /** Waits `ms`, or less if `signal` aborts; holds no process open. */
