@@ -18,6 +18,8 @@ export const DOCUMENT_PATHS = {
   llms: '/llms.txt',
   skill: '/skill.md',
   x402Discovery: '/.well-known/x402',
+  /** The same document at the draft discovery path. */
+  x402DiscoveryJson: '/.well-known/x402.json',
 } as const;
 
 /** What people and agents use besides the JSON routes: the MCP endpoint and the browser top-up page. */
