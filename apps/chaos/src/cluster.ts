@@ -122,7 +122,14 @@ export class ChaosCluster {
       );
       cluster.gatewayUrls.push(`http://127.0.0.1:${gatewayPorts[i]}`);
     }
-    await Promise.all(cluster.replicas.map((replica) => waitReady(replica.readyUrl, 60_000)));
+    try {
+      await Promise.all(cluster.replicas.map((replica) => waitReady(replica.readyUrl, 60_000)));
+    } catch (error) {
+      // Say which replica never became ready, and why, before everything stops.
+      const tail = cluster.logTail();
+      await cluster.stop();
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${tail}`, { cause: error });
+    }
     return cluster;
   }
 
