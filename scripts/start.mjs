@@ -32,6 +32,9 @@ const startedInfra = await ensureInfrastructure(env);
 
 log('building');
 execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], { stdio: 'inherit', env });
+// The local EVM chains (one anvil each, the same demo payer on all), as the built local-chain package lists them.
+const { LOCAL_EVM_NETWORKS, localChainPortSetting } = await import('@appcat/local-chain');
+const chainPort = (chain) => Number(env[localChainPortSetting(chain.name)] ?? chain.port);
 log('applying migrations');
 execFileSync('node', ['apps/payments/dist/migrate/cli.js'], { stdio: 'inherit', env });
 
@@ -90,7 +93,9 @@ try {
   }
   if (useLocalPayments) {
     startService('local-chain', 'tools/local-chain/dist/main.js');
-    await waitListening({ host: '127.0.0.1', port: Number(env.LOCAL_CHAIN_PORT ?? 8545) }, 30_000, 'local chain');
+    for (const chain of LOCAL_EVM_NETWORKS) await waitListening({ host: '127.0.0.1', port: chainPort(chain) }, 30_000, `local ${chain.title} chain`);
+    // The facilitator settles on every local chain, each at its port.
+    env.FACILITATOR_NETWORKS ??= LOCAL_EVM_NETWORKS.map((chain) => `eip155:${chain.chainId}=http://127.0.0.1:${chainPort(chain)}`).join(',');
     startService('facilitator', 'tools/facilitator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.FACILITATOR_PORT ?? 4020) }, 30_000, 'dev facilitator');
   }
@@ -115,8 +120,9 @@ try {
       `  Balance:   curl -H "Authorization: Bearer ${created.key}" "${base}/api/credits/balance"`,
       ...(useLocalPayments
         ? [
-            `  x402:      npm run demo:x402   (an agent pays per call with @x402/fetch on the local chain)`,
-            `  Payer key: ${DEMO_PAYER_KEY}   (anvil's published dev key, 1,000 test USDC; local use only)`,
+            `  x402:      npm run demo:x402 -- --network <${LOCAL_EVM_NETWORKS.map((c) => c.name).join('|')}>   (an agent pays per call with @x402/fetch)`,
+            ...LOCAL_EVM_NETWORKS.map((c) => `  ${(c.title + ':').padEnd(10)} RPC http://127.0.0.1:${chainPort(c)}   (chain id ${c.chainId})`),
+            `  EVM payer: ${DEMO_PAYER_KEY}   (private key of anvil's account 0, the same on every EVM chain, 1,000 test USDC each; local use only)`,
           ]
         : []),
       '',

@@ -3,12 +3,17 @@ import { readFacilitatorConfig } from './config.js';
 import { DEFAULT_FACILITATOR_PRIVATE_KEY } from './server.js';
 
 describe('readFacilitatorConfig', () => {
-  it('defaults to Base on the local chain, port 4020, anvil account #1, no auth', () => {
+  it('defaults to every local EVM chain at its own port, port 4020, anvil account #1, no auth', () => {
     expect(readFacilitatorConfig({})).toEqual({
       host: '127.0.0.1',
       port: 4020,
       rpcUrl: 'http://127.0.0.1:8545',
-      networks: [{ network: 'eip155:8453', rpcUrl: 'http://127.0.0.1:8545' }],
+      networks: [
+        { network: 'eip155:8453', rpcUrl: 'http://127.0.0.1:8545' },
+        { network: 'eip155:143', rpcUrl: 'http://127.0.0.1:8546' },
+        { network: 'eip155:137', rpcUrl: 'http://127.0.0.1:8547' },
+        { network: 'eip155:42161', rpcUrl: 'http://127.0.0.1:8548' },
+      ],
       privateKey: DEFAULT_FACILITATOR_PRIVATE_KEY,
       authToken: undefined,
       receiptTimeoutMs: 30_000,
@@ -26,6 +31,13 @@ describe('readFacilitatorConfig', () => {
       { network: 'eip155:143', rpcUrl: 'http://monad:8546' },
     ]);
     expect(config.authToken).toBe('tok');
+  });
+
+  it('checks CDP JWTs when given a CDP API key, and refuses half a key or a malformed secret', () => {
+    const secret = Buffer.alloc(64, 7).toString('base64');
+    expect(readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid', FACILITATOR_CDP_API_KEY_SECRET: secret }).cdpKeys).toEqual([{ id: 'kid', secret }]);
+    expect(() => readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid' })).toThrow(/go together/);
+    expect(() => readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid', FACILITATOR_CDP_API_KEY_SECRET: 'short' })).toThrow(/base64 Ed25519 key or a PEM EC key/);
   });
 
   it('reports every bad setting at once', () => {

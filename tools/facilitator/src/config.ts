@@ -1,4 +1,5 @@
 import { readConfig } from '@appcat/config';
+import { LOCAL_EVM_NETWORKS } from '@appcat/local-chain';
 import type { Hex } from 'viem';
 import {
   DEFAULT_FACILITATOR_PORT,
@@ -7,11 +8,20 @@ import {
   type DevFacilitatorOptions,
 } from './server.js';
 import type { FacilitatorNetwork } from './x402-facilitator.js';
+import { type CdpApiKey, cdpPublicKey } from './cdp-auth.js';
 
-export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks'>> & {
+export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks' | 'cdpKeys'>> & {
   networks: FacilitatorNetwork[];
   authToken?: string;
+  /** FACILITATOR_CDP_API_KEY_ID and _SECRET: requests must carry CDP JWTs signed by that key. */
+  cdpKeys?: CdpApiKey[];
 };
+
+/**
+ * The networks the facilitator settles on by default: every local EVM chain of `npm start`, each at
+ * its own port (`eip155:8453=http://127.0.0.1:8545,eip155:143=http://127.0.0.1:8546,…`).
+ */
+export const DEFAULT_FACILITATOR_NETWORKS = LOCAL_EVM_NETWORKS.map((n) => `eip155:${n.chainId}=http://127.0.0.1:${n.port}`).join(',');
 
 /**
  * FACILITATOR_NETWORKS is a comma-separated list of CAIP-2 EVM networks; an entry may name its own
@@ -21,7 +31,7 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
   return readConfig((e) => {
     const rpcUrl = e.url('FACILITATOR_RPC_URL', 'http://127.0.0.1:8545');
     const networks: FacilitatorNetwork[] = [];
-    for (const entry of e.string('FACILITATOR_NETWORKS', 'eip155:8453').split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of e.string('FACILITATOR_NETWORKS', DEFAULT_FACILITATOR_NETWORKS).split(',').map((s) => s.trim()).filter(Boolean)) {
       const [network = '', ownRpcUrl] = entry.split('=', 2).map((s) => s.trim());
       if (!/^eip155:[1-9]\d*$/.test(network)) {
         e.fail(`FACILITATOR_NETWORKS has ${JSON.stringify(network)}, expected eip155:<chain id>`);
@@ -37,7 +47,18 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
     if (networks.length === 0) e.fail('FACILITATOR_NETWORKS names no network');
     const privateKey = e.string('FACILITATOR_PRIVATE_KEY', DEFAULT_FACILITATOR_PRIVATE_KEY);
     if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) e.fail('FACILITATOR_PRIVATE_KEY must be 0x followed by 64 hex digits');
+    const cdpKeyId = e.optionalString('FACILITATOR_CDP_API_KEY_ID');
+    const cdpKeySecret = e.optionalString('FACILITATOR_CDP_API_KEY_SECRET');
+    if ((cdpKeyId === undefined) !== (cdpKeySecret === undefined)) e.fail('FACILITATOR_CDP_API_KEY_ID and FACILITATOR_CDP_API_KEY_SECRET go together');
+    if (cdpKeySecret !== undefined) {
+      try {
+        cdpPublicKey(cdpKeySecret);
+      } catch {
+        e.fail('FACILITATOR_CDP_API_KEY_SECRET must be a base64 Ed25519 key or a PEM EC key');
+      }
+    }
     return {
+      ...(cdpKeyId && cdpKeySecret ? { cdpKeys: [{ id: cdpKeyId, secret: cdpKeySecret }] } : {}),
       host: e.string('FACILITATOR_HOST', '127.0.0.1'),
       port: e.int('FACILITATOR_PORT', DEFAULT_FACILITATOR_PORT, { min: 0, max: 65535 }),
       rpcUrl,

@@ -6,7 +6,7 @@ const facilitator = await startDevFacilitator(config);
 const networks = facilitator.networks.map((n) => `${n.network} via ${n.rpcUrl}`).join(', ');
 process.stdout.write(
   `dev facilitator on ${facilitator.url} (settles from ${facilitator.address}; ${networks}` +
-    `${config.authToken ? '; bearer token required' : ''})\n`,
+    `${config.authToken ? '; bearer token required' : ''}${config.cdpKeys ? '; CDP JWTs required' : ''})\n`,
 );
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

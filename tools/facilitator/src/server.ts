@@ -4,6 +4,7 @@ import { PaymentPayloadV2Schema, PaymentRequirementsV2Schema } from '@x402/core/
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { fastify } from 'fastify';
 import type { Hex } from 'viem';
+import { type CdpApiKey, CdpJwtVerifier } from './cdp-auth.js';
 import { type FacilitatorNetwork, createX402Facilitator } from './x402-facilitator.js';
 
 /** anvil's published account #1 (see @appcat/local-chain's DEV_ACCOUNTS.facilitator): local chains only. */
@@ -24,6 +25,11 @@ export interface DevFacilitatorOptions {
   networks?: (string | FacilitatorNetwork)[];
   /** When set, every request must carry `Authorization: Bearer <authToken>`. */
   authToken?: string;
+  /**
+   * When set, every request must carry a CDP request JWT signed by one of these API keys, checked as
+   * Coinbase's CDP facilitator does (cdp-auth.ts): the mode payments' `X402_FACILITATOR=cdp` is tested against.
+   */
+  cdpKeys?: CdpApiKey[];
   /** How long a settlement waits for its receipt before answering `settlement_pending`, ms. */
   receiptTimeoutMs?: number;
 }
@@ -35,7 +41,7 @@ export interface FacilitatorStats {
   settleSucceeded: number;
   /** Requests answered 503 because of setUnavailable(true). */
   refusedUnavailable: number;
-  /** Requests answered 401 for a missing or wrong bearer token. */
+  /** Requests answered 401 for a missing or wrong bearer token or CDP JWT. */
   refusedUnauthorized: number;
 }
 
@@ -134,6 +140,7 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     refusedUnavailable: 0,
     refusedUnauthorized: 0,
   };
+  const cdp = options.cdpKeys?.length ? new CdpJwtVerifier(options.cdpKeys) : undefined;
   let delayMs = 0;
   let unavailable = false;
   let held: Promise<void> | undefined;
@@ -152,6 +159,14 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     if (options.authToken && !bearerMatches(request.headers.authorization, options.authToken)) {
       stats.refusedUnauthorized += 1;
       return reply.code(401).send({ error: 'unauthorized' });
+    }
+    if (cdp) {
+      try {
+        await cdp.verify(request.headers.authorization, request.method, request.url.split('?')[0]);
+      } catch (error) {
+        stats.refusedUnauthorized += 1;
+        return reply.code(401).send({ error: `unauthorized: ${errorMessage(error)}` });
+      }
     }
   });
 
