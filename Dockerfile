@@ -16,7 +16,7 @@ WORKDIR /src
 COPY . .
 RUN mkdir /manifests \
  && cp package.json package-lock.json /manifests/ \
- && find apps libs -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /manifests/ \;
+ && find apps libs tools -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /manifests/ \;
 
 # Everything the build needs. Install scripts stay off, as on the development machines: nothing here
 # needs one (anvil ships in its platform package; `prisma generate` runs offline in the build).
