@@ -6,12 +6,17 @@ import {
   DEFAULT_RECEIPT_TIMEOUT_MS,
   type DevFacilitatorOptions,
 } from './server.js';
+import type { FacilitatorSolana } from './solana.js';
 import type { FacilitatorNetwork } from './x402-facilitator.js';
 
-export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks'>> & {
+export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks' | 'solana'>> & {
   networks: FacilitatorNetwork[];
   authToken?: string;
+  solana?: FacilitatorSolana;
 };
+
+/** The local Solana ledger (@appcat/solana-ledger's default port). */
+export const DEFAULT_SOLANA_RPC_URL = 'http://127.0.0.1:8899';
 
 /**
  * FACILITATOR_NETWORKS is a comma-separated list of CAIP-2 EVM networks; an entry may name its own
@@ -37,6 +42,16 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
     if (networks.length === 0) e.fail('FACILITATOR_NETWORKS names no network');
     const privateKey = e.string('FACILITATOR_PRIVATE_KEY', DEFAULT_FACILITATOR_PRIVATE_KEY);
     if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) e.fail('FACILITATOR_PRIVATE_KEY must be 0x followed by 64 hex digits');
+    // Solana is settled through FACILITATOR_SOLANA_RPC_URL (the local ledger by default; "none" turns it off).
+    const solanaRpcUrl = e.string('FACILITATOR_SOLANA_RPC_URL', DEFAULT_SOLANA_RPC_URL);
+    const solanaSecretKey = e.optionalString('FACILITATOR_SOLANA_SECRET_KEY');
+    if (solanaRpcUrl !== 'none' && !/^https?:\/\/\S+$/.test(solanaRpcUrl)) {
+      e.fail(`FACILITATOR_SOLANA_RPC_URL must be an http(s) URL or "none", got ${JSON.stringify(solanaRpcUrl)}`);
+    }
+    if (solanaSecretKey !== undefined && !/^[1-9A-HJ-NP-Za-km-z]{86,88}$/.test(solanaSecretKey)) {
+      e.fail('FACILITATOR_SOLANA_SECRET_KEY must be a 64-byte secret key in base58');
+    }
+    const solana = solanaRpcUrl === 'none' ? undefined : { rpcUrl: solanaRpcUrl.replace(/\/+$/, ''), ...(solanaSecretKey ? { secretKey: solanaSecretKey } : {}) };
     return {
       host: e.string('FACILITATOR_HOST', '127.0.0.1'),
       port: e.int('FACILITATOR_PORT', DEFAULT_FACILITATOR_PORT, { min: 0, max: 65535 }),
@@ -45,6 +60,7 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
       privateKey: privateKey as Hex,
       authToken: e.optionalString('FACILITATOR_AUTH_TOKEN'),
       receiptTimeoutMs: e.int('FACILITATOR_RECEIPT_TIMEOUT_MS', DEFAULT_RECEIPT_TIMEOUT_MS, { min: 100, max: 600_000 }),
+      solana,
     };
   }, env);
 }

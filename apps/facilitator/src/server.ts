@@ -4,6 +4,7 @@ import { PaymentPayloadV2Schema, PaymentRequirementsV2Schema } from '@x402/core/
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { fastify } from 'fastify';
 import type { Hex } from 'viem';
+import { type FacilitatorSolana, registerSolana } from './solana.js';
 import { type FacilitatorNetwork, createX402Facilitator } from './x402-facilitator.js';
 
 /** anvil's published account #1 (see @appcat/local-chain's DEV_ACCOUNTS.facilitator): local chains only. */
@@ -26,6 +27,8 @@ export interface DevFacilitatorOptions {
   authToken?: string;
   /** How long a settlement waits for its receipt before answering `settlement_pending`, ms. */
   receiptTimeoutMs?: number;
+  /** Solana (@x402/svm's exact scheme) with its RPC and fee payer; left out when not given. */
+  solana?: FacilitatorSolana;
 }
 
 export interface FacilitatorStats {
@@ -44,6 +47,8 @@ export interface DevFacilitator {
   /** The settlement account: it submits transferWithAuthorization and pays the gas. */
   address: Hex;
   networks: FacilitatorNetwork[];
+  /** The Solana network settled on and its fee payer (what `/supported` names), when Solana is on. */
+  solana?: { network: string; feePayer: string; rpcUrl: string };
   stats(): FacilitatorStats;
   /**
    * Holds every /verify and /settle this long before handling it. The work still happens after a
@@ -117,6 +122,7 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     networks,
     receiptTimeoutMs: options.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS,
   });
+  const solana = options.solana ? { ...(await registerSolana(facilitator, options.solana)), rpcUrl: options.solana.rpcUrl } : undefined;
   const supported = facilitator.getSupported();
   const supports = (p: PaymentPayload, r: PaymentRequirements) =>
     supported.kinds.some((k) => k.x402Version === p.x402Version && k.scheme === r.scheme && k.network === r.network);
@@ -221,6 +227,7 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     address,
     networks,
+    solana,
     stats: () => ({ ...stats }),
     setDelayMs: (ms) => {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`delay must be a non-negative number of ms, got ${ms}`);
