@@ -83,11 +83,21 @@ describe('x402 accepts lists', () => {
   });
 
   it('refuses to start when no standard network has a payTo, or with the local payTo on a real facilitator', () => {
-    expect(() => readPaymentsConfig({ X402_BASE_PAY_TO: 'none', X402_POLYGON_PAY_TO: '0x00000000000000000000000000000000000000a2' })).toThrow(
-      /no network of the standard set/,
-    );
+    expect(() =>
+      readPaymentsConfig({ X402_BASE_PAY_TO: 'none', X402_SOLANA_PAY_TO: 'none', X402_POLYGON_PAY_TO: '0x00000000000000000000000000000000000000a2' }),
+    ).toThrow(/no network of the standard set/);
     expect(() => readPaymentsConfig({ X402_BASE_PAY_TO: 'none', X402_MONAD_PAY_TO: '0x00000000000000000000000000000000000000a2' })).not.toThrow();
-    expect(() => readPaymentsConfig({ X402_FACILITATOR_URL: 'https://facilitator.example.com' })).toThrow(/local development address/);
+    expect(() => readPaymentsConfig({ X402_FACILITATOR_URL: 'https://facilitator.example.com' })).toThrow(/X402_BASE_PAY_TO is the local development address/);
+    expect(() => readPaymentsConfig({ X402_FACILITATOR_URL: 'https://facilitator.example.com', X402_BASE_PAY_TO: '0x00000000000000000000000000000000000000a4' })).toThrow(
+      /X402_SOLANA_PAY_TO is the local development address/,
+    );
+    expect(() =>
+      readPaymentsConfig({
+        X402_FACILITATOR_URL: 'https://facilitator.example.com',
+        X402_BASE_PAY_TO: '0x00000000000000000000000000000000000000a4',
+        X402_SOLANA_PAY_TO: 'PayTo11111111111111111111111111111111111111',
+      }),
+    ).not.toThrow();
     expect(() => readPaymentsConfig({ X402_BASE_PAY_TO: 'nope' })).toThrow(/X402_BASE_PAY_TO must be a 0x EVM address/);
   });
 });

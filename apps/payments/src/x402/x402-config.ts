@@ -34,6 +34,14 @@ export interface X402Config {
 
 /** anvil's third default account: the local dev payTo, never to be used with a real facilitator. */
 export const LOCAL_DEV_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+/** The local Solana ledger's published payTo (@appcat/solana-ledger): never to be used with a real facilitator. */
+export const SOLANA_LOCAL_DEV_PAY_TO = '3YQzpW2SNGU13XRrDjbahJPGv8ttJTWyqEuH55hmh2ad';
+
+/** The networks offered on the local stack without any setting, and the local receiver each one uses. */
+const LOCAL_DEV_PAY_TOS: Partial<Record<X402Network['name'], string>> = {
+  base: LOCAL_DEV_PAY_TO,
+  solana: SOLANA_LOCAL_DEV_PAY_TO,
+};
 
 const MAINNET: readonly Omit<X402Network, 'payTo'>[] = [
   { name: 'base', network: 'eip155:8453', kind: 'evm', set: 'standard', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', assetName: 'USD Coin', assetVersion: '2' },
@@ -52,9 +60,10 @@ export function readX402Config(env: EnvReader): X402Config {
   const networks: X402Network[] = [];
   for (const defaults of MAINNET) {
     const prefix = `X402_${defaults.name.toUpperCase()}`;
-    // "none" turns off a network (Base has a local default to turn off).
+    // "none" turns off a network (Base and Solana have local defaults to turn off).
     const configured = env.optionalString(`${prefix}_PAY_TO`);
-    const payTo = configured === 'none' ? undefined : (configured ?? (defaults.name === 'base' ? LOCAL_DEV_PAY_TO : undefined));
+    const localPayTo = LOCAL_DEV_PAY_TOS[defaults.name];
+    const payTo = configured === 'none' ? undefined : (configured ?? localPayTo);
     const network: X402Network = {
       ...defaults,
       network: env.string(`${prefix}_NETWORK`, defaults.network),
@@ -67,7 +76,7 @@ export function readX402Config(env: EnvReader): X402Config {
     const pattern = defaults.kind === 'evm' ? EVM_ADDRESS : SOLANA_ADDRESS;
     if (!pattern.test(payTo)) env.fail(`${prefix}_PAY_TO must be a ${defaults.kind === 'evm' ? '0x EVM' : 'Solana'} address, got ${JSON.stringify(payTo)}`);
     if (!pattern.test(network.asset)) env.fail(`${prefix}_ASSET must be a ${defaults.kind === 'evm' ? '0x EVM' : 'Solana'} address`);
-    if (payTo === LOCAL_DEV_PAY_TO && !localFacilitator) {
+    if (payTo === localPayTo && !localFacilitator) {
       env.fail(`${prefix}_PAY_TO is the local development address while X402_FACILITATOR_URL is not local: set a payTo you own`);
     }
     networks.push(network);
