@@ -5,6 +5,7 @@ import { createGatewayApp, readGatewayConfig } from '@appcat/gateway';
 import { type LocalChain, startLocalChain } from '@appcat/local-chain';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
+import { type SolanaLedger, startSolanaLedger } from '@appcat/solana-ledger';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
@@ -37,8 +38,9 @@ export class System {
   ) {}
 
   /**
-   * @param options.x402 also start a local chain (anvil with test USDC at Base's USDC address) and the
-   *   dev facilitator, with `facilitatorNetworks` listed in its /supported, and point payments at it.
+   * @param options.x402 also start a local chain (anvil with test USDC at Base's USDC address), the local
+   *   Solana ledger and the dev facilitator, with `facilitatorNetworks` and Solana listed in its
+   *   /supported, and point payments at it.
    */
   static async start(
     options: { paymentsReplicas?: number; x402?: boolean; facilitatorNetworks?: string[]; env?: Record<string, string> } = {},
@@ -50,8 +52,14 @@ export class System {
       startStoreEmulator({ port: 0 }),
     ]);
     const chain = options.x402 ? await startLocalChain({ port: 0 }) : undefined;
+    const solana = options.x402 ? await startSolanaLedger({ port: 0 }) : undefined;
     const facilitator = chain
-      ? await startDevFacilitator({ rpcUrl: chain.rpcUrl, port: 0, networks: options.facilitatorNetworks ?? [chain.network] })
+      ? await startDevFacilitator({
+          rpcUrl: chain.rpcUrl,
+          port: 0,
+          networks: options.facilitatorNetworks ?? [chain.network],
+          solana: solana ? { rpcUrl: solana.url } : undefined,
+        })
       : undefined;
     const gatewayPort = await freePort();
     const env = {
@@ -87,11 +95,13 @@ export class System {
     const db = new pg.Pool({ connectionString: database.url, max: 2 });
     const system = new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
     system.chain = chain;
+    system.solana = solana;
     system.facilitator = facilitator;
     return system;
   }
 
   chain?: LocalChain;
+  solana?: SolanaLedger;
   facilitator?: DevFacilitator;
 
   async stop(): Promise<void> {
@@ -103,6 +113,7 @@ export class System {
     await this.emulator.close();
     await this.facilitator?.stop();
     await this.chain?.stop();
+    await this.solana?.close();
     await Promise.all([this.nats.stop(), this.redis.stop()]);
     await this.database.drop();
   }
