@@ -1,18 +1,34 @@
 #!/usr/bin/env node
 // `npm run demo:x402`: an agent pays for catalog calls per call with the official x402 client, against
 // the gateway that `npm start` runs, on the local chain. Prints each receipt, then buys a USD 1 key.
+// `-- --network solana` pays on the local Solana ledger instead (@x402/svm's client scheme).
+import { parseArgs } from 'node:util';
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 
 const gateway = process.env.GATEWAY_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
-// anvil's first default account: the demo payer funded by the local chain (local use only).
-const payerKey = process.env.DEMO_PAYER_KEY ?? '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const { values } = parseArgs({ options: { network: { type: 'string', default: 'base' } } });
 
 const client = new x402Client();
-registerExactEvmScheme(client, { signer: privateKeyToAccount(payerKey) });
+if (values.network === 'solana') {
+  // The local Solana ledger's published demo payer (local use only); the client reads the mint from the ledger.
+  const secretKey = process.env.DEMO_SOLANA_PAYER_KEY ?? 'J9QuVzw66G1i7cpADabQamgf8XUDs9WJYXje7xyt2dpTvHQG5cBU6y19BaWh59wAGPcc5JpXuiGiSGTLZRYp13R';
+  const rpcUrl = process.env.SOLANA_RPC_URL ?? `http://127.0.0.1:${process.env.SOLANA_LEDGER_PORT ?? 8899}`;
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(secretKey)));
+  client.register('solana:*', new ExactSvmScheme(signer, { rpcUrl }));
+} else if (values.network === 'base') {
+  // anvil's first default account: the demo payer funded by the local chain (local use only).
+  const payerKey = process.env.DEMO_PAYER_KEY ?? '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(payerKey) });
+} else {
+  process.stderr.write(`unknown --network ${values.network}: expected base or solana\n`);
+  process.exit(2);
+}
 const paidFetch = wrapFetchWithPayment(fetch, client);
 
 async function pay(path, init) {

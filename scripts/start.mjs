@@ -12,6 +12,8 @@ import { defaults, ensureDependencies, ensureInfrastructure, hostPort, log, wait
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** anvil's first default account: published everywhere, worthless outside a local chain. */
 const DEMO_PAYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+/** The local Solana ledger's demo payer (tools/solana-ledger): published, worthless outside the ledger. */
+const SOLANA_DEMO_PAYER_KEY = 'J9QuVzw66G1i7cpADabQamgf8XUDs9WJYXje7xyt2dpTvHQG5cBU6y19BaWh59wAGPcc5JpXuiGiSGTLZRYp13R';
 process.chdir(root);
 
 const env = {
@@ -91,6 +93,9 @@ try {
   if (useLocalPayments) {
     startService('local-chain', 'apps/local-chain/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.LOCAL_CHAIN_PORT ?? 8545) }, 30_000, 'local chain');
+    startService('solana-ledger', 'tools/solana-ledger/dist/main.js');
+    await waitListening({ host: '127.0.0.1', port: Number(env.SOLANA_LEDGER_PORT ?? 8899) }, 30_000, 'local Solana ledger');
+    env.FACILITATOR_SOLANA_RPC_URL ??= `http://127.0.0.1:${env.SOLANA_LEDGER_PORT ?? 8899}`;
     startService('facilitator', 'apps/facilitator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.FACILITATOR_PORT ?? 4020) }, 30_000, 'dev facilitator');
   }
@@ -117,6 +122,8 @@ try {
         ? [
             `  x402:      npm run demo:x402   (an agent pays per call with @x402/fetch on the local chain)`,
             `  Payer key: ${DEMO_PAYER_KEY}   (anvil's published dev key, 1,000 test USDC; local use only)`,
+            `  Solana:    RPC http://127.0.0.1:${env.SOLANA_LEDGER_PORT ?? 8899}; npm run demo:x402 -- --network solana`,
+            `  Solana payer secret key (base58): ${SOLANA_DEMO_PAYER_KEY}   (1,000 test USDC, no SOL; local use only)`,
           ]
         : []),
       '',

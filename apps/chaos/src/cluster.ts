@@ -1,6 +1,7 @@
 import { type AdminKeyCreated, type AdminReconcileReply, Subject } from '@appcat/contracts';
 import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
 import { type LocalChain, startLocalChain } from '@appcat/local-chain';
+import { type SolanaLedger, startSolanaLedger } from '@appcat/solana-ledger';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations } from '@appcat/payments';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
@@ -70,19 +71,21 @@ export class ChaosCluster {
     public redis: ManagedProcess,
     readonly emulator: StoreEmulator,
     readonly chain: LocalChain,
+    readonly solana: SolanaLedger,
     readonly facilitator: DevFacilitator,
   ) {}
 
   static async start(options: ClusterOptions): Promise<ChaosCluster> {
-    const [postgres, nats, redis, emulator, chain] = await Promise.all([
+    const [postgres, nats, redis, emulator, chain, solana] = await Promise.all([
       PostgresCluster.start(),
       startNatsServer(),
       startRedisServer(),
       startStoreEmulator({ port: 0 }),
       startLocalChain({ port: 0 }),
+      startSolanaLedger({ port: 0 }),
     ]);
-    const facilitator = await startDevFacilitator({ rpcUrl: chain.rpcUrl, port: 0, networks: [chain.network] });
-    const cluster = new ChaosCluster(postgres, nats, redis, emulator, chain, facilitator);
+    const facilitator = await startDevFacilitator({ rpcUrl: chain.rpcUrl, port: 0, networks: [chain.network], solana: { rpcUrl: solana.url } });
+    const cluster = new ChaosCluster(postgres, nats, redis, emulator, chain, solana, facilitator);
     cluster.databaseUrl = `${postgres.url}/appcat`;
     await applyMigrations(cluster.databaseUrl);
     cluster.db = new pg.Pool({ connectionString: cluster.databaseUrl, max: 4 });
@@ -172,6 +175,7 @@ export class ChaosCluster {
     await this.emulator.close();
     await this.facilitator.stop();
     await this.chain.stop();
+    await this.solana.close();
     await Promise.all([this.nats.stop(), this.redis.stop()]);
     await this.postgres.destroy();
   }

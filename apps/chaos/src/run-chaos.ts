@@ -1,4 +1,5 @@
 import { PRICE_PER_CALL_MICROS } from '@appcat/contracts';
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { ChaosCluster } from './cluster.js';
 import { type Histogram, Traffic } from './traffic.js';
 
@@ -93,7 +94,7 @@ const KEY_CREDIT = 50n * 1_000_000n;
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const holdMs = options.ci ? 2_500 : 10_000;
-  log(`starting the cluster (2 replicas each, private Postgres/Redis/NATS, anvil, facilitator, store emulator)`);
+  log(`starting the cluster (2 replicas each, private Postgres/Redis/NATS, anvil, the Solana ledger, facilitator, store emulator)`);
   const cluster = await ChaosCluster.start({ replicas: 2 });
   const violations: string[] = [];
   const faults: FaultReport[] = [];
@@ -105,6 +106,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       gatewayUrls: cluster.gatewayUrls,
       keys: keys.map((k) => ({ id: k.id, key: k.key })),
       payerPrivateKey: cluster.chain.accounts.payer.privateKey,
+      solana: {
+        signer: await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(cluster.solana.accounts.payer.secretKey))),
+        rpcUrl: cluster.solana.url,
+      },
       creditWorkers: options.ci ? 6 : 16,
       x402Workers: options.ci ? 1 : 2,
     });

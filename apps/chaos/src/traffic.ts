@@ -4,6 +4,8 @@ import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import type { TransactionSigner } from '@solana/kit';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
@@ -80,6 +82,8 @@ export interface TrafficOptions {
   gatewayUrls: string[];
   keys: { id: string; key: string }[];
   payerPrivateKey: Hex;
+  /** When given, every other x402 call pays on Solana through this ledger (the rest on Base). */
+  solana?: { signer: TransactionSigner; rpcUrl: string };
   /** Concurrent credit/balance/bad-request callers. */
   creditWorkers: number;
   /** Concurrent x402 payers (each call is a signature and an on-chain settlement). */
@@ -105,13 +109,19 @@ export class Traffic {
   private running = false;
   private workers: Promise<void>[] = [];
   private next = 0;
-  private readonly paidFetch: typeof fetch;
+  /** One official client per network, each registered for that network alone, so each call pays where its client can. */
+  private readonly paidFetches: (typeof fetch)[] = [];
+  private x402Turn = 0;
 
   constructor(private readonly options: TrafficOptions) {
     this.tallies = new Map(options.keys.map((k) => [k.key, { ...k, delivered: 0, ambiguous: 0 }]));
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: privateKeyToAccount(options.payerPrivateKey) });
-    this.paidFetch = wrapFetchWithPayment(fetch, client);
+    const base = new x402Client();
+    registerExactEvmScheme(base, { signer: privateKeyToAccount(options.payerPrivateKey) });
+    this.paidFetches.push(wrapFetchWithPayment(fetch, base));
+    if (options.solana) {
+      const solana = new x402Client().register('solana:*', new ExactSvmScheme(options.solana.signer, { rpcUrl: options.solana.rpcUrl }));
+      this.paidFetches.push(wrapFetchWithPayment(fetch, solana));
+    }
   }
 
   start(): void {
@@ -249,7 +259,8 @@ export class Traffic {
     const requestId = `x402-${randomUUID()}`;
     const path = CREDIT_PATHS[Math.floor(Math.random() * CREDIT_PATHS.length)];
     // Either gateway: both advertise the public address, which the payment names as its resource.
-    const response = await this.send(this.gateway() + path, { 'x-request-id': requestId }, this.paidFetch);
+    const paidFetch = this.paidFetches[this.x402Turn++ % this.paidFetches.length];
+    const response = await this.send(this.gateway() + path, { 'x-request-id': requestId }, paidFetch);
     const outcome: Outcome = response ? response.status : 'conn';
     if (outcome !== 200) await this.noteFailure(response);
     else await response?.arrayBuffer().catch(() => undefined);
