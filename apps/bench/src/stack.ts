@@ -1,6 +1,7 @@
 import { type AdminKeyCreated, parseUsd, Subject } from '@appcat/contracts';
 import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
 import { type LocalChain, startLocalChain } from '@appcat/local-chain';
+import { type SolanaLedger, startSolanaLedger } from '@appcat/solana-ledger';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations } from '@appcat/payments';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
@@ -55,6 +56,7 @@ export async function startFloor(name: string, script: string, env: Record<strin
 export class Stack {
   readonly services = new Map<string, Service>();
   chain?: LocalChain;
+  solana?: SolanaLedger;
   facilitator?: DevFacilitator;
   facilitatorTimer?: FacilitatorTimer;
   admin!: NatsRpcClient;
@@ -79,7 +81,13 @@ export class Stack {
     try {
       if (options.x402) {
         stack.chain = await startLocalChain({ port: 0 });
-        stack.facilitator = await startDevFacilitator({ rpcUrl: stack.chain.rpcUrl, port: 0, networks: [stack.chain.network] });
+        stack.solana = await startSolanaLedger({ port: 0 });
+        stack.facilitator = await startDevFacilitator({
+          rpcUrl: stack.chain.rpcUrl,
+          port: 0,
+          networks: [stack.chain.network],
+          solana: { rpcUrl: stack.solana.url },
+        });
         stack.facilitatorTimer = await FacilitatorTimer.start(stack.facilitator.url);
       }
       const env = stack.env();
@@ -131,6 +139,7 @@ export class Stack {
     await this.facilitatorTimer?.stop();
     await this.facilitator?.stop();
     await this.chain?.stop();
+    await this.solana?.close();
     await Promise.all([this.nats.stop(), this.redis.stop()]);
     await this.database.drop().catch(() => undefined);
   }
