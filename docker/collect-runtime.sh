@@ -7,7 +7,7 @@ set -eu
 out="${1:?usage: collect-runtime.sh <output-dir>}"
 mkdir -p "$out"
 cp package.json "$out/"
-for project in apps/* libs/*; do
+for project in apps/* libs/* tools/*; do
   [ -f "$project/package.json" ] || continue
   mkdir -p "$out/$project"
   cp "$project/package.json" "$out/$project/"
