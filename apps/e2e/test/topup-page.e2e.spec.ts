@@ -156,8 +156,8 @@ describe('the /topup page in Chromium', () => {
     const { page, context, log } = await openPage(wallet);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: system.baseUrl });
 
-    // The networks come from the gateway's own 402 challenge: the local chain stands in for Base.
-    await expect(page.getByLabel('Network').locator('option').allTextContents()).resolves.toEqual(['Base (USDC)']);
+    // The networks come from the gateway's own 402 challenge: the local chain stands in for Base, the local ledger for Solana.
+    await expect(page.getByLabel('Network').locator('option').allTextContents()).resolves.toEqual(['Base (USDC)', 'Solana (USDC)']);
     await page.getByLabel('Amount in USD').fill('1');
     await page.getByLabel('Network').selectOption({ label: 'Base (USDC)' });
     await page.getByRole('button', { name: 'Pay with wallet' }).click();

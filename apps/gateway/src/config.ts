@@ -19,6 +19,11 @@ export interface GatewayConfig {
   ops: OpsConfig;
   /** After SIGTERM, how long the gateway keeps serving while reporting unready, so the load balancer stops sending first. */
   shutdownDelayMs: number;
+  /**
+   * The Solana JSON-RPC the /topup page reads a recent blockhash from before a Solana wallet signs
+   * (the one origin its content policy lets it reach besides this one); it must answer browsers (CORS).
+   */
+  topupSolanaRpcUrl: string;
 }
 
 export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
@@ -34,6 +39,7 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
       trustProxy: e.bool('TRUST_PROXY', false),
       ops: readOpsConfig(e, 9100),
       shutdownDelayMs: e.int('SHUTDOWN_DELAY_MS', 0, { min: 0, max: 60_000 }),
+      topupSolanaRpcUrl: e.url('TOPUP_SOLANA_RPC_URL', 'http://127.0.0.1:8899'),
     };
   }, env);
 }

@@ -48,8 +48,11 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Browsers may call it (the /topup page reads a blockhash), as they may a public RPC node. */
+const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'content-type' };
+
 function reply(response: ServerResponse, status: number, body: string): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(body);
+  response.writeHead(status, { 'content-type': 'application/json', ...CORS }).end(body);
 }
 
 export interface RpcServer {
@@ -60,6 +63,7 @@ export interface RpcServer {
 /** JSON-RPC 2.0 over HTTP POST (single requests and batches) in front of the ledger. */
 export async function startRpcServer(ledger: Ledger, host: string, port: number): Promise<RpcServer> {
   const server = createServer((request, response) => {
+    if (request.method === 'OPTIONS') return void response.writeHead(204, CORS).end();
     if (request.method !== 'POST') return reply(response, 405, stringify({ error: 'POST a JSON-RPC request' }));
     void readBody(request).then((body) => {
       if (body === undefined) return reply(response, 413, stringify({ error: 'request too large' }));

@@ -64,6 +64,7 @@ export class System {
     const gatewayPort = await freePort();
     const env = {
       ...(facilitator ? { X402_FACILITATOR_URL: facilitator.url } : {}),
+      ...(solana ? { TOPUP_SOLANA_RPC_URL: solana.url } : {}),
       PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
       ...options.env,
       NATS_URL: nats.url,

@@ -29,8 +29,8 @@ describe('the top-up page builds the transaction @x402/svm builds', () => {
 
   it('is byte for byte the official client’s unsigned transaction', async () => {
     const signer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(SOLANA_DEV_ACCOUNTS.payer.secretKey)));
-    const blockhash = (await (await fetch(ledger.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash' }) })).json())
-      .result.value.blockhash as string;
+    const answer = await fetch(ledger.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash' }) });
+    const blockhash = ((await answer.json()) as { result: { value: { blockhash: string } } }).result.value.blockhash;
     const offer = requirement(blockhash);
     const official = await new ExactSvmScheme(signer, { rpcUrl: ledger.url }).createPaymentPayload(2, offer as never);
     const theirs = getTransactionDecoder().decode(getBase64Encoder().encode((official.payload as { transaction: string }).transaction));
