@@ -54,6 +54,7 @@ export async function startGatewayOnStandIns(natsUrl: string, publicBaseUrl = 'h
       trustProxy: false,
       ops: { port: 0, host: '127.0.0.1', logLevel: 'error', heapGrowthPercent: 0 },
       shutdownDelayMs: 0,
+      topupSolanaRpcUrl: 'http://127.0.0.1:8899',
     },
     { logger: false },
   );
