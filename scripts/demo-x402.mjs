@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // `npm run demo:x402 [-- --network <base|monad|solana|polygon|arbitrum>]`: an agent pays for catalog
 // calls per call with the official x402 client, against the gateway that `npm start` runs, on that
-// network's local chain (default Base). Prints each receipt, then buys a USD 1 key where top-ups are offered.
+// network's local chain or the local Solana ledger (default Base). Prints each receipt, then buys a USD 1
+// key where top-ups are offered.
 import { parseArgs } from 'node:util';
 import { X402_NETWORKS } from '@appcat/contracts';
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 
 const { values } = parseArgs({ options: { network: { type: 'string', default: 'base' } } });
@@ -20,16 +23,20 @@ if (!network) {
 const gateway = process.env.GATEWAY_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
 
 /** The official client, able to pay on the chosen network only, so it takes that entry of each challenge. */
-function clientFor(facts) {
+async function clientFor(facts) {
   const client = new x402Client();
   if (facts.kind === 'evm') {
     // anvil's first default account: the demo payer funded on every local EVM chain (local use only).
     const payerKey = process.env.DEMO_PAYER_KEY ?? '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
     return registerExactEvmScheme(client, { signer: privateKeyToAccount(payerKey), networks: [facts.network] });
   }
-  throw new Error(`the demo cannot pay on ${facts.title} yet`);
+  // The local Solana ledger's published demo payer (local use only); the client reads the mint from the ledger.
+  const secretKey = process.env.DEMO_SOLANA_PAYER_KEY ?? 'J9QuVzw66G1i7cpADabQamgf8XUDs9WJYXje7xyt2dpTvHQG5cBU6y19BaWh59wAGPcc5JpXuiGiSGTLZRYp13R';
+  const rpcUrl = process.env.SOLANA_RPC_URL ?? `http://127.0.0.1:${process.env.SOLANA_LEDGER_PORT ?? 8899}`;
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(secretKey)));
+  return client.register(facts.network, new ExactSvmScheme(signer, { rpcUrl }));
 }
-const paidFetch = wrapFetchWithPayment(fetch, clientFor(network));
+const paidFetch = wrapFetchWithPayment(fetch, await clientFor(network));
 
 async function pay(path, init) {
   const response = await paidFetch(gateway + path, init);

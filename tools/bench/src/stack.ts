@@ -1,6 +1,7 @@
 import { type AdminKeyCreated, parseUsd, Subject, X402_EVM_NETWORKS } from '@appcat/contracts';
 import { type DevFacilitator, type LocalPaymentStack, startDevFacilitator, startLocalPaymentStack } from '@appcat/facilitator';
 import type { LocalChain } from '@appcat/local-chain';
+import type { SolanaLedger } from '@appcat/solana-ledger';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations } from '@appcat/payments';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
@@ -50,15 +51,17 @@ export async function startFloor(name: string, script: string, env: Record<strin
 /**
  * Our system as production runs it, one replica each of gateway, payments and catalog as built dist
  * processes, on private NATS and Redis, a fresh Postgres database and the store emulator; with x402,
- * also one anvil per EVM network and the dev facilitator (in this process) behind a timing proxy;
+ * also one anvil per EVM network, the local Solana ledger and the dev facilitator (in this process) behind a timing proxy;
  * without, a dev facilitator alone, whose /supported payments reads before it is ready.
  */
 export class Stack {
   readonly services = new Map<string, Service>();
-  /** With x402: the local chains and the dev facilitator. */
+  /** With x402: the local chains, the Solana ledger and the dev facilitator. */
   payments?: LocalPaymentStack;
   /** Base's local chain, with x402. */
   chain?: LocalChain;
+  /** The local Solana ledger, with x402. */
+  solana?: SolanaLedger;
   facilitator?: DevFacilitator;
   facilitatorTimer?: FacilitatorTimer;
   admin!: NatsRpcClient;
@@ -86,11 +89,17 @@ export class Stack {
       if (options.x402) {
         stack.payments = await startLocalPaymentStack();
         stack.chain = stack.payments.chain('base');
+        stack.solana = stack.payments.solana;
         stack.facilitator = stack.payments.facilitator;
         stack.facilitatorTimer = await FacilitatorTimer.start(stack.facilitator.url);
       } else {
         // No payment is made: the facilitator's /supported needs no chain behind it.
-        stack.facilitator = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port: 0, networks: X402_EVM_NETWORKS.map((n) => n.network) });
+        stack.facilitator = await startDevFacilitator({
+          rpcUrl: 'http://127.0.0.1:9',
+          port: 0,
+          networks: X402_EVM_NETWORKS.map((n) => n.network),
+          solana: { rpcUrl: 'http://127.0.0.1:9' },
+        });
       }
       const env = stack.env();
       const args = options.nodeArgs ?? (() => []);

@@ -1,5 +1,6 @@
 import { type AdminKeyCreated, type AdminReconcileReply, Subject } from '@appcat/contracts';
 import { type DevFacilitator, type LocalPaymentStack, startLocalPaymentStack } from '@appcat/facilitator';
+import type { SolanaLedger } from '@appcat/solana-ledger';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations } from '@appcat/payments';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
@@ -68,13 +69,15 @@ export class ChaosCluster {
     public nats: ManagedProcess,
     public redis: ManagedProcess,
     readonly emulator: StoreEmulator,
-    /** One anvil per EVM network and the dev facilitator settling on all of them. */
+    /** One anvil per EVM network, the Solana ledger and the dev facilitator settling on all of them. */
     readonly payments: LocalPaymentStack,
   ) {
     this.facilitator = payments.facilitator;
+    this.solana = payments.solana!;
   }
 
   readonly facilitator: DevFacilitator;
+  readonly solana: SolanaLedger;
 
   static async start(options: ClusterOptions): Promise<ChaosCluster> {
     const [postgres, nats, redis, emulator, payments] = await Promise.all([

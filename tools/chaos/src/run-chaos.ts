@@ -1,4 +1,5 @@
-import { PRICE_PER_CALL_MICROS, X402_EVM_NETWORKS } from '@appcat/contracts';
+import { PRICE_PER_CALL_MICROS, X402_NETWORKS } from '@appcat/contracts';
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { ChaosCluster } from './cluster.js';
 import { drainOneKey } from './drain.js';
 import { type Histogram, Traffic } from './traffic.js';
@@ -96,7 +97,7 @@ const KEY_CREDIT = 50n * 1_000_000n;
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const holdMs = options.ci ? 2_500 : 10_000;
-  log(`starting the cluster (2 replicas each, private Postgres/Redis/NATS, an anvil per EVM network, facilitator, store emulator)`);
+  log(`starting the cluster (2 replicas each, private Postgres/Redis/NATS, an anvil per EVM network, the Solana ledger, facilitator, store emulator)`);
   const cluster = await ChaosCluster.start({ replicas: 2 });
   const violations: string[] = [];
   const faults: FaultReport[] = [];
@@ -108,7 +109,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       gatewayUrls: cluster.gatewayUrls,
       keys: keys.map((k) => ({ id: k.id, key: k.key })),
       payerPrivateKey: cluster.payments.evmPayerKey,
-      x402Networks: X402_EVM_NETWORKS,
+      x402Networks: X402_NETWORKS,
+      solana: {
+        signer: await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(cluster.solana.accounts.payer.secretKey))),
+        rpcUrl: cluster.solana.url,
+      },
       creditWorkers: options.ci ? 6 : 16,
       x402Workers: options.ci ? 1 : 2,
     });

@@ -5,6 +5,8 @@ import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import type { TransactionSigner } from '@solana/kit';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
@@ -85,8 +87,10 @@ export interface TrafficOptions {
   gatewayUrls: string[];
   keys: { id: string; key: string }[];
   payerPrivateKey: Hex;
-  /** The EVM networks x402 calls pay on, in turn; extended-set ones only on the developers route (the only one offering them). */
+  /** The networks x402 calls pay on, in turn; extended-set ones only on the developers route (the only one offering them). Solana needs `solana`. */
   x402Networks: readonly X402NetworkFacts[];
+  /** The Solana payer and the ledger its client reads blockhashes from, for the Solana entries of `x402Networks`. */
+  solana?: { signer: TransactionSigner; rpcUrl: string };
   /** Concurrent credit/balance/bad-request callers. */
   creditWorkers: number;
   /** Concurrent x402 payers (each call is a signature and an on-chain settlement). */
@@ -119,10 +123,17 @@ export class Traffic {
   constructor(private readonly options: TrafficOptions) {
     this.tallies = new Map(options.keys.map((k) => [k.key, { ...k, delivered: 0, ambiguous: 0 }]));
     const signer = privateKeyToAccount(options.payerPrivateKey);
-    this.payers = options.x402Networks.map((network) => ({
-      network,
-      fetch: wrapFetchWithPayment(fetch, registerExactEvmScheme(new x402Client(), { signer, networks: [network.network as `${string}:${string}`] })),
-    }));
+    const solana = options.solana;
+    this.payers = options.x402Networks
+      .filter((network) => network.kind === 'evm' || solana)
+      .map((network) => {
+        const caip2 = network.network as `${string}:${string}`;
+        const client =
+          network.kind === 'svm' && solana
+            ? new x402Client().register(caip2, new ExactSvmScheme(solana.signer, { rpcUrl: solana.rpcUrl }))
+            : registerExactEvmScheme(new x402Client(), { signer, networks: [caip2] });
+        return { network, fetch: wrapFetchWithPayment(fetch, client) };
+      });
   }
 
   start(): void {

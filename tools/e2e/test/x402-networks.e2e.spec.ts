@@ -45,11 +45,12 @@ describe('x402 on Base, Monad, Polygon and Arbitrum', () => {
     return { status: res.status, headers: res.headers, body: (await res.json()) as { status: number; message: string; data: unknown } };
   };
 
-  it('offers Base then Monad on an apps route, and also Polygon and Arbitrum on the developers route, each at its USDC and the local payTo', async () => {
+  it('offers Base, Monad and Solana on an apps route, and also Polygon and Arbitrum on the developers route, each EVM one at its USDC and the local payTo', async () => {
     const payTo = system.chain!.accounts.payTo.address;
-    expect((await challenge(APPS_PATH)).accepts.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143']);
+    const solana = x402Network('solana').network;
+    expect((await challenge(APPS_PATH)).accepts.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', solana]);
     const developers = await challenge(DEVELOPERS_PATH);
-    expect(developers.accepts.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', 'eip155:137', 'eip155:42161']);
+    expect(developers.accepts.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', solana, 'eip155:137', 'eip155:42161']);
     for (const name of ['base', 'monad', 'polygon', 'arbitrum'] as const) {
       const facts = x402Network(name);
       expect(developers.accepts.find((a) => a.network === facts.network)).toMatchObject({

@@ -51,7 +51,7 @@ describe('x402 through every service', () => {
     return { status: res.status, headers: res.headers, body: (await res.json()) as { status: number; message: string; data: unknown } };
   };
 
-  it('challenges an unpaid call with the route, price, USDC on Base then Monad and our payTo', async () => {
+  it('challenges an unpaid call with the route, price, USDC on Base then Monad and our payTo, then Solana', async () => {
     const required = await challenge('/api/apps?term=chess');
     expect(required).toMatchObject({
       x402Version: 2,
@@ -60,6 +60,7 @@ describe('x402 through every service', () => {
     expect(required.accepts).toEqual([
       expect.objectContaining({ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: BASE_USDC, payTo, extra: { name: 'USD Coin', version: '2', paymentFlow: 'upfront' } }),
       expect.objectContaining({ scheme: 'exact', network: 'eip155:143', amount: '3000', asset: MONAD_USDC, payTo, extra: { name: 'USDC', version: '2', paymentFlow: 'upfront' } }),
+      expect.objectContaining({ scheme: 'exact', network: system.solana!.network, amount: '3000', asset: system.solana!.usdcMint }),
     ]);
   });
 

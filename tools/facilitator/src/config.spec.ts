@@ -1,6 +1,7 @@
 import { ConfigError } from '@appcat/config';
 import { readFacilitatorConfig } from './config.js';
 import { DEFAULT_FACILITATOR_PRIVATE_KEY } from './server.js';
+import { DEFAULT_SOLANA_FEE_PAYER_SECRET_KEY } from './solana.js';
 
 describe('readFacilitatorConfig', () => {
   it('defaults to every local EVM chain at its own port, port 4020, anvil account #1, no auth', () => {
@@ -17,7 +18,18 @@ describe('readFacilitatorConfig', () => {
       privateKey: DEFAULT_FACILITATOR_PRIVATE_KEY,
       authToken: undefined,
       receiptTimeoutMs: 30_000,
+      solana: { rpcUrl: 'http://127.0.0.1:8899' },
     });
+  });
+
+  it('settles Solana through the configured RPC and fee payer, or not at all with "none"', () => {
+    expect(readFacilitatorConfig({ FACILITATOR_SOLANA_RPC_URL: 'none' }).solana).toBeUndefined();
+    expect(
+      readFacilitatorConfig({ FACILITATOR_SOLANA_RPC_URL: 'http://ledger:8899/', FACILITATOR_SOLANA_SECRET_KEY: DEFAULT_SOLANA_FEE_PAYER_SECRET_KEY }).solana,
+    ).toEqual({ rpcUrl: 'http://ledger:8899', secretKey: DEFAULT_SOLANA_FEE_PAYER_SECRET_KEY });
+    expect(() => readFacilitatorConfig({ FACILITATOR_SOLANA_RPC_URL: 'ledger', FACILITATOR_SOLANA_SECRET_KEY: '0x12' })).toThrow(
+      /FACILITATOR_SOLANA_RPC_URL must be an http\(s\) URL or "none"[\s\S]*FACILITATOR_SOLANA_SECRET_KEY must be a 64-byte secret key/,
+    );
   });
 
   it('gives each network the shared RPC unless it names its own', () => {

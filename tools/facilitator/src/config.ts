@@ -7,15 +7,20 @@ import {
   DEFAULT_RECEIPT_TIMEOUT_MS,
   type DevFacilitatorOptions,
 } from './server.js';
+import type { FacilitatorSolana } from './solana.js';
 import type { FacilitatorNetwork } from './x402-facilitator.js';
 import { type CdpApiKey, cdpPublicKey } from './cdp-auth.js';
 
-export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks' | 'cdpKeys'>> & {
+export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks' | 'cdpKeys' | 'solana'>> & {
   networks: FacilitatorNetwork[];
   authToken?: string;
   /** FACILITATOR_CDP_API_KEY_ID and _SECRET: requests must carry CDP JWTs signed by that key. */
   cdpKeys?: CdpApiKey[];
+  solana?: FacilitatorSolana;
 };
+
+/** The local Solana ledger (@appcat/solana-ledger's default port). */
+export const DEFAULT_SOLANA_RPC_URL = 'http://127.0.0.1:8899';
 
 /**
  * The networks the facilitator settles on by default: every local EVM chain of `npm start`, each at
@@ -57,6 +62,16 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
         e.fail('FACILITATOR_CDP_API_KEY_SECRET must be a base64 Ed25519 key or a PEM EC key');
       }
     }
+    // Solana is settled through FACILITATOR_SOLANA_RPC_URL (the local ledger by default; "none" turns it off).
+    const solanaRpcUrl = e.string('FACILITATOR_SOLANA_RPC_URL', DEFAULT_SOLANA_RPC_URL);
+    const solanaSecretKey = e.optionalString('FACILITATOR_SOLANA_SECRET_KEY');
+    if (solanaRpcUrl !== 'none' && !/^https?:\/\/\S+$/.test(solanaRpcUrl)) {
+      e.fail(`FACILITATOR_SOLANA_RPC_URL must be an http(s) URL or "none", got ${JSON.stringify(solanaRpcUrl)}`);
+    }
+    if (solanaSecretKey !== undefined && !/^[1-9A-HJ-NP-Za-km-z]{86,88}$/.test(solanaSecretKey)) {
+      e.fail('FACILITATOR_SOLANA_SECRET_KEY must be a 64-byte secret key in base58');
+    }
+    const solana = solanaRpcUrl === 'none' ? undefined : { rpcUrl: solanaRpcUrl.replace(/\/+$/, ''), ...(solanaSecretKey ? { secretKey: solanaSecretKey } : {}) };
     return {
       ...(cdpKeyId && cdpKeySecret ? { cdpKeys: [{ id: cdpKeyId, secret: cdpKeySecret }] } : {}),
       host: e.string('FACILITATOR_HOST', '127.0.0.1'),
@@ -66,6 +81,7 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
       privateKey: privateKey as Hex,
       authToken: e.optionalString('FACILITATOR_AUTH_TOKEN'),
       receiptTimeoutMs: e.int('FACILITATOR_RECEIPT_TIMEOUT_MS', DEFAULT_RECEIPT_TIMEOUT_MS, { min: 100, max: 600_000 }),
+      solana,
     };
   }, env);
 }

@@ -5,6 +5,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyRespons
 import { fastify } from 'fastify';
 import type { Hex } from 'viem';
 import { type CdpApiKey, CdpJwtVerifier } from './cdp-auth.js';
+import { type FacilitatorSolana, registerSolana } from './solana.js';
 import { type FacilitatorNetwork, createX402Facilitator } from './x402-facilitator.js';
 
 /** anvil's published account #1 (see @appcat/local-chain's DEV_ACCOUNTS.facilitator): local chains only. */
@@ -32,6 +33,8 @@ export interface DevFacilitatorOptions {
   cdpKeys?: CdpApiKey[];
   /** How long a settlement waits for its receipt before answering `settlement_pending`, ms. */
   receiptTimeoutMs?: number;
+  /** Solana (@x402/svm's exact scheme) with its RPC and fee payer; left out when not given. */
+  solana?: FacilitatorSolana;
 }
 
 export interface FacilitatorStats {
@@ -50,6 +53,8 @@ export interface DevFacilitator {
   /** The settlement account: it submits transferWithAuthorization and pays the gas. */
   address: Hex;
   networks: FacilitatorNetwork[];
+  /** The Solana network settled on and its fee payer (what `/supported` names), when Solana is on. */
+  solana?: { network: string; feePayer: string; rpcUrl: string };
   stats(): FacilitatorStats;
   /**
    * Holds every /verify and /settle this long before handling it. The work still happens after a
@@ -128,6 +133,7 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     networks,
     receiptTimeoutMs: options.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS,
   });
+  const solana = options.solana ? { ...(await registerSolana(facilitator, options.solana)), rpcUrl: options.solana.rpcUrl } : undefined;
   const supported = facilitator.getSupported();
   const supports = (p: PaymentPayload, r: PaymentRequirements) =>
     supported.kinds.some((k) => k.x402Version === p.x402Version && k.scheme === r.scheme && k.network === r.network);
@@ -242,6 +248,7 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     address,
     networks,
+    solana,
     stats: () => ({ ...stats }),
     setDelayMs: (ms) => {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`delay must be a non-negative number of ms, got ${ms}`);

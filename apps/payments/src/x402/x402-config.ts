@@ -31,6 +31,8 @@ export interface X402Config {
 
 /** anvil's third default account: the local dev payTo on every local EVM chain, never to be used with a real facilitator. */
 export const LOCAL_DEV_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+/** The local Solana ledger's published payTo (@appcat/solana-ledger): never to be used with a real facilitator. */
+export const SOLANA_LOCAL_DEV_PAY_TO = '3YQzpW2SNGU13XRrDjbahJPGv8ttJTWyqEuH55hmh2ad';
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
@@ -42,9 +44,10 @@ export function readX402Config(env: EnvReader): X402Config {
   const networks: X402Network[] = [];
   for (const defaults of X402_NETWORKS) {
     const prefix = `X402_${defaults.name.toUpperCase()}`;
-    // "none" turns off a network (the EVM networks have a local default to turn off).
+    // "none" turns off a network (every network has a local default to turn off).
     const configured = env.optionalString(`${prefix}_PAY_TO`);
-    const payTo = configured === 'none' ? undefined : (configured ?? (defaults.kind === 'evm' ? LOCAL_DEV_PAY_TO : undefined));
+    const localPayTo = defaults.kind === 'evm' ? LOCAL_DEV_PAY_TO : SOLANA_LOCAL_DEV_PAY_TO;
+    const payTo = configured === 'none' ? undefined : (configured ?? localPayTo);
     const network: X402Network = {
       ...defaults,
       network: env.string(`${prefix}_NETWORK`, defaults.network),
@@ -57,7 +60,7 @@ export function readX402Config(env: EnvReader): X402Config {
     const pattern = defaults.kind === 'evm' ? EVM_ADDRESS : SOLANA_ADDRESS;
     if (!pattern.test(payTo)) env.fail(`${prefix}_PAY_TO must be a ${defaults.kind === 'evm' ? '0x EVM' : 'Solana'} address, got ${JSON.stringify(payTo)}`);
     if (!pattern.test(network.asset)) env.fail(`${prefix}_ASSET must be a ${defaults.kind === 'evm' ? '0x EVM' : 'Solana'} address`);
-    if (payTo === LOCAL_DEV_PAY_TO && !localFacilitator) {
+    if (payTo === localPayTo && !localFacilitator) {
       env.fail(`${prefix}_PAY_TO is the local development address while X402_FACILITATOR_URL is not local: set a payTo you own`);
     }
     networks.push(network);

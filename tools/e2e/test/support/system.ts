@@ -5,6 +5,7 @@ import { createGatewayApp, readGatewayConfig } from '@appcat/gateway';
 import type { LocalChain } from '@appcat/local-chain';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
+import type { SolanaLedger } from '@appcat/solana-ledger';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
@@ -38,7 +39,8 @@ export class System {
 
   /**
    * @param options.x402 also start the local payment stack (one anvil per EVM network, each with test
-   *   USDC at that network's USDC address, and the dev facilitator settling on all) and point payments at it.
+   *   USDC at that network's USDC address, the local Solana ledger, and the dev facilitator settling on
+   *   all) and point payments and the /topup page at it.
    */
   static async start(options: { paymentsReplicas?: number; gatewayReplicas?: number; x402?: boolean; env?: Record<string, string> } = {}): Promise<System> {
     const [nats, redis, database, emulator] = await Promise.all([
@@ -91,6 +93,7 @@ export class System {
     const system = new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
     system.stack = stack;
     system.chain = stack?.chain('base');
+    system.solana = stack?.solana;
     system.facilitator = stack?.facilitator;
     system.extraGateways = extraGateways;
     return system;
@@ -100,6 +103,8 @@ export class System {
   stack?: LocalPaymentStack;
   /** Base's local chain. */
   chain?: LocalChain;
+  /** The local Solana ledger. */
+  solana?: SolanaLedger;
   facilitator?: DevFacilitator;
   private extraGateways: { app: NestFastifyApplication; url: string }[] = [];
 
