@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { ENQUEUE_SCRIPT, NOTE_DEMAND_SCRIPT, PUT_BACK_SCRIPT, TAKE_SCRIPT, TURN_SCRIPT } from './refresh-scripts.js';
 
 /**
@@ -43,11 +43,11 @@ const QUEUE_KEEP_MS = 24 * 3600 * 1000;
  * budget has tokens to spare. A key is queued once however often it is served stale meanwhile.
  */
 export class RefreshQueue {
-  private readonly redis: Redis & QueueCommands;
+  private readonly redis: RedisClient & QueueCommands;
   private readonly windowMs: number;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keyPrefix: string,
     demandWindowSeconds: number,
   ) {
@@ -56,7 +56,7 @@ export class RefreshQueue {
     redis.defineCommand('catalogTakeRefreshes', { numberOfKeys: 2, lua: TAKE_SCRIPT });
     redis.defineCommand('catalogPutBackRefreshes', { numberOfKeys: 2, lua: PUT_BACK_SCRIPT });
     redis.defineCommand('catalogRefreshTurn', { numberOfKeys: 1, lua: TURN_SCRIPT });
-    this.redis = redis as Redis & QueueCommands;
+    this.redis = redis as RedisClient & QueueCommands;
     this.windowMs = demandWindowSeconds * 1000;
   }
 

@@ -81,34 +81,17 @@ export class CreditStore {
   }
 
   /**
-   * Several debits in one round trip: one DEBIT_SCRIPT call per item, pipelined, so each debit is
-   * as atomic as alone and two items of one key are applied one after the other. (A single script over
-   * every item would need every key in one hash slot, which a Redis Cluster does not give keys of
-   * different callers.) An item whose script failed comes back as its Error; the others stand.
+   * Several debits in one round trip: one DEBIT_SCRIPT call per item, issued in the same turn on the
+   * auto-pipelined connection, so ioredis sends them as one pipeline (one per node on a Redis Cluster,
+   * where an explicit pipeline must stay in one slot). Each debit is as atomic as alone, and two items
+   * of one key are applied in order. An item whose script failed comes back as its Error; the others stand.
    */
   async debitMany(debits: Array<{ keyHash: string; debit: LedgerDebit }>): Promise<Array<DebitOutcome | Error>> {
-    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & { creditDebit(...args: string[]): unknown };
-    for (const { keyHash, debit } of debits) {
-      pipeline.creditDebit(
-        CreditStore.keyOf(keyHash),
-        CreditStore.unknownMarkerOf(keyHash),
-        this.ledgerStream,
-        debit.amount.toString(),
-        debit.debitId,
-        debit.route,
-        String(debit.chargedAtMs),
-      );
-    }
-    const replies = (await pipeline.exec()) ?? [];
-    return debits.map((_, index) => {
-      const [error, reply] = replies[index] ?? [new Error('no reply for this pipelined debit'), null];
-      if (error) return error;
-      try {
-        return parseOutcome(reply as (string | null)[]);
-      } catch (parseError) {
-        return parseError as Error;
-      }
-    });
+    return Promise.all(
+      debits.map(({ keyHash, debit }) =>
+        this.debit(keyHash, debit).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+      ),
+    );
   }
 
   async balance(keyHash: string): Promise<BalanceOutcome> {

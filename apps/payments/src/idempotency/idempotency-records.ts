@@ -2,7 +2,7 @@ import { ErrorCode, type IdempotencyBeginReply, type IdempotencyBeginRequest, ty
 import { WireException } from '@appcat/microservice';
 import { Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../database/redis.js';
 
 export interface IdempotencySettings {
   /** How long a finished call's answer is remembered, ms (IDEMPOTENCY_TTL_SECONDS). */
@@ -57,16 +57,16 @@ interface IdempotencyCommands {
  */
 export class IdempotencyRecords {
   private readonly logger = new Logger('IdempotencyRecords');
-  private readonly redis: Redis & IdempotencyCommands;
+  private readonly redis: RedisClient & IdempotencyCommands;
   private lastWarning = 0;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly settings: IdempotencySettings,
   ) {
     redis.defineCommand('idempotencyBegin', { numberOfKeys: 1, lua: BEGIN_SCRIPT });
     redis.defineCommand('idempotencyFinish', { numberOfKeys: 1, lua: FINISH_SCRIPT });
-    this.redis = redis as Redis & IdempotencyCommands;
+    this.redis = redis as RedisClient & IdempotencyCommands;
   }
 
   async begin(request: IdempotencyBeginRequest): Promise<IdempotencyBeginReply> {
