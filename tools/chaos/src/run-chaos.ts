@@ -172,10 +172,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await traffic.stop();
     const final = await books.check('end', false);
     violations.push(...final.violations, ...traffic.violations, ...faults.flatMap((f) => f.violations.map((v) => `${f.fault}: ${v}`)));
-    const perNetwork = X402_EVM_NETWORKS.map((n) => `${n.name} ${traffic!.deliveries.filter((d) => d.network === n.network).length}`).join(', ');
+    const perNetwork = X402_NETWORKS.map((n) => `${n.name} ${traffic!.deliveries.filter((d) => d.network === n.network).length}`).join(', ');
     const totals = `${traffic.total.format()} | x402 delivered ${traffic.deliveries.length} (${perNetwork}), ambiguous ${traffic.x402Ambiguous}`;
-    // The mixed traffic pays on every EVM network in turn: each must have bought something.
-    for (const n of X402_EVM_NETWORKS) if (!traffic.deliveries.some((d) => d.network === n.network)) violations.push(`no x402 call was delivered on ${n.title}`);
+    // The mixed traffic pays on every network in turn (Solana too): each must have bought something.
+    for (const n of X402_NETWORKS) if (!traffic.deliveries.some((d) => d.network === n.network)) violations.push(`no x402 call was delivered on ${n.title}`);
     log(`totals: ${totals}`);
     log(`final reconcile: ${final.summary}`);
     return { faults, throughput, drain: drain.summary, totals, violations };
