@@ -126,6 +126,7 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
       CDP_API_KEY_SECRET: ED_KEY.secret,
       X402_BASE_PAY_TO: '0x00000000000000000000000000000000000000b1',
       X402_MONAD_PAY_TO: 'none',
+      X402_SOLANA_PAY_TO: 'none',
       X402_POLYGON_PAY_TO: 'none',
       X402_ARBITRUM_PAY_TO: 'none',
     }).x402;

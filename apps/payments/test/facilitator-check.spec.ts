@@ -3,7 +3,7 @@
  * /supported has been read (retried while it is down), and a configured network it does not support
  * fails start-up with an error naming the network and the facilitator.
  */
-import { X402_EVM_NETWORKS } from '@appcat/contracts';
+import { X402_EVM_NETWORKS, x402Network } from '@appcat/contracts';
 import { startDevFacilitator, type DevFacilitator } from '@appcat/facilitator';
 import { freePort, type ManagedProcess, startRedisServer } from '@appcat/testing';
 import { Redis } from 'ioredis';
@@ -11,13 +11,15 @@ import { readPaymentsConfig } from '../src/config/payments-config.js';
 import { X402Payments } from '../src/x402/x402-payments.js';
 
 const EVM_NETWORKS = X402_EVM_NETWORKS.map((n) => n.network);
+const SOLANA = x402Network('solana').network;
 
 describe('payments checks the facilitator at start-up', () => {
   let redisServer: ManagedProcess;
   let redis: Redis;
   const started: DevFacilitator[] = [];
-  const facilitator = async (port: number, networks: string[]) => {
-    const f = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port, networks });
+  // No payment is made: /supported needs no chain or ledger behind it.
+  const facilitator = async (port: number, networks: string[], solana = true) => {
+    const f = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port, networks, solana: solana ? { rpcUrl: 'http://127.0.0.1:9' } : undefined });
     started.push(f);
     return f;
   };
@@ -41,10 +43,10 @@ describe('payments checks the facilitator at start-up', () => {
   });
 
   it('fails naming the network and the facilitator when a configured network is not supported', async () => {
-    const { url } = await facilitator(0, ['eip155:8453', 'eip155:137']);
+    const { url } = await facilitator(0, ['eip155:8453', 'eip155:137'], false);
     const x402 = payments(url);
     await expect(x402.checkFacilitator(50)).rejects.toThrow(
-      `x402: the facilitator at ${url} does not support monad (eip155:143), arbitrum (eip155:42161)`,
+      `x402: the facilitator at ${url} does not support monad (eip155:143), solana (${SOLANA}), arbitrum (eip155:42161)`,
     );
     expect(x402.facilitatorChecked).toBe(false);
   });

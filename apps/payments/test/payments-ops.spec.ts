@@ -17,7 +17,13 @@ describe('payments ops port', () => {
   beforeAll(async () => {
     [nats, redis, database] = await Promise.all([startNatsServer(), startRedisServer(), createTestDatabase('ops')]);
     // The real dev facilitator, listing every local EVM network (its /supported needs no chain).
-    facilitator = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port: 0, networks: X402_EVM_NETWORKS.map((n) => n.network) });
+    // No payment is made: /supported needs no chain or ledger behind it.
+    facilitator = await startDevFacilitator({
+      rpcUrl: 'http://127.0.0.1:9',
+      port: 0,
+      networks: X402_EVM_NETWORKS.map((n) => n.network),
+      solana: { rpcUrl: 'http://127.0.0.1:9' },
+    });
     const port = await freePort();
     app = await createPaymentsApp(
       testConfig({ nats: nats.url, redis: redis.url, database: database.url }, { OPS_PORT: String(port), X402_FACILITATOR_URL: facilitator.url }),
