@@ -92,8 +92,7 @@ describe('coalesced debits (payments.credits.debit.batch), two payments replicas
   it('across two gateways and two replicas: never below zero, never twice, and the books reconcile exactly', async () => {
     const keys = await Promise.all([createKey(100n * PRICE), createKey(37n * PRICE)]);
     // Cold: both replicas load the keys from Postgres during the burst.
-    const { keyspace } = cluster.apps[0].get(CreditStore);
-    await cluster.redis.del(...keys.map((key) => keyspace.keyOf(hashApiKey(key.key))));
+    await cluster.redis.del(...keys.map((key) => cluster.apps[0].get(CreditStore).keyspace.keyOf(hashApiKey(key.key))));
     const spies = cluster.apps.map((app) => jest.spyOn(app.get(CreditService), 'debitBatch'));
     let results: RpcResult<DebitReply>[];
     try {

@@ -184,7 +184,7 @@ describe('x402 through every service', () => {
     const { from, nonce } = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
     const redis = new Redis(system.redis.url);
     try {
-      const ttl = await redis.pttl(`x402:payment:eip155:8453:${from.toLowerCase()}:${nonce.toLowerCase()}`);
+      const ttl = await redis.pttl(`x402:payment:{x402}:eip155:8453:${from.toLowerCase()}:${nonce.toLowerCase()}`);
       // validBefore is 60 s away; with the 30 s slack the lock ends within 90 s, well before the 330 s a full-length one gets.
       expect(ttl).toBeGreaterThan(60_000);
       expect(ttl).toBeLessThanOrEqual(90_000);

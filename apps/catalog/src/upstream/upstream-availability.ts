@@ -44,7 +44,8 @@ export class UpstreamAvailability {
     }
     if (budget.tokens >= 1 || budget.waitMs <= this.limiter.maxWaitMs) return null;
     const limit = this.limiter.limitOf(upstream);
-    const rate = limit ? `${limit.perMinute} calls a minute to ${upstream} from each of ${this.limiter.egresses.length} egress(es)` : upstream;
+    const egresses = this.limiter.egresses.length;
+    const rate = `${limit?.perMinute ?? 0} calls a minute to ${upstream}${egresses > 1 ? ` from each of ${egresses} egresses` : ''}`;
     return unavailable(ErrorCode.UpstreamThrottled, `upstream store rate limit reached: ${rate}; retry after ${inSeconds(budget.waitMs)} s`, budget.waitMs);
   }
 }
