@@ -21,7 +21,7 @@ module.exports = function jestPreset(projectDir) {
       '^@appcat/(contracts|config|routes|microservice|testing|api-docs)$': path.join(__dirname, 'libs/$1/src/index.ts'),
       // Apps export their factories (createXxxApp) for the end-to-end suite; services never import each other.
       '^@appcat/(gateway|payments|catalog)$': path.join(__dirname, 'apps/$1/src/index.ts'),
-      '^@appcat/(store-emulator|local-chain|facilitator)$': path.join(__dirname, 'tools/$1/src/index.ts'),
+      '^@appcat/(store-emulator|local-chain|facilitator|solana-ledger)$': path.join(__dirname, 'tools/$1/src/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],

@@ -12,6 +12,8 @@ import { defaults, ensureDependencies, ensureInfrastructure, hostPort, log, wait
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** anvil's first default account: published everywhere, worthless outside a local chain. */
 const DEMO_PAYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+/** The local Solana ledger's demo payer (tools/solana-ledger): published, worthless outside the ledger. */
+const SOLANA_DEMO_PAYER_KEY = 'J9QuVzw66G1i7cpADabQamgf8XUDs9WJYXje7xyt2dpTvHQG5cBU6y19BaWh59wAGPcc5JpXuiGiSGTLZRYp13R';
 process.chdir(root);
 
 const env = {
@@ -24,7 +26,7 @@ const env = {
 };
 const port = Number(env.PORT ?? 3000);
 const useEmulator = (env.START_STORE_EMULATOR ?? 'true') !== 'false';
-// The local chain and dev facilitator stand in for Base and a real facilitator unless one is configured.
+// The local chains, the Solana ledger and the dev facilitator stand in for the real networks and facilitator unless one is configured.
 const useLocalPayments = env.X402_FACILITATOR_URL === undefined && (env.START_LOCAL_PAYMENTS ?? 'true') !== 'false';
 
 ensureDependencies(root);
@@ -32,6 +34,13 @@ const startedInfra = await ensureInfrastructure(env);
 
 log('building');
 execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], { stdio: 'inherit', env });
+// The local EVM chains (one anvil each, the same demo payer on all), as the built local-chain package lists them.
+const { LOCAL_EVM_NETWORKS, localChainPortSetting } = await import('@appcat/local-chain');
+const chainPort = (chain) => Number(env[localChainPortSetting(chain.name)] ?? chain.port);
+const { X402_NETWORKS } = await import('@appcat/contracts');
+// The local Solana ledger (tools/solana-ledger) and the /topup page's view of it.
+const solanaPort = Number(env.SOLANA_LEDGER_PORT ?? 8899);
+env.TOPUP_SOLANA_RPC_URL ??= `http://127.0.0.1:${solanaPort}`;
 log('applying migrations');
 execFileSync('node', ['apps/payments/dist/migrate/cli.js'], { stdio: 'inherit', env });
 
@@ -90,7 +99,12 @@ try {
   }
   if (useLocalPayments) {
     startService('local-chain', 'tools/local-chain/dist/main.js');
-    await waitListening({ host: '127.0.0.1', port: Number(env.LOCAL_CHAIN_PORT ?? 8545) }, 30_000, 'local chain');
+    for (const chain of LOCAL_EVM_NETWORKS) await waitListening({ host: '127.0.0.1', port: chainPort(chain) }, 30_000, `local ${chain.title} chain`);
+    startService('solana-ledger', 'tools/solana-ledger/dist/main.js');
+    await waitListening({ host: '127.0.0.1', port: solanaPort }, 30_000, 'local Solana ledger');
+    // The facilitator settles on every local chain, each at its port, and on the Solana ledger.
+    env.FACILITATOR_NETWORKS ??= LOCAL_EVM_NETWORKS.map((chain) => `eip155:${chain.chainId}=http://127.0.0.1:${chainPort(chain)}`).join(',');
+    env.FACILITATOR_SOLANA_RPC_URL ??= `http://127.0.0.1:${solanaPort}`;
     startService('facilitator', 'tools/facilitator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.FACILITATOR_PORT ?? 4020) }, 30_000, 'dev facilitator');
   }
@@ -115,8 +129,11 @@ try {
       `  Balance:   curl -H "Authorization: Bearer ${created.key}" "${base}/api/credits/balance"`,
       ...(useLocalPayments
         ? [
-            `  x402:      npm run demo:x402   (an agent pays per call with @x402/fetch on the local chain)`,
-            `  Payer key: ${DEMO_PAYER_KEY}   (anvil's published dev key, 1,000 test USDC; local use only)`,
+            `  x402:      npm run demo:x402 -- --network <${X402_NETWORKS.map((n) => n.name).join('|')}>   (an agent pays per call with @x402/fetch)`,
+            ...LOCAL_EVM_NETWORKS.map((c) => `  ${(c.title + ':').padEnd(10)} RPC http://127.0.0.1:${chainPort(c)}   (chain id ${c.chainId})`),
+            `  EVM payer: ${DEMO_PAYER_KEY}   (private key of anvil's account 0, the same on every EVM chain, 1,000 test USDC each; local use only)`,
+            `  Solana:    RPC http://127.0.0.1:${solanaPort}   (local ledger, mainnet's id and USDC mint)`,
+            `  Solana payer secret key (base58): ${SOLANA_DEMO_PAYER_KEY}   (1,000 test USDC, no SOL; local use only)`,
           ]
         : []),
       '',

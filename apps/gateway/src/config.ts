@@ -26,6 +26,11 @@ export interface GatewayConfig {
   nearCacheMs: number;
   /** Bound on the near cache's memory, bytes. */
   nearCacheMaxBytes: number;
+  /**
+   * The Solana JSON-RPC the /topup page reads a recent blockhash from before a Solana wallet signs
+   * (the one origin its content policy lets it reach besides this one); it must answer browsers (CORS).
+   */
+  topupSolanaRpcUrl: string;
 }
 
 export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
@@ -44,6 +49,7 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
       rpcBatchMax: e.int('GATEWAY_RPC_BATCH_MAX', 64, { min: 1, max: MAX_BATCH_ITEMS }),
       nearCacheMs: e.int('GATEWAY_NEAR_CACHE_MS', 1000, { min: 0, max: 60_000 }),
       nearCacheMaxBytes: e.int('GATEWAY_NEAR_CACHE_MAX_BYTES', 16_777_216, { min: 0, max: 1_073_741_824 }),
+      topupSolanaRpcUrl: e.url('TOPUP_SOLANA_RPC_URL', 'http://127.0.0.1:8899'),
     };
   }, env);
 }

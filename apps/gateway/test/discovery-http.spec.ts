@@ -116,7 +116,11 @@ describe('discovery documents over HTTP', () => {
     }
     expect(doc.items.at(-1).accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:8453', 'eip155:137']);
     expect(asked.debit).toBe(0);
-  });
+    // The draft discovery path serves the same document.
+    const json = await get('/.well-known/x402.json');
+    expect([json.status, json.headers.get('content-type'), json.body]).toEqual([200, 'application/json; charset=utf-8', res.body]);
+    // A dozen requests and schema checks: jest's 5 s default is too tight on a loaded machine.
+  }, 30_000);
 
   it("a priced route's 402 carries its bazaar declaration with the request's path parameters", async () => {
     const res = await get('/api/apps/com.example.app/reviews?sort=helpful');

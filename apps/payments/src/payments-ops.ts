@@ -7,7 +7,7 @@ import { PaymentsResources } from './payments-resources.js';
 import { PAYMENTS_CONFIG } from './payments-tokens.js';
 
 /**
- * Health, readiness (NATS, Redis, Postgres) and metrics of a payments replica on its ops port. The
+ * Health, readiness (NATS, Redis, Postgres, the facilitator's /supported read) and metrics of a payments replica on its ops port. The
  * NATS check uses a small connection of its own: it asks the server, not the Nest transport.
  */
 @Injectable()
@@ -17,6 +17,7 @@ export class PaymentsOps implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly readiness: Readiness;
   private nats?: NatsConnection;
   private opsServer?: { close(): Promise<void> };
+  private facilitatorChecked: () => boolean = () => false;
 
   constructor(
     @Inject(PAYMENTS_CONFIG) private readonly config: PaymentsConfig,
@@ -26,11 +27,17 @@ export class PaymentsOps implements OnApplicationBootstrap, BeforeApplicationShu
       { name: 'nats', check: async () => (this.nats ? this.nats.flush() : Promise.reject(new Error('not connected'))) },
       { name: 'redis', check: () => resources.redis.ping() },
       { name: 'postgres', check: () => resources.pool.query('SELECT 1') },
+      { name: 'facilitator', check: async () => (this.facilitatorChecked() ? undefined : Promise.reject(new Error('/supported not read yet'))) },
     ]);
     resources.flusher.onFlushed = (count, oldest) => {
       this.metrics.ledgerFlushed.inc(count);
       this.metrics.ledgerFlushLagSeconds.set(Math.max(0, (Date.now() - oldest) / 1000));
     };
+  }
+
+  /** Readiness waits for x402's start-up check of the facilitator (X402Payments.checkFacilitator). */
+  waitForFacilitator(checked: () => boolean): void {
+    this.facilitatorChecked = checked;
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -42,7 +42,8 @@ export class PaymentsModule {
           provide: X402Payments,
           useFactory: (resources: PaymentsResources, ops: PaymentsOps) => {
             const payments = new X402Payments(config.x402, resources.redis, ops.metrics, resources.settlements);
-            payments.warmUp();
+            payments.startFacilitatorCheck();
+            ops.waitForFacilitator(() => payments.facilitatorChecked);
             return payments;
           },
           inject: [PaymentsResources, PaymentsOps],

@@ -83,11 +83,34 @@ describe('x402 accepts lists', () => {
   });
 
   it('refuses to start when no standard network has a payTo, or with the local payTo on a real facilitator', () => {
-    expect(() => readPaymentsConfig({ X402_BASE_PAY_TO: 'none', X402_POLYGON_PAY_TO: '0x00000000000000000000000000000000000000a2' })).toThrow(
-      /no network of the standard set/,
-    );
+    expect(() =>
+      readPaymentsConfig({ X402_BASE_PAY_TO: 'none', X402_MONAD_PAY_TO: 'none', X402_SOLANA_PAY_TO: 'none', X402_POLYGON_PAY_TO: '0x00000000000000000000000000000000000000a2' }),
+    ).toThrow(/no network of the standard set/);
     expect(() => readPaymentsConfig({ X402_BASE_PAY_TO: 'none', X402_MONAD_PAY_TO: '0x00000000000000000000000000000000000000a2' })).not.toThrow();
-    expect(() => readPaymentsConfig({ X402_FACILITATOR_URL: 'https://facilitator.example.com' })).toThrow(/local development address/);
+    expect(() => readPaymentsConfig({ X402_FACILITATOR_URL: 'https://facilitator.example.com' })).toThrow(/X402_BASE_PAY_TO is the local development address/);
+    // Every network has a local payTo by default (Solana the ledger's), and each is refused with a real facilitator.
+    const real = { X402_FACILITATOR_URL: 'https://facilitator.example.com', X402_BASE_PAY_TO: '0x00000000000000000000000000000000000000b1' };
+    expect(() => readPaymentsConfig(real)).toThrow(/X402_MONAD_PAY_TO is the local development address/);
+    expect(() => readPaymentsConfig({ ...real, X402_MONAD_PAY_TO: 'none' })).toThrow(/X402_SOLANA_PAY_TO is the local development address/);
+    expect(() => readPaymentsConfig({ ...real, X402_MONAD_PAY_TO: 'none', X402_SOLANA_PAY_TO: 'none', X402_POLYGON_PAY_TO: 'none' })).toThrow(
+      /X402_ARBITRUM_PAY_TO is the local/,
+    );
+    expect(() =>
+      readPaymentsConfig({
+        ...real,
+        X402_MONAD_PAY_TO: 'none',
+        X402_SOLANA_PAY_TO: 'PayTo11111111111111111111111111111111111111',
+        X402_POLYGON_PAY_TO: 'none',
+        X402_ARBITRUM_PAY_TO: 'none',
+      }),
+    ).not.toThrow();
+    expect(readPaymentsConfig({}).x402.networks.map((n) => [n.name, n.payTo])).toEqual([
+      ['base', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
+      ['monad', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
+      ['solana', '3YQzpW2SNGU13XRrDjbahJPGv8ttJTWyqEuH55hmh2ad'],
+      ['polygon', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
+      ['arbitrum', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
+    ]);
     expect(() => readPaymentsConfig({ X402_BASE_PAY_TO: 'nope' })).toThrow(/X402_BASE_PAY_TO must be a 0x EVM address/);
   });
 });

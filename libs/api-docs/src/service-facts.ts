@@ -1,4 +1,4 @@
-import { formatUsd, MAX_TOPUP_MICROS, MIN_TOPUP_MICROS, type NetworkSet, PRICE_PER_CALL_MICROS } from '@appcat/contracts';
+import { formatUsd, MAX_TOPUP_MICROS, MIN_TOPUP_MICROS, type NetworkSet, PRICE_PER_CALL_MICROS, X402_NETWORKS, x402NetworksOf } from '@appcat/contracts';
 import { type PricedRoute, validateRouteInput } from '@appcat/routes';
 
 /** What every document calls the service. */
@@ -18,6 +18,8 @@ export const DOCUMENT_PATHS = {
   llms: '/llms.txt',
   skill: '/skill.md',
   x402Discovery: '/.well-known/x402',
+  /** The same document at the draft discovery path. */
+  x402DiscoveryJson: '/.well-known/x402.json',
 } as const;
 
 /** What people and agents use besides the JSON routes: the MCP endpoint and the browser top-up page. */
@@ -36,7 +38,7 @@ export const Headers = {
   requestId: 'x-request-id',
 } as const;
 
-/** A documented x402 network: its name and its mainnet CAIP-2 id. */
+/** A documented x402 network: its name as documents write it and its mainnet CAIP-2 id. */
 export interface DocumentedNetwork {
   name: string;
   network: string;
@@ -45,20 +47,13 @@ export interface DocumentedNetwork {
 }
 
 /**
- * The networks as the spec names them (§5), with their mainnet ids. Payments builds the live `accepts`
- * lists from its configuration (a deployment may switch a network off or use a testnet); the documents
- * say so and point at the `payment-required` header and /.well-known/x402 as the authority.
+ * The networks as the spec names them (§5), with their mainnet ids, from the one network table
+ * (`X402_NETWORKS`). Payments builds the live `accepts` lists from its configuration (a deployment may
+ * switch a network off or use a testnet); the documents say so and point at the `payment-required`
+ * header and /.well-known/x402 as the authority.
  */
-export const DOCUMENTED_NETWORKS: readonly DocumentedNetwork[] = [
-  { name: 'Base', network: 'eip155:8453', set: 'standard' },
-  { name: 'Monad', network: 'eip155:143', set: 'standard' },
-  { name: 'Solana', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', set: 'standard' },
-  { name: 'Polygon', network: 'eip155:137', set: 'extended' },
-  { name: 'Arbitrum', network: 'eip155:42161', set: 'extended' },
-];
-
 export function networksOf(set: NetworkSet): DocumentedNetwork[] {
-  return DOCUMENTED_NETWORKS.filter((n) => n.set === 'standard' || set === 'extended');
+  return x402NetworksOf(set).map((n) => ({ name: n.title, network: n.network, set: n.set }));
 }
 
 /** "Base, Monad, Solana" */
@@ -70,8 +65,8 @@ export function networkNames(set: NetworkSet): string {
 
 /** "Polygon, Arbitrum": the networks only the extended set has. */
 export function extendedOnlyNetworkNames(): string {
-  return DOCUMENTED_NETWORKS.filter((n) => n.set === 'extended')
-    .map((n) => n.name)
+  return X402_NETWORKS.filter((n) => n.set === 'extended')
+    .map((n) => n.title)
     .join(', ');
 }
 

@@ -7,5 +7,6 @@ export * from './subjects.js';
 export * from './headers.js';
 export * from './api-key.js';
 export * from './x402.js';
+export * from './x402-networks.js';
 export * from './reconcile.js';
 export * from './batch.js';

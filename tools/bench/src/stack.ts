@@ -1,6 +1,7 @@
-import { type AdminKeyCreated, parseUsd, Subject } from '@appcat/contracts';
-import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
-import { type LocalChain, startLocalChain } from '@appcat/local-chain';
+import { type AdminKeyCreated, parseUsd, Subject, X402_EVM_NETWORKS } from '@appcat/contracts';
+import { type DevFacilitator, type LocalPaymentStack, startDevFacilitator, startLocalPaymentStack } from '@appcat/facilitator';
+import type { LocalChain } from '@appcat/local-chain';
+import type { SolanaLedger } from '@appcat/solana-ledger';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations } from '@appcat/payments';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
@@ -50,11 +51,17 @@ export async function startFloor(name: string, script: string, env: Record<strin
 /**
  * Our system as production runs it, one replica each of gateway, payments and catalog as built dist
  * processes, on private NATS and Redis, a fresh Postgres database and the store emulator; with x402,
- * also anvil and the dev facilitator (in this process) behind a timing proxy.
+ * also one anvil per EVM network, the local Solana ledger and the dev facilitator (in this process) behind a timing proxy;
+ * without, a dev facilitator alone, whose /supported payments reads before it is ready.
  */
 export class Stack {
   readonly services = new Map<string, Service>();
+  /** With x402: the local chains, the Solana ledger and the dev facilitator. */
+  payments?: LocalPaymentStack;
+  /** Base's local chain, with x402. */
   chain?: LocalChain;
+  /** The local Solana ledger, with x402. */
+  solana?: SolanaLedger;
   facilitator?: DevFacilitator;
   facilitatorTimer?: FacilitatorTimer;
   admin!: NatsRpcClient;
@@ -80,9 +87,19 @@ export class Stack {
     stack.others.push(emulator.process);
     try {
       if (options.x402) {
-        stack.chain = await startLocalChain({ port: 0 });
-        stack.facilitator = await startDevFacilitator({ rpcUrl: stack.chain.rpcUrl, port: 0, networks: [stack.chain.network] });
+        stack.payments = await startLocalPaymentStack();
+        stack.chain = stack.payments.chain('base');
+        stack.solana = stack.payments.solana;
+        stack.facilitator = stack.payments.facilitator;
         stack.facilitatorTimer = await FacilitatorTimer.start(stack.facilitator.url);
+      } else {
+        // No payment is made: the facilitator's /supported needs no chain behind it.
+        stack.facilitator = await startDevFacilitator({
+          rpcUrl: 'http://127.0.0.1:9',
+          port: 0,
+          networks: X402_EVM_NETWORKS.map((n) => n.network),
+          solana: { rpcUrl: 'http://127.0.0.1:9' },
+        });
       }
       const env = stack.env();
       const args = options.nodeArgs ?? (() => []);
@@ -107,7 +124,8 @@ export class Stack {
       APPLE_WEB_BASE_URL: this.emulatorUrl,
       APPLE_AMP_API_BASE_URL: this.emulatorUrl,
       ...NO_RATE_LIMITS,
-      ...(this.facilitatorTimer ? { X402_FACILITATOR_URL: this.facilitatorTimer.url } : {}),
+      ...this.payments?.paymentsEnv,
+      X402_FACILITATOR_URL: (this.facilitatorTimer ?? this.facilitator)?.url ?? '',
       ...this.extraEnv,
     };
   }
@@ -132,8 +150,8 @@ export class Stack {
     await Promise.all([...this.services.values()].map((s) => s.process.stop()));
     await Promise.all(this.others.map((p) => p.stop()));
     await this.facilitatorTimer?.stop();
-    await this.facilitator?.stop();
-    await this.chain?.stop();
+    if (this.payments) await this.payments.stop();
+    else await this.facilitator?.stop();
     await Promise.all([this.nats.stop(), this.redis.stop()]);
     await this.database.drop().catch(() => undefined);
   }

@@ -1,6 +1,6 @@
 import { type AdminKeyCreated, type AdminReconcileReply, Subject } from '@appcat/contracts';
-import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
-import { type LocalChain, startLocalChain } from '@appcat/local-chain';
+import { type DevFacilitator, type LocalPaymentStack, startLocalPaymentStack } from '@appcat/facilitator';
+import type { SolanaLedger } from '@appcat/solana-ledger';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations } from '@appcat/payments';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
@@ -52,7 +52,7 @@ export interface ClusterOptions {
 
 /**
  * Everything the service needs, private to one run: a PostgreSQL cluster, nats-server and redis-server
- * (each restartable on its port), anvil with test USDC and the dev facilitator, the store emulator, and
+ * (each restartable on its port), one anvil per EVM network with test USDC and the dev facilitator settling on all, the store emulator, and
  * `replicas` built processes of gateway, payments and catalog. The gateways stand behind no load
  * balancer: the traffic generator spreads calls over them as one would.
  */
@@ -69,20 +69,25 @@ export class ChaosCluster {
     public nats: ManagedProcess,
     public redis: ManagedProcess,
     readonly emulator: StoreEmulator,
-    readonly chain: LocalChain,
-    readonly facilitator: DevFacilitator,
-  ) {}
+    /** One anvil per EVM network, the Solana ledger and the dev facilitator settling on all of them. */
+    readonly payments: LocalPaymentStack,
+  ) {
+    this.facilitator = payments.facilitator;
+    this.solana = payments.solana!;
+  }
+
+  readonly facilitator: DevFacilitator;
+  readonly solana: SolanaLedger;
 
   static async start(options: ClusterOptions): Promise<ChaosCluster> {
-    const [postgres, nats, redis, emulator, chain] = await Promise.all([
+    const [postgres, nats, redis, emulator, payments] = await Promise.all([
       PostgresCluster.start(),
       startNatsServer(),
       startRedisServer(),
       startStoreEmulator({ port: 0 }),
-      startLocalChain({ port: 0 }),
+      startLocalPaymentStack(),
     ]);
-    const facilitator = await startDevFacilitator({ rpcUrl: chain.rpcUrl, port: 0, networks: [chain.network] });
-    const cluster = new ChaosCluster(postgres, nats, redis, emulator, chain, facilitator);
+    const cluster = new ChaosCluster(postgres, nats, redis, emulator, payments);
     cluster.databaseUrl = `${postgres.url}/appcat`;
     await applyMigrations(cluster.databaseUrl);
     cluster.db = new pg.Pool({ connectionString: cluster.databaseUrl, max: 4 });
@@ -94,7 +99,7 @@ export class ChaosCluster {
       NATS_URL: nats.url,
       REDIS_URL: redis.url,
       DATABASE_URL: cluster.databaseUrl,
-      X402_FACILITATOR_URL: facilitator.url,
+      ...payments.paymentsEnv,
       PUBLIC_BASE_URL: cluster.publicBaseUrl,
       ITUNES_BASE_URL: emulator.url,
       APPLE_WEB_BASE_URL: emulator.url,
@@ -179,8 +184,7 @@ export class ChaosCluster {
     await Promise.all(this.replicas.map((r) => r.process.kill()));
     await this.db.end().catch(() => undefined);
     await this.emulator.close();
-    await this.facilitator.stop();
-    await this.chain.stop();
+    await this.payments.stop();
     await Promise.all([this.nats.stop(), this.redis.stop()]);
     await this.postgres.destroy();
   }

@@ -1,4 +1,5 @@
-import { PRICE_PER_CALL_MICROS } from '@appcat/contracts';
+import { PRICE_PER_CALL_MICROS, X402_NETWORKS } from '@appcat/contracts';
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { ChaosCluster } from './cluster.js';
 import { drainOneKey } from './drain.js';
 import { type Histogram, Traffic } from './traffic.js';
@@ -96,7 +97,7 @@ const KEY_CREDIT = 50n * 1_000_000n;
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const holdMs = options.ci ? 2_500 : 10_000;
-  log(`starting the cluster (2 replicas each, private Postgres/Redis/NATS, anvil, facilitator, store emulator)`);
+  log(`starting the cluster (2 replicas each, private Postgres/Redis/NATS, an anvil per EVM network, the Solana ledger, facilitator, store emulator)`);
   const cluster = await ChaosCluster.start({ replicas: 2 });
   const violations: string[] = [];
   const faults: FaultReport[] = [];
@@ -107,7 +108,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     traffic = new Traffic({
       gatewayUrls: cluster.gatewayUrls,
       keys: keys.map((k) => ({ id: k.id, key: k.key })),
-      payerPrivateKey: cluster.chain.accounts.payer.privateKey,
+      payerPrivateKey: cluster.payments.evmPayerKey,
+      x402Networks: X402_NETWORKS,
+      solana: {
+        signer: await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(cluster.solana.accounts.payer.secretKey))),
+        rpcUrl: cluster.solana.url,
+      },
       creditWorkers: options.ci ? 6 : 16,
       x402Workers: options.ci ? 1 : 2,
     });
@@ -166,7 +172,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await traffic.stop();
     const final = await books.check('end', false);
     violations.push(...final.violations, ...traffic.violations, ...faults.flatMap((f) => f.violations.map((v) => `${f.fault}: ${v}`)));
-    const totals = `${traffic.total.format()} | x402 delivered ${traffic.deliveries.length}, ambiguous ${traffic.x402Ambiguous}`;
+    const perNetwork = X402_NETWORKS.map((n) => `${n.name} ${traffic!.deliveries.filter((d) => d.network === n.network).length}`).join(', ');
+    const totals = `${traffic.total.format()} | x402 delivered ${traffic.deliveries.length} (${perNetwork}), ambiguous ${traffic.x402Ambiguous}`;
+    // The mixed traffic pays on every network in turn (Solana too): each must have bought something.
+    for (const n of X402_NETWORKS) if (!traffic.deliveries.some((d) => d.network === n.network)) violations.push(`no x402 call was delivered on ${n.title}`);
     log(`totals: ${totals}`);
     log(`final reconcile: ${final.summary}`);
     return { faults, throughput, drain: drain.summary, totals, violations };

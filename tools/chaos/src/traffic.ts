@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { X402NetworkFacts } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import type { TransactionSigner } from '@solana/kit';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
@@ -24,6 +27,8 @@ export interface KeyTally {
 /** One x402 call that was delivered: its request id and the settlement transaction the answer named. */
 export interface X402Delivery {
   requestId: string;
+  /** CAIP-2 id the payment settled on. */
+  network: string;
   transaction: string;
 }
 
@@ -82,6 +87,10 @@ export interface TrafficOptions {
   gatewayUrls: string[];
   keys: { id: string; key: string }[];
   payerPrivateKey: Hex;
+  /** The networks x402 calls pay on, in turn; extended-set ones only on the developers route (the only one offering them). Solana needs `solana`. */
+  x402Networks: readonly X402NetworkFacts[];
+  /** The Solana payer and the ledger its client reads blockhashes from, for the Solana entries of `x402Networks`. */
+  solana?: { signer: TransactionSigner; rpcUrl: string };
   /** Concurrent credit/balance/bad-request callers. */
   creditWorkers: number;
   /** Concurrent x402 payers (each call is a signature and an on-chain settlement). */
@@ -107,13 +116,24 @@ export class Traffic {
   private running = false;
   private workers: Promise<void>[] = [];
   private next = 0;
-  private readonly paidFetch: typeof fetch;
+  /** One official client per network, able to pay there only, so it takes that network's entry of a challenge. */
+  private readonly payers: { network: X402NetworkFacts; fetch: typeof fetch }[];
+  private nextPayer = 0;
 
   constructor(private readonly options: TrafficOptions) {
     this.tallies = new Map(options.keys.map((k) => [k.key, { ...k, delivered: 0, ambiguous: 0 }]));
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: privateKeyToAccount(options.payerPrivateKey) });
-    this.paidFetch = wrapFetchWithPayment(fetch, client);
+    const signer = privateKeyToAccount(options.payerPrivateKey);
+    const solana = options.solana;
+    this.payers = options.x402Networks
+      .filter((network) => network.kind === 'evm' || solana)
+      .map((network) => {
+        const caip2 = network.network as `${string}:${string}`;
+        const client =
+          network.kind === 'svm' && solana
+            ? new x402Client().register(caip2, new ExactSvmScheme(solana.signer, { rpcUrl: solana.rpcUrl }))
+            : registerExactEvmScheme(new x402Client(), { signer, networks: [caip2] });
+        return { network, fetch: wrapFetchWithPayment(fetch, client) };
+      });
   }
 
   start(): void {
@@ -255,16 +275,22 @@ export class Traffic {
 
   private async x402Call(): Promise<void> {
     const requestId = `x402-${randomUUID()}`;
-    const path = CREDIT_PATHS[Math.floor(Math.random() * CREDIT_PATHS.length)];
+    const payer = this.payers[this.nextPayer++ % this.payers.length];
+    const paths = payer.network.set === 'standard' ? CREDIT_PATHS : CREDIT_PATHS.filter((p) => p.startsWith('/api/developers/'));
+    const path = paths[Math.floor(Math.random() * paths.length)];
     // Either gateway: both advertise the public address, which the payment names as its resource.
-    const response = await this.send(this.gateway() + path, { 'x-request-id': requestId }, this.paidFetch);
+    const response = await this.send(this.gateway() + path, { 'x-request-id': requestId }, payer.fetch);
     const outcome: Outcome = response ? response.status : 'conn';
     if (outcome !== 200) await this.noteFailure(response);
     else await response?.arrayBuffer().catch(() => undefined);
     if (response && outcome === 200) {
       const header = response.headers.get('payment-response');
       if (!header) this.violations.push(`x402 ${requestId} delivered without payment-response`);
-      else this.deliveries.push({ requestId, transaction: decodePaymentResponseHeader(header).transaction });
+      else {
+        const receipt = decodePaymentResponseHeader(header);
+        if (receipt.network !== payer.network.network) this.violations.push(`x402 ${requestId} paid on ${payer.network.network} settled on ${receipt.network}`);
+        this.deliveries.push({ requestId, network: receipt.network, transaction: receipt.transaction });
+      }
     } else if (outcome === 'conn' || outcome >= 500) this.x402Ambiguous++;
     if (outcome === 502 && response?.headers.has('payment-response')) this.countCharged502();
     // 402: the facilitator refused or was unreachable at the challenge (then the client gives up).

@@ -4,8 +4,9 @@
  * answered with its data (no charged request dropped), Postgres holds exactly one debit per answered
  * call, and no log line of any process contains an API key or a payment signature.
  */
-import { type AdminKeyCreated, parseUsd, Subject } from '@appcat/contracts';
+import { type AdminKeyCreated, parseUsd, Subject, X402_EVM_NETWORKS } from '@appcat/contracts';
 import { NatsRpcClient } from '@appcat/microservice';
+import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
 import { applyMigrations } from '@appcat/payments';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
@@ -21,6 +22,7 @@ describe('graceful shutdown under load, and logs without secrets', () => {
   let database: TestDatabase;
   let emulator: StoreEmulator;
   let admin: NatsRpcClient;
+  let facilitator: DevFacilitator;
   const services: ServiceProcess[] = [];
   const gateways: { process: ServiceProcess; url: string }[] = [];
 
@@ -31,7 +33,10 @@ describe('graceful shutdown under load, and logs without secrets', () => {
       createTestDatabase('e2e_shutdown', applyMigrations),
       startStoreEmulator({ port: 0 }),
     ]);
+    // Payments is ready only once a facilitator's /supported lists its networks; no payment is made here, so no chain.
+    facilitator = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port: 0, networks: X402_EVM_NETWORKS.map((n) => n.network) });
     const common = {
+      X402_FACILITATOR_URL: facilitator.url,
       NATS_URL: nats.url,
       REDIS_URL: redis.url,
       DATABASE_URL: database.url,
@@ -68,6 +73,7 @@ describe('graceful shutdown under load, and logs without secrets', () => {
     await admin?.close();
     for (const service of services) await service.kill();
     await emulator?.close();
+    await facilitator?.stop();
     await Promise.all([nats?.stop(), redis?.stop()]);
     await database?.drop();
   });

@@ -1,6 +1,6 @@
 /*
- * x402 end to end, offline: anvil with test USDC at Base's real USDC address, the dev facilitator
- * settling on it, and the official @x402 client paying the gateway. Every payment is checked on chain.
+ * x402 end to end on Base, offline: anvil with test USDC at Base's real USDC address, the dev facilitator
+ * settling on it (and on the other local EVM chains, see x402-networks.e2e.spec.ts), and the official @x402 client paying the gateway. Every payment is checked on chain.
  */
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
@@ -12,6 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { System } from './support/system.js';
 
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const MONAD_USDC = '0x754704Bc059F8C67012fEd69BC8A327a5aafb603';
 
 describe('x402 through every service', () => {
   let system: System;
@@ -50,7 +51,7 @@ describe('x402 through every service', () => {
     return { status: res.status, headers: res.headers, body: (await res.json()) as { status: number; message: string; data: unknown } };
   };
 
-  it('challenges an unpaid call with the route, price, USDC on Base and our payTo', async () => {
+  it('challenges an unpaid call with the route, price, USDC on Base then Monad and our payTo, then Solana', async () => {
     const required = await challenge('/api/apps?term=chess');
     expect(required).toMatchObject({
       x402Version: 2,
@@ -58,6 +59,8 @@ describe('x402 through every service', () => {
     });
     expect(required.accepts).toEqual([
       expect.objectContaining({ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: BASE_USDC, payTo, extra: { name: 'USD Coin', version: '2', paymentFlow: 'upfront' } }),
+      expect.objectContaining({ scheme: 'exact', network: 'eip155:143', amount: '3000', asset: MONAD_USDC, payTo, extra: { name: 'USDC', version: '2', paymentFlow: 'upfront' } }),
+      expect.objectContaining({ scheme: 'exact', network: system.solana!.network, amount: '3000', asset: system.solana!.usdcMint }),
     ]);
   });
 

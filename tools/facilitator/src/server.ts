@@ -4,6 +4,8 @@ import { PaymentPayloadV2Schema, PaymentRequirementsV2Schema } from '@x402/core/
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { fastify } from 'fastify';
 import type { Hex } from 'viem';
+import { type CdpApiKey, CdpJwtVerifier } from './cdp-auth.js';
+import { type FacilitatorSolana, registerSolana } from './solana.js';
 import { type FacilitatorNetwork, createX402Facilitator } from './x402-facilitator.js';
 
 /** anvil's published account #1 (see @appcat/local-chain's DEV_ACCOUNTS.facilitator): local chains only. */
@@ -24,8 +26,15 @@ export interface DevFacilitatorOptions {
   networks?: (string | FacilitatorNetwork)[];
   /** When set, every request must carry `Authorization: Bearer <authToken>`. */
   authToken?: string;
+  /**
+   * When set, every request must carry a CDP request JWT signed by one of these API keys, checked as
+   * Coinbase's CDP facilitator does (cdp-auth.ts): the mode payments' `X402_FACILITATOR=cdp` is tested against.
+   */
+  cdpKeys?: CdpApiKey[];
   /** How long a settlement waits for its receipt before answering `settlement_pending`, ms. */
   receiptTimeoutMs?: number;
+  /** Solana (@x402/svm's exact scheme) with its RPC and fee payer; left out when not given. */
+  solana?: FacilitatorSolana;
 }
 
 export interface FacilitatorStats {
@@ -35,7 +44,7 @@ export interface FacilitatorStats {
   settleSucceeded: number;
   /** Requests answered 503 because of setUnavailable(true). */
   refusedUnavailable: number;
-  /** Requests answered 401 for a missing or wrong bearer token. */
+  /** Requests answered 401 for a missing or wrong bearer token or CDP JWT. */
   refusedUnauthorized: number;
 }
 
@@ -44,6 +53,8 @@ export interface DevFacilitator {
   /** The settlement account: it submits transferWithAuthorization and pays the gas. */
   address: Hex;
   networks: FacilitatorNetwork[];
+  /** The Solana network settled on and its fee payer (what `/supported` names), when Solana is on. */
+  solana?: { network: string; feePayer: string; rpcUrl: string };
   stats(): FacilitatorStats;
   /**
    * Holds every /verify and /settle this long before handling it. The work still happens after a
@@ -122,6 +133,7 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     networks,
     receiptTimeoutMs: options.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS,
   });
+  const solana = options.solana ? { ...(await registerSolana(facilitator, options.solana)), rpcUrl: options.solana.rpcUrl } : undefined;
   const supported = facilitator.getSupported();
   const supports = (p: PaymentPayload, r: PaymentRequirements) =>
     supported.kinds.some((k) => k.x402Version === p.x402Version && k.scheme === r.scheme && k.network === r.network);
@@ -134,6 +146,7 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     refusedUnavailable: 0,
     refusedUnauthorized: 0,
   };
+  const cdp = options.cdpKeys?.length ? new CdpJwtVerifier(options.cdpKeys) : undefined;
   let delayMs = 0;
   let unavailable = false;
   let held: Promise<void> | undefined;
@@ -152,6 +165,14 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     if (options.authToken && !bearerMatches(request.headers.authorization, options.authToken)) {
       stats.refusedUnauthorized += 1;
       return reply.code(401).send({ error: 'unauthorized' });
+    }
+    if (cdp) {
+      try {
+        await cdp.verify(request.headers.authorization, request.method, request.url.split('?')[0]);
+      } catch (error) {
+        stats.refusedUnauthorized += 1;
+        return reply.code(401).send({ error: `unauthorized: ${errorMessage(error)}` });
+      }
     }
   });
 
@@ -227,6 +248,7 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     address,
     networks,
+    solana,
     stats: () => ({ ...stats }),
     setDelayMs: (ms) => {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`delay must be a non-negative number of ms, got ${ms}`);

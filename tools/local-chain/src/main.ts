@@ -1,33 +1,36 @@
 import { readLocalChainConfig } from './config.js';
-import { startLocalChain } from './local-chain.js';
+import { startLocalChains } from './local-chains.js';
 
 const config = readLocalChainConfig();
-const chain = await startLocalChain(config);
+const started = await startLocalChains(config);
 // anvil's process handles do not hold Node open (so test runners can always exit): the CLI does.
 const keepAlive = setInterval(() => undefined, 2 ** 31 - 1);
-const { payer, payTo, facilitator } = chain.accounts;
-const usdc = (await chain.balanceOf(payer.address)) / 1_000_000n;
-process.stdout.write(
-  [
+const lines: string[] = [];
+for (const chain of started.chains) {
+  const { payer, payTo, facilitator } = chain.accounts;
+  const usdc = (await chain.balanceOf(payer.address)) / 1_000_000n;
+  lines.push(
     `local chain ${chain.network} on ${config.host}:${new URL(chain.rpcUrl).port} (${chain.rpcUrl})`,
     `  test USDC "${chain.usdcDomain.name}" v${chain.usdcDomain.version} at ${chain.usdcAddress}`,
-    `  demo payer ${payer.address} holds ${usdc} USDC`,
-    `  demo payer key ${payer.privateKey} (anvil's published dev key: local use only)`,
-    `  facilitator signer ${facilitator.address}, payTo ${payTo.address}`,
-    '',
-  ].join('\n'),
-);
+    `  demo payer ${payer.address} holds ${usdc} USDC; facilitator signer ${facilitator.address}, payTo ${payTo.address}`,
+  );
+}
+const { payer } = started.chains[0].accounts;
+lines.push(`demo payer key ${payer.privateKey} on every chain (anvil's published dev key: local use only)`, '');
+process.stdout.write(lines.join('\n'));
 
 let stopping = false;
-void chain.exited.then((exit) => {
-  if (stopping) return;
-  process.stderr.write(`anvil exited unexpectedly (code ${exit.code}, signal ${exit.signal})\n`);
-  process.exit(1);
-});
+for (const chain of started.chains) {
+  void chain.exited.then((exit) => {
+    if (stopping) return;
+    process.stderr.write(`anvil of ${chain.network} exited unexpectedly (code ${exit.code}, signal ${exit.signal})\n`);
+    void started.stop().then(() => process.exit(1));
+  });
+}
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     stopping = true;
     clearInterval(keepAlive);
-    void chain.stop().then(() => process.exit(0));
+    void started.stop().then(() => process.exit(0));
   });
 }

@@ -1,4 +1,4 @@
-import { formatUsd, parseMicros } from '@appcat/contracts';
+import { formatUsd, parseMicros, topUpOffer } from '@appcat/contracts';
 import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_CONFIG } from '../config.provider.js';
@@ -50,7 +50,7 @@ export class CreditsController {
       mimeType: 'application/json',
     };
     const signature = request.headers[PAYMENT_SIGNATURE_HEADER];
-    if (signature === undefined) throw await this.challenge.required({ price: amount.toString(), networks: 'standard' }, resource, request.id);
+    if (signature === undefined) throw await this.challenge.required(topUpOffer(amount), resource, request.id);
 
     const result = await this.x402.topUp({
       paymentSignature: Array.isArray(signature) ? signature.join(',') : signature,

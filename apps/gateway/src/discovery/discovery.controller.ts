@@ -9,7 +9,7 @@ const CACHE_CONTROL = 'public, max-age=300';
 
 /**
  * The informational addresses, free of charge: /openapi.json, /index.md, /skill.md, /llms.txt from
- * memory, and /.well-known/x402 with the live accepts lists. They are documents, not API answers, so
+ * memory, and /.well-known/x402 (also at /.well-known/x402.json) with the live accepts lists. They are documents, not API answers, so
  * they are served as they are rather than inside the envelope; their failures still are envelopes.
  */
 @Controller()
@@ -39,7 +39,8 @@ export class DiscoveryController {
     this.send(reply, DOCUMENT_PATHS.llms);
   }
 
-  @Get(DOCUMENT_PATHS.x402Discovery.slice(1))
+  // The same document at both paths: /.well-known/x402 (what crawlers such as x402scan read) and the draft's /.well-known/x402.json.
+  @Get([DOCUMENT_PATHS.x402Discovery.slice(1), DOCUMENT_PATHS.x402DiscoveryJson.slice(1)])
   async x402(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const document = await this.x402Discovery.document(request.id);
     // The accepts lists are cached for a minute; so may the document be.

@@ -1,5 +1,5 @@
 import { buildX402Discovery, type X402DiscoveryDocument } from '@appcat/api-docs';
-import type { X402Requirement } from '@appcat/contracts';
+import { acceptsKey, routeOffer, type X402Requirement } from '@appcat/contracts';
 import { PRICED_ROUTES } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
@@ -24,10 +24,10 @@ export class X402DiscoveryService {
   async document(requestId: string): Promise<X402DiscoveryDocument> {
     const accepts = new Map<string, X402Requirement[]>();
     for (const route of PRICED_ROUTES) {
-      const offer = { price: route.price.toString(), networks: route.networks };
-      const key = `${offer.networks}:${offer.price}`;
+      const offer = routeOffer(route);
+      const key = acceptsKey(offer);
       if (!accepts.has(key)) accepts.set(key, await this.x402.accepts(offer, requestId));
     }
-    return buildX402Discovery(this.config.publicBaseUrl, (route) => accepts.get(`${route.networks}:${route.price}`) ?? [], this.generatedAt);
+    return buildX402Discovery(this.config.publicBaseUrl, (route) => accepts.get(acceptsKey(routeOffer(route))) ?? [], this.generatedAt);
   }
 }

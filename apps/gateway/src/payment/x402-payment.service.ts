@@ -1,4 +1,4 @@
-import { ErrorCode, type X402Offer, type X402Receipt, type X402Resource, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
+import { ErrorCode, topUpOffer, type X402Offer, type X402Receipt, type X402Resource, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
 import type { RpcResult } from '@appcat/microservice';
 import { Injectable } from '@nestjs/common';
 import { httpErrorFor } from '../errors/http-status.js';
@@ -24,8 +24,7 @@ export class X402PaymentService {
   }
 
   async topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {
-    const offer: X402Offer = { price: request.amount, networks: 'standard' };
-    return this.refusingWithChallenge(offer, request.resource, request.requestId, () => this.x402.topUp(request));
+    return this.refusingWithChallenge(topUpOffer(request.amount), request.resource, request.requestId, () => this.x402.topUp(request));
   }
 
   private async refusingWithChallenge<T>(offer: X402Offer, resource: X402Resource, requestId: string, call: () => Promise<RpcResult<T>>): Promise<T> {

@@ -1,4 +1,4 @@
-import { Subject, type X402Offer, type X402PayRequest, type X402Receipt, type X402Requirement, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
+import { acceptsKey, Subject, type X402Offer, type X402PayRequest, type X402Receipt, type X402Requirement, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
 import type { RpcResult } from '@appcat/microservice';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
@@ -23,7 +23,7 @@ export class X402Client {
   ) {}
 
   async accepts(offer: X402Offer, requestId: string): Promise<X402Requirement[]> {
-    const key = `${offer.networks}:${offer.price}`;
+    const key = acceptsKey(offer);
     const cached = this.accepted.get(key);
     if (cached && cached.until > Date.now()) return cached.accepts;
     const reply = await this.rpc.request(Subject.X402Accepts, { offer }, { requestId });

@@ -1,4 +1,4 @@
-import { type CatalogQuery, type CatalogReply, type CatalogSource, formatUsd, isCatalogUnavailable, type X402Offer, type X402Receipt, type X402Resource } from '@appcat/contracts';
+import { type CatalogQuery, type CatalogReply, type CatalogSource, formatUsd, isCatalogUnavailable, routeOffer, type X402Offer, type X402Receipt, type X402Resource } from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -200,7 +200,7 @@ export class PricedCallService {
   /** What x402 sells on this call; built only when x402 is involved, not on the credit path. */
   private x402Terms(route: PricedRoute, resourceUrl: string): { offer: X402Offer; resource: X402Resource } {
     return {
-      offer: { price: route.price.toString(), networks: route.networks },
+      offer: routeOffer(route),
       resource: { url: resourceUrl, description: route.description, mimeType: 'application/json' },
     };
   }

@@ -1,7 +1,9 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { GATEWAY_CONFIG } from '../config.provider.js';
+import type { GatewayConfig } from '../config.js';
 import { HttpError, Messages } from '../errors/http-error.js';
-import { loadTopUpPage, type PageAsset, TOPUP_SECURITY_HEADERS } from './topup-page-assets.js';
+import { loadTopUpPage, type PageAsset, topUpSecurityHeaders } from './topup-page-assets.js';
 
 /**
  * GET /topup: the page where a person buys credit with a browser wallet, and GET /topup/<file> for
@@ -10,21 +12,27 @@ import { loadTopUpPage, type PageAsset, TOPUP_SECURITY_HEADERS } from './topup-p
  */
 @Controller('topup')
 export class TopUpPageController {
-  private readonly files = loadTopUpPage();
+  private readonly files: ReturnType<typeof loadTopUpPage>;
+  private readonly headers: Readonly<Record<string, string>>;
+
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+    this.files = loadTopUpPage(config.topupSolanaRpcUrl);
+    this.headers = topUpSecurityHeaders(config.topupSolanaRpcUrl);
+  }
 
   @Get()
   page(@Res() reply: FastifyReply): void {
-    send(reply, this.files.page);
+    send(reply, this.files.page, this.headers);
   }
 
   @Get(':file')
   asset(@Param('file') file: string, @Res() reply: FastifyReply): void {
     const asset = this.files.assets.get(file);
     if (!asset) throw new HttpError(404, Messages.notFound);
-    send(reply, asset);
+    send(reply, asset, this.headers);
   }
 }
 
-function send(reply: FastifyReply, asset: PageAsset): void {
-  reply.code(200).headers(TOPUP_SECURITY_HEADERS).type(asset.contentType).send(asset.body);
+function send(reply: FastifyReply, asset: PageAsset, headers: Readonly<Record<string, string>>): void {
+  reply.code(200).headers(headers).type(asset.contentType).send(asset.body);
 }

@@ -65,6 +65,7 @@ export async function startGatewayOnStandIns(
       rpcBatchMax: 1,
       nearCacheMs: 1000,
       nearCacheMaxBytes: 1 << 20,
+      topupSolanaRpcUrl: 'http://127.0.0.1:8899',
       ...overrides,
     },
     { logger: false },

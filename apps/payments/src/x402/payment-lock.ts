@@ -1,7 +1,26 @@
 import { createHash } from 'node:crypto';
+import { getBase58Decoder, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../database/redis.js';
 import { X402_HASH_TAG } from './settlement-records.js';
+
+/**
+ * The payer's signatures on a Solana transaction: every signature but the first slot's, which is the
+ * fee payer's and stays empty until the facilitator co-signs. They identify the transfer itself, so
+ * copies that differ only in that empty slot, or in how they were encoded, share one lock.
+ */
+function solanaPayerSignatures(transaction: string): string | undefined {
+  try {
+    const { signatures } = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
+    const payer = Object.values(signatures)
+      .slice(1)
+      .filter((signature) => signature !== null)
+      .map((signature) => getBase58Decoder().decode(signature));
+    return payer.length > 0 ? payer.join(',') : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A short-lived claim on one payment payload, in Redis so every replica sees it: the second of two
@@ -14,13 +33,15 @@ import { X402_HASH_TAG } from './settlement-records.js';
 export class PaymentLock {
   constructor(private readonly redis: RedisClient) {}
 
-  /** The identity of a payload: (network, payer, nonce) for EVM, the transaction for Solana. */
+  /** The identity of a payload: (network, payer, nonce) for EVM, the payer's transaction signature for Solana. */
   static identify(network: string, payload: unknown, rawHeader: string): string {
     const evm = (payload as { authorization?: { from?: unknown; nonce?: unknown } } | null)?.authorization;
     if (evm && typeof evm.from === 'string' && typeof evm.nonce === 'string') {
       return `${network}:${evm.from.toLowerCase()}:${evm.nonce.toLowerCase()}`;
     }
     const transaction = (payload as { transaction?: unknown } | null)?.transaction;
+    const signatures = typeof transaction === 'string' ? solanaPayerSignatures(transaction) : undefined;
+    if (signatures) return `${network}:sig:${signatures}`;
     const material = typeof transaction === 'string' ? transaction : rawHeader;
     return `${network}:tx:${createHash('sha256').update(material).digest('hex')}`;
   }

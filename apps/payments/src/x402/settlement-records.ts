@@ -5,7 +5,7 @@ import type pg from 'pg';
 
 /** One settled x402 payment and the request it paid for (a row of `x402_settlements`). */
 export interface SettlementRecord {
-  /** PaymentLock identity: (network, payer, nonce) for EVM, the transaction hash for Solana. */
+  /** PaymentLock identity: (network, payer, nonce) for EVM, the payer's transaction signature for Solana. */
   paymentId: string;
   network: string;
   transaction: string;

@@ -1,5 +1,7 @@
 import {
+  acceptsKey,
   ErrorCode,
+  offersNetworkSet,
   type NetworkSet,
   type X402Offer,
   type X402Receipt,
@@ -8,7 +10,8 @@ import {
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Logger } from '@nestjs/common';
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import { createFacilitatorConfig } from '@coinbase/x402';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader, type FacilitatorConfig } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
 import { FacilitatorTimeoutError, type PaymentPayload, type PaymentRequirements, SettleError, type SettleResponse, VerifyError } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
@@ -60,6 +63,8 @@ export class X402Payments {
   private readonly lock: PaymentLock;
   private initialised: Promise<void> | null = null;
   private lastInitFailure = 0;
+  private checked = false;
+  private readonly stopping = new AbortController();
   private readonly acceptsCache = new Map<string, X402Requirement[]>();
   private readonly unsupportedWarned = new Set<string>();
 
@@ -70,17 +75,11 @@ export class X402Payments {
     /** Where each settlement is recorded for reconciliation; tests of the offer alone go without. */
     private readonly records?: SettlementRecords,
   ) {
-    const token = config.facilitatorAuthToken;
     const facilitator = new FacilitatorClient({
       url: config.facilitatorUrl,
       timeoutMs: config.facilitatorTimeoutMs,
       observe: metrics ? (operation, outcome, seconds) => metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds) : undefined,
-      createAuthHeaders: token
-        ? async () => {
-            const headers = { Authorization: `Bearer ${token}` };
-            return { verify: headers, settle: headers, supported: headers };
-          }
-        : undefined,
+      createAuthHeaders: facilitatorAuthHeaders(config),
     });
     this.server = new x402ResourceServer(facilitator);
     for (const network of config.networks) {
@@ -89,14 +88,64 @@ export class X402Payments {
     this.lock = new PaymentLock(redis);
   }
 
-  /** Starts fetching the facilitator's supported kinds; failures are retried on demand. */
-  warmUp(): void {
-    this.ensureInitialised().catch((error: unknown) => this.logger.warn(`facilitator not ready: ${describe(error)}`));
+  /**
+   * Runs the start-up check (`checkFacilitator`) in the background; `facilitatorCheck` settles with it.
+   * Readiness waits for it, and main fails start-up when it rejects.
+   */
+  startFacilitatorCheck(retryMs = INIT_RETRY_MS): void {
+    this.facilitatorCheck = this.checkFacilitator(retryMs, this.stopping.signal);
+    // main awaits it; a process that does not (a test of something else) must not crash on it.
+    this.facilitatorCheck.catch((error: unknown) => this.logger.error(describe(error)));
+  }
+
+  /** Settles with the start-up check started by startFacilitatorCheck. */
+  facilitatorCheck: Promise<void> = Promise.resolve();
+
+  /** Whether the start-up check has read the facilitator's `/supported` and found every configured network there. */
+  get facilitatorChecked(): boolean {
+    return this.checked;
+  }
+
+  /**
+   * The start-up check: reads the facilitator's `/supported`, retrying every `retryMs` while it cannot
+   * be reached, and resolves once every configured network is supported. A network the facilitator does
+   * not support rejects with an error naming the network and the facilitator, which fails start-up:
+   * offering it would only take payments nobody can settle.
+   */
+  async checkFacilitator(retryMs = INIT_RETRY_MS, signal?: AbortSignal): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // A fresh read: the lazy one used by `accepts` may have failed a moment ago.
+        this.initialised = null;
+        this.lastInitFailure = 0;
+        await this.ensureInitialised();
+        break;
+      } catch {
+        if (attempt === 1 || attempt % 10 === 0) this.logger.warn(`x402: waiting for the facilitator at ${this.config.facilitatorUrl} (/supported unreachable)`);
+        await pause(retryMs, signal);
+        if (signal?.aborted) throw new Error(`x402: stopped waiting for the facilitator at ${this.config.facilitatorUrl}`);
+      }
+    }
+    const missing = this.config.networks.filter((n) => !this.server.getSupportedKind(2, n.network as `${string}:${string}`, 'exact'));
+    if (missing.length > 0) {
+      const names = missing.map((n) => `${n.name} (${n.network})`).join(', ');
+      const them = missing.length === 1 ? 'it' : 'them';
+      throw new Error(
+        `x402: the facilitator at ${this.config.facilitatorUrl} does not support ${names}: its /supported has no exact scheme there; ` +
+          `use a facilitator that settles ${them}, or set X402_<NET>_PAY_TO=none to stop offering ${them}`,
+      );
+    }
+    this.checked = true;
+  }
+
+  /** Nest calls it at shutdown: a start-up check still waiting gives up. */
+  onApplicationShutdown(): void {
+    this.stopping.abort();
   }
 
   /** The `accepts` list for an offer, in offer order; networks the facilitator does not support are left out. */
   async accepts(offer: X402Offer): Promise<X402Requirement[]> {
-    const cacheKey = `${offer.networks}:${offer.price}`;
+    const cacheKey = acceptsKey(offer);
     const cached = this.acceptsCache.get(cacheKey);
     if (cached) return cached;
     await this.ensureInitialised();
@@ -206,7 +255,7 @@ export class X402Payments {
   }
 
   private networksFor(set: NetworkSet): X402Network[] {
-    return this.config.networks.filter((network) => network.set === 'standard' || set === 'extended');
+    return this.config.networks.filter((network) => offersNetworkSet(set, network.set));
   }
 
   private decode(header: string): PaymentPayload {
@@ -250,6 +299,35 @@ export class X402Payments {
     this.logger.warn(`facilitator call failed: ${describe(error)}`);
     return new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable');
   }
+}
+
+/**
+ * The auth headers each facilitator request carries: for CDP, short-lived JWTs signed with the CDP API
+ * key, made by Coinbase's own @coinbase/x402 (createFacilitatorConfig) so they match what CDP checks;
+ * otherwise the static bearer token, if any.
+ */
+function facilitatorAuthHeaders(config: X402Config): FacilitatorConfig['createAuthHeaders'] {
+  if (config.facilitator === 'cdp' && config.cdpApiKey) return createFacilitatorConfig(config.cdpApiKey.id, config.cdpApiKey.secret).createAuthHeaders;
+  const token = config.facilitatorAuthToken;
+  if (!token) return undefined;
+  return async () => {
+    const headers = { Authorization: `Bearer ${token}` };
+    return { verify: headers, settle: headers, supported: headers };
+  };
+}
+
+/** Waits `ms`, or less if `signal` aborts; holds no process open. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
 
 function invalid(message: string): WireException {

@@ -1,4 +1,4 @@
-import { ErrorCode, MAX_TOPUP_MICROS, MIN_TOPUP_MICROS, parseMicros, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
+import { ErrorCode, MAX_TOPUP_MICROS, MIN_TOPUP_MICROS, parseMicros, topUpOffer, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Logger } from '@nestjs/common';
 import type { KeyService } from '../keys/key-service.js';
@@ -28,7 +28,7 @@ export class X402TopUps {
     // Refuse a recharge of an unknown or revoked key before any money moves.
     const existing = request.keyHash ? await this.keys.requireActive(request.keyHash) : null;
 
-    const settlement = await this.payments.settle(request.paymentSignature, { price: amount.toString(), networks: 'standard' }, request.resource, {
+    const settlement = await this.payments.settle(request.paymentSignature, topUpOffer(amount), request.resource, {
       purpose: 'topup',
       route: 'topup',
       requestId: request.requestId,

@@ -1,6 +1,8 @@
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Report } from '../report.js';
 import type { BenchSettings } from '../settings.js';
@@ -23,7 +25,7 @@ interface CallTimes {
   facilitatorCalls: number;
 }
 
-type Target = { name: string; url: string; kind: 'x402' | 'credits'; waited?: FacilitatorWaitSource };
+type Target = { name: string; url: string; kind: 'x402' | 'credits'; waited?: FacilitatorWaitSource; payer?: x402Client };
 
 /**
  * Section 2: x402-paid calls, signed ahead of time with the official client (@x402/core client with
@@ -46,26 +48,32 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
   );
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: privateKeyToAccount(chain.accounts.payer.privateKey) });
+  // The same calls paid on the local Solana ledger: the official client with @x402/svm's scheme alone, so it picks Solana.
+  const ledger = stack.solana!;
+  const solanaSigner = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(ledger.accounts.payer.secretKey)));
+  const solanaClient = new x402Client().register('solana:*', new ExactSvmScheme(solanaSigner, { rpcUrl: ledger.url }));
   const key = await stack.createKey('100');
+  const paymentsWait = paymentsFacilitatorWait(stack.services.get('payments')!.opsUrl!);
 
   const targets: Target[] = [
-    { name: 'ours, x402', url: stack.gatewayUrl, kind: 'x402', waited: paymentsFacilitatorWait(stack.services.get('payments')!.opsUrl!) },
-    { name: '@x402/express, x402', url: express.url!, kind: 'x402', waited: floorFacilitatorWait(express.url!) },
+    { name: 'ours, x402', url: stack.gatewayUrl, kind: 'x402', waited: paymentsWait, payer: client },
+    { name: '@x402/express, x402', url: express.url!, kind: 'x402', waited: floorFacilitatorWait(express.url!), payer: client },
     { name: 'ours, credits', url: stack.gatewayUrl, kind: 'credits' },
+    { name: 'ours, x402 on Solana', url: stack.gatewayUrl, kind: 'x402', waited: paymentsWait, payer: solanaClient },
   ];
 
   /** What pays `n` calls of `target`: fresh x402 payloads, or nothing for the credit calls (their key is in `call`). */
   async function paymentsFor(target: Target, n: number): Promise<(string | undefined)[]> {
-    return target.kind === 'x402' ? sign(target.url, n) : Array.from({ length: n }, () => undefined);
+    return target.payer ? sign(target.payer, target.url, n) : Array.from({ length: n }, () => undefined);
   }
 
-  async function sign(url: string, n: number): Promise<string[]> {
+  async function sign(payer: x402Client, url: string, n: number): Promise<string[]> {
     const unpaid = await fetch(url + BENCH_PATH);
     const header = unpaid.headers.get('payment-required');
     if (unpaid.status !== 402 || !header) throw new Error(`${url} did not challenge (status ${unpaid.status})`);
     const required = decodePaymentRequiredHeader(header);
     const signed: string[] = [];
-    for (let i = 0; i < n; i++) signed.push(encodePaymentSignatureHeader(await client.createPaymentPayload(required)));
+    for (let i = 0; i < n; i++) signed.push(encodePaymentSignatureHeader(await payer.createPaymentPayload(required)));
     return signed;
   }
 
@@ -114,18 +122,21 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
       ownByProxy: perRound((c) => c.totalMs - c.proxiedMs),
     };
   });
-  const [ours, reference, credits] = figures;
+  const [ours, reference, credits, oursSolana] = figures;
   const added = ours.own - credits.own;
+  const addedSolana = oursSolana.own - credits.own;
   const x402Cell = (i: number, value: number, digits = 2) => (targets[i].kind === 'x402' ? fixed(value, digits) : '–');
   report.add(
     'x402-paid calls',
     [
-      `\`GET ${BENCH_PATH}\` paid with x402 on the local chain (anvil as Base, test USDC, the dev facilitator settling on it), ${settings.x402Calls} calls per server per round after ${settings.x402WarmupCalls} unmeasured ones, one at a time, payloads signed ahead of time with the official client (\`@x402/core\` client, \`@x402/evm\` exact scheme). \`@x402/express\` (its default flow: verify, then settle after the handler) protects the same data (read from Redis) with the same facilitator; ours settles upfront, with one facilitator request. "Waited" is the time each server's facilitator client spent on verify and settle, from the call to the answer (payments' \`appcat_x402_facilitator_request_seconds\`; a timed copy of the library's client in the floor); "own time" is the call minus that. Both servers reach the facilitator through a timing proxy, which also times each request from its arrival to the facilitator's last byte: "own time by the proxy's clock" counts the proxy's extra loopback hop, which no deployment has, as the server's. "ours, credits" is a credit-paid call one at a time: what a call costs us without x402.`,
+      `\`GET ${BENCH_PATH}\` paid with x402 on the local chain (anvil as Base, test USDC, the dev facilitator settling on it) and, for "ours, x402 on Solana", on the local Solana ledger (litesvm, USDC at the mainnet mint, \`@x402/svm\`'s client), ${settings.x402Calls} calls per server per round after ${settings.x402WarmupCalls} unmeasured ones, one at a time, payloads signed ahead of time with the official client (\`@x402/core\` client, \`@x402/evm\` exact scheme). \`@x402/express\` (its default flow: verify, then settle after the handler) protects the same data (read from Redis) with the same facilitator; ours settles upfront, with one facilitator request. "Waited" is the time each server's facilitator client spent on verify and settle, from the call to the answer (payments' \`appcat_x402_facilitator_request_seconds\`; a timed copy of the library's client in the floor); "own time" is the call minus that. Both servers reach the facilitator through a timing proxy, which also times each request from its arrival to the facilitator's last byte: "own time by the proxy's clock" counts the proxy's extra loopback hop, which no deployment has, as the server's. "ours, credits" is a credit-paid call one at a time: what a call costs us without x402.`,
       '',
       markdownTable(
         ['server', 'call ms (median)', 'facilitator requests', 'waited on the facilitator ms', 'own time ms', 'own time by the proxy\'s clock ms'],
         targets.map((t, i) => [t.name, fixed(figures[i].total, 2), x402Cell(i, figures[i].requests, 0), x402Cell(i, figures[i].waited), fixed(figures[i].own, 2), x402Cell(i, figures[i].ownByProxy)]),
       ),
+      '',
+      `Per network, x402 adds to our call beyond the facilitator: Base **${fixed(added, 2)} ms**, Solana **${fixed(addedSolana, 2)} ms** (own time of an x402 call on that network − a credit call; Solana payloads are decoded and locked on the payer's signature, settled by \`@x402/svm\` on the local Solana ledger).`,
       '',
       `x402 adds **${fixed(added, 2)} ms** to our call beyond the facilitator (own time of an x402 call − a credit call; ${fixed(ours.ownByProxy - credits.own, 2)} ms by the proxy's clock); our own time ÷ @x402/express's: **${fixed(ours.ownByProxy / reference.ownByProxy, 2)}×** by the proxy's clock (${fixed(ours.own / reference.own, 2)}× as each server's client timed it, the library's \`fetch\` work falling inside its span); a whole x402 call, ours ÷ @x402/express's: **${fixed(ours.total / reference.total, 2)}×**.`,
     ].join('\n'),
@@ -138,4 +149,5 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
     measured: `${fixed(ours.ownByProxy, 2)} ms vs ${fixed(reference.ownByProxy, 2)} ms (${fixed(ownRatio, 2)}×)`,
     met: Number.isFinite(ownRatio) ? ownRatio <= 1 : undefined,
   });
+  log(`  x402 beyond the facilitator per network: Base ${fixed(added, 2)} ms, Solana ${fixed(addedSolana, 2)} ms`);
 }

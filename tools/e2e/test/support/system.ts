@@ -1,10 +1,11 @@
 import { createCatalogApp, readCatalogConfig } from '@appcat/catalog';
 import { type AdminKeyCreated, type AdminKeyRef, formatUsd, parseUsd, Subject } from '@appcat/contracts';
-import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
+import { type DevFacilitator, type LocalPaymentStack, startLocalPaymentStack } from '@appcat/facilitator';
 import { createGatewayApp, readGatewayConfig } from '@appcat/gateway';
-import { type LocalChain, startLocalChain } from '@appcat/local-chain';
+import type { LocalChain } from '@appcat/local-chain';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
+import type { SolanaLedger } from '@appcat/solana-ledger';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
@@ -37,25 +38,21 @@ export class System {
   ) {}
 
   /**
-   * @param options.x402 also start a local chain (anvil with test USDC at Base's USDC address) and the
-   *   dev facilitator, with `facilitatorNetworks` listed in its /supported, and point payments at it.
+   * @param options.x402 also start the local payment stack (one anvil per EVM network, each with test
+   *   USDC at that network's USDC address, the local Solana ledger, and the dev facilitator settling on
+   *   all) and point payments and the /topup page at it.
    */
-  static async start(
-    options: { paymentsReplicas?: number; gatewayReplicas?: number; x402?: boolean; facilitatorNetworks?: string[]; env?: Record<string, string> } = {},
-  ): Promise<System> {
+  static async start(options: { paymentsReplicas?: number; gatewayReplicas?: number; x402?: boolean; env?: Record<string, string> } = {}): Promise<System> {
     const [nats, redis, database, emulator] = await Promise.all([
       startNatsServer(),
       startRedisServer(),
       createTestDatabase('e2e', applyMigrations),
       startStoreEmulator({ port: 0 }),
     ]);
-    const chain = options.x402 ? await startLocalChain({ port: 0 }) : undefined;
-    const facilitator = chain
-      ? await startDevFacilitator({ rpcUrl: chain.rpcUrl, port: 0, networks: options.facilitatorNetworks ?? [chain.network] })
-      : undefined;
+    const stack = options.x402 ? await startLocalPaymentStack() : undefined;
     const gatewayPort = await freePort();
     const env = {
-      ...(facilitator ? { X402_FACILITATOR_URL: facilitator.url } : {}),
+      ...stack?.paymentsEnv,
       PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
       ...options.env,
       NATS_URL: nats.url,
@@ -94,13 +91,20 @@ export class System {
     const admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 5000, shutdownGraceMs: 0 }, 'e2e-admin');
     const db = new pg.Pool({ connectionString: database.url, max: 2 });
     const system = new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
-    system.chain = chain;
+    system.stack = stack;
+    system.chain = stack?.chain('base');
+    system.solana = stack?.solana;
+    system.facilitator = stack?.facilitator;
     system.extraGateways = extraGateways;
-    system.facilitator = facilitator;
     return system;
   }
 
+  /** The local payment stack, with `options.x402`. */
+  stack?: LocalPaymentStack;
+  /** Base's local chain. */
   chain?: LocalChain;
+  /** The local Solana ledger. */
+  solana?: SolanaLedger;
   facilitator?: DevFacilitator;
   private extraGateways: { app: NestFastifyApplication; url: string }[] = [];
 
@@ -117,8 +121,7 @@ export class System {
     await this.admin.close();
     await this.db.end();
     await this.emulator.close();
-    await this.facilitator?.stop();
-    await this.chain?.stop();
+    await this.stack?.stop();
     await Promise.all([this.nats.stop(), this.redis.stop()]);
     await this.database.drop();
   }

@@ -53,3 +53,30 @@ export function paymentPayload(
   authorization: TransferAuthorization,
   signature: string,
 ): { x402Version: 2; resource?: PaymentRequiredV2['resource']; accepted: EvmRequirement; payload: { authorization: TransferAuthorization; signature: string } };
+
+export interface SvmRequirement {
+  scheme: string;
+  network: string;
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: { feePayer: string; memo?: string; [field: string]: unknown };
+}
+export const TOKEN_PROGRAM: string;
+export function base58Encode(bytes: Uint8Array): string;
+export function base58Decode(text: string): Uint8Array;
+export function solanaAccepts(required: PaymentRequiredV2 | { accepts: unknown[] }): SvmRequirement[];
+export function networkName(network: string): string;
+export function walletChainOf(network: string): string;
+export function isOnCurve(bytes: Uint8Array): boolean;
+export function findProgramAddress(seeds: Uint8Array[], programId: string, subtle?: SubtleCrypto): Promise<string>;
+export function associatedTokenAddress(owner: string, mint: string, tokenProgram?: string): Promise<string>;
+export function randomMemo(random?: { getRandomValues(bytes: Uint8Array): Uint8Array }): string;
+export function solanaTransferTransaction(requirement: SvmRequirement, payer: string, recentBlockhash: string, memo?: string): Promise<Uint8Array>;
+export function bytesToBase64(bytes: Uint8Array): string;
+export function solanaPaymentPayload(
+  required: { resource?: unknown; extensions?: Record<string, unknown> },
+  requirement: SvmRequirement,
+  signedTransaction: Uint8Array,
+): { x402Version: 2; resource?: unknown; accepted: SvmRequirement; payload: { transaction: string } };

@@ -144,3 +144,240 @@ export function paymentPayload(required, requirement, authorization, signature) 
     ...(required.extensions ? { extensions: required.extensions } : {}),
   };
 }
+
+// ---- Solana: the exact SVM scheme, as @x402/svm's client builds it ------------------------------
+
+const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** Bytes → base58 (Solana addresses, signatures, blockhashes). */
+export function base58Encode(bytes) {
+  let value = 0n;
+  for (const byte of bytes) value = value * 256n + BigInt(byte);
+  let text = '';
+  while (value > 0n) {
+    text = BASE58_ALPHABET[Number(value % 58n)] + text;
+    value /= 58n;
+  }
+  for (const byte of bytes) {
+    if (byte !== 0) break;
+    text = '1' + text;
+  }
+  return text;
+}
+
+/** base58 → bytes; throws on a character outside the alphabet. */
+export function base58Decode(text) {
+  let value = 0n;
+  for (const char of text) {
+    const digit = BASE58_ALPHABET.indexOf(char);
+    if (digit < 0) throw new Error(`not base58: ${text}`);
+    value = value * 58n + BigInt(digit);
+  }
+  const bytes = [];
+  while (value > 0n) {
+    bytes.unshift(Number(value % 256n));
+    value /= 256n;
+  }
+  for (const char of text) {
+    if (char !== '1') break;
+    bytes.unshift(0);
+  }
+  return Uint8Array.from(bytes);
+}
+
+const SOLANA_CHAINS = new Map([
+  ['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', { name: 'Solana', walletChain: 'solana:mainnet' }],
+  ['solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', { name: 'Solana Devnet', walletChain: 'solana:devnet' }],
+  ['solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z', { name: 'Solana Testnet', walletChain: 'solana:testnet' }],
+]);
+
+/** The offers a Solana wallet can pay: exact scheme on a known Solana cluster, with the facilitator's fee payer. */
+export function solanaAccepts(required) {
+  return required.accepts.filter((a) => a?.scheme === 'exact' && SOLANA_CHAINS.has(a.network) && typeof a.extra?.feePayer === 'string');
+}
+
+/** A person's name for any offered network: "Base", "Solana". */
+export function networkName(network) {
+  return SOLANA_CHAINS.get(network)?.name ?? chainName(chainIdOf(network));
+}
+
+/** The Wallet Standard chain for a Solana network ("solana:mainnet"). */
+export function walletChainOf(network) {
+  const chain = SOLANA_CHAINS.get(network);
+  if (!chain) throw new Error(`not a Solana network: ${network}`);
+  return chain.walletChain;
+}
+
+export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
+const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+/** @x402/svm's client defaults (DEFAULT_COMPUTE_UNIT_LIMIT, DEFAULT_COMPUTE_UNIT_PRICE_MICROLAMPORTS). */
+const COMPUTE_UNIT_LIMIT = 20_000;
+const COMPUTE_UNIT_PRICE_MICROLAMPORTS = 1n;
+/** Stablecoins the page knows the decimals and token program of (@x402/svm's DEFAULT_ASSETS, USDC). */
+const SOLANA_TOKENS = new Map([
+  ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', { decimals: 6, tokenProgram: TOKEN_PROGRAM }],
+  ['4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', { decimals: 6, tokenProgram: TOKEN_PROGRAM }],
+]);
+
+// ed25519: a program-derived address must not be a point on the curve.
+const P = 2n ** 255n - 19n;
+const D = (-121665n * modPow(121666n, P - 2n)) % P;
+function mod(a) {
+  const r = a % P;
+  return r >= 0n ? r : r + P;
+}
+function modPow(base, exponent) {
+  let result = 1n;
+  let b = mod(base);
+  let e = exponent;
+  while (e > 0n) {
+    if (e & 1n) result = (result * b) % P;
+    b = (b * b) % P;
+    e >>= 1n;
+  }
+  return result;
+}
+/** Whether 32 bytes decompress to an ed25519 point (x² = (y²−1)/(d·y²+1) has a root mod p). */
+export function isOnCurve(bytes) {
+  let y = 0n;
+  for (let i = 31; i >= 0; i--) y = (y << 8n) | BigInt(i === 31 ? bytes[i] & 0x7f : bytes[i]);
+  if (y >= P) return false;
+  const y2 = (y * y) % P;
+  const u = mod(y2 - 1n);
+  const v = mod(D * y2 + 1n);
+  const x2 = (u * modPow(v, P - 2n)) % P;
+  return x2 === 0n || modPow(x2, (P - 1n) / 2n) === 1n;
+}
+
+/** The program address for `seeds` (findProgramAddress): the highest bump whose hash is off the curve. */
+export async function findProgramAddress(seeds, programId, subtle = globalThis.crypto.subtle) {
+  const marker = new TextEncoder().encode('ProgramDerivedAddress');
+  for (let bump = 255; bump >= 0; bump--) {
+    const input = concatBytes([...seeds, Uint8Array.of(bump), base58Decode(programId), marker]);
+    const hash = new Uint8Array(await subtle.digest('SHA-256', input));
+    if (!isOnCurve(hash)) return base58Encode(hash);
+  }
+  throw new Error('no program address found');
+}
+
+/** The associated token account of (owner, mint): where USDC for `owner` lives. */
+export function associatedTokenAddress(owner, mint, tokenProgram = TOKEN_PROGRAM) {
+  return findProgramAddress([base58Decode(owner), base58Decode(tokenProgram), base58Decode(mint)], ASSOCIATED_TOKEN_PROGRAM);
+}
+
+function concatBytes(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+function compactU16(n) {
+  const out = [];
+  let rest = n;
+  for (;;) {
+    const byte = rest & 0x7f;
+    rest >>= 7;
+    if (rest === 0) {
+      out.push(byte);
+      return Uint8Array.from(out);
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+function u64le(value) {
+  const out = new Uint8Array(8);
+  let rest = BigInt(value);
+  for (let i = 0; i < 8; i++) {
+    out[i] = Number(rest & 0xffn);
+    rest >>= 8n;
+  }
+  return out;
+}
+
+/** A random 16-byte nonce as 32 hex characters: @x402/svm's memo when the offer names none. */
+export function randomMemo(random = globalThis.crypto) {
+  return Array.from(random.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The unsigned v0 transaction the exact SVM scheme pays with, as @x402/svm's client builds it: the
+ * facilitator's fee payer first, then SetComputeUnitLimit(20,000), SetComputeUnitPrice(1),
+ * TransferChecked of exactly `amount` from the payer's associated token account to payTo's, signed by
+ * the payer, and a memo. Both signature slots are empty: the wallet fills the payer's, the facilitator
+ * its own. Resolves with the wire bytes.
+ */
+export async function solanaTransferTransaction(requirement, payer, recentBlockhash, memo = requirement.extra?.memo ?? randomMemo()) {
+  const token = SOLANA_TOKENS.get(requirement.asset);
+  if (!token) throw new Error(`this page does not know the token ${requirement.asset}`);
+  if (token.tokenProgram !== TOKEN_PROGRAM && token.tokenProgram !== TOKEN_2022_PROGRAM) throw new Error('unknown token program');
+  const feePayer = requirement.extra.feePayer;
+  const [source, destination] = await Promise.all([
+    associatedTokenAddress(payer, requirement.asset, token.tokenProgram),
+    associatedTokenAddress(requirement.payTo, requirement.asset, token.tokenProgram),
+  ]);
+  // Signers (writable, then read-only), then writable accounts, then read-only ones: the v0 header's
+  // order; within a group, @solana/kit's order (its getAddressComparator), so the bytes are the client's.
+  const byAddress = new Intl.Collator('en', { caseFirst: 'lower', ignorePunctuation: false, numeric: false, sensitivity: 'variant', usage: 'sort' }).compare;
+  const keys = [
+    feePayer,
+    payer,
+    ...[source, destination].sort(byAddress),
+    ...[requirement.asset, token.tokenProgram, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM].sort(byAddress),
+  ];
+  const index = (key) => keys.indexOf(key);
+  const limit = new Uint8Array(5);
+  limit[0] = 2;
+  new DataView(limit.buffer).setUint32(1, COMPUTE_UNIT_LIMIT, true);
+  const instructions = [
+    [index(COMPUTE_BUDGET_PROGRAM), [], limit],
+    [index(COMPUTE_BUDGET_PROGRAM), [], concatBytes([Uint8Array.of(3), u64le(COMPUTE_UNIT_PRICE_MICROLAMPORTS)])],
+    [
+      index(token.tokenProgram),
+      [index(source), index(requirement.asset), index(destination), index(payer)],
+      concatBytes([Uint8Array.of(12), u64le(requirement.amount), Uint8Array.of(token.decimals)]),
+    ],
+    [index(MEMO_PROGRAM), [], new TextEncoder().encode(memo)],
+  ];
+  const message = concatBytes([
+    Uint8Array.of(0x80, 2, 1, 4), // v0; 2 signatures, 1 of them read-only (the payer); 4 read-only accounts
+    compactU16(keys.length),
+    ...keys.map(base58Decode),
+    base58Decode(recentBlockhash),
+    compactU16(instructions.length),
+    ...instructions.flatMap(([program, accounts, data]) => [
+      Uint8Array.of(program),
+      compactU16(accounts.length),
+      Uint8Array.from(accounts),
+      compactU16(data.length),
+      data,
+    ]),
+    compactU16(0), // no address lookup tables
+  ]);
+  return concatBytes([compactU16(2), new Uint8Array(128), message]);
+}
+
+/** Bytes → base64, as the x402 payload carries a transaction. */
+export function bytesToBase64(bytes) {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** The x402 v2 PaymentPayload of a Solana payment: the payer-signed transaction, base64. */
+export function solanaPaymentPayload(required, requirement, signedTransaction) {
+  return {
+    x402Version: 2,
+    resource: required.resource,
+    accepted: requirement,
+    payload: { transaction: bytesToBase64(signedTransaction) },
+    ...(required.extensions ? { extensions: required.extensions } : {}),
+  };
+}

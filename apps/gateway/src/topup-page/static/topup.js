@@ -9,13 +9,29 @@ import {
   encodePaymentSignature,
   evmAccepts,
   formatMicros,
+  networkName,
   parseTopUpAmount,
   paymentPayload,
   randomNonce,
+  solanaAccepts,
+  solanaPaymentPayload,
+  solanaTransferTransaction,
   transferAuthorization,
   transferAuthorizationTypedData,
+  walletChainOf,
 } from './payment.js';
-import { WalletError, connectWallet, injectedWallet, signTypedData, switchWalletChain, walletChainId } from './wallet.js';
+import {
+  WalletError,
+  connectSolanaWallet,
+  connectWallet,
+  injectedWallet,
+  listenForSolanaWallets,
+  signSolanaTransaction,
+  signTypedData,
+  solanaWallet,
+  switchWalletChain,
+  walletChainId,
+} from './wallet.js';
 
 const TOPUP_PATH = '/api/credits/topup';
 const BALANCE_PATH = '/api/credits/balance';
@@ -78,21 +94,26 @@ ui.switchButton.addEventListener('click', () => run(switchAndPay));
 ui.copy.addEventListener('click', copyKey);
 showKeyField();
 watchWallet();
+listenForSolanaWallets();
 loadNetworks();
 
 function showKeyField() {
   ui.keyField.hidden = !ui.modeExisting.checked;
 }
 
-/** Offers the EVM networks of the gateway's own top-up challenge. */
+/** The offers of a challenge a browser wallet can pay (EVM or Solana), in the challenge's order. */
+function payableAccepts(required) {
+  const payable = new Set([...evmAccepts(required), ...solanaAccepts(required)]);
+  return required.accepts.filter((offer) => payable.has(offer));
+}
+
+/** Offers the networks of the gateway's own top-up challenge that a browser wallet can pay. */
 async function loadNetworks() {
   const amount = parseTopUpAmount(ui.amount.value);
   try {
     const { required } = await challenge(amount.micros ? amount.text : '1', undefined);
-    const offers = evmAccepts(required);
-    ui.network.replaceChildren(
-      ...offers.map((offer) => new Option(`${chainName(chainIdOf(offer.network))} (USDC)`, offer.network)),
-    );
+    const offers = payableAccepts(required);
+    ui.network.replaceChildren(...offers.map((offer) => new Option(`${networkName(offer.network)} (USDC)`, offer.network)));
     if (offers.length === 0) {
       ui.network.append(new Option('No network available', ''));
       showError(new PageError('No network available', 'This service offers no network a browser wallet can pay on right now. Try again later.'));
@@ -182,6 +203,7 @@ async function pay() {
   const key = readKey();
   const network = ui.network.value;
   if (!network) throw new PageError('No network chosen', 'Choose the network your USDC is on.', { focus: ui.network });
+  if (network.startsWith('solana:')) return paySolana(amount, key, network);
   const provider = injectedWallet();
 
   if (key) await checkKey(key);
@@ -218,6 +240,59 @@ async function pay() {
   const answer = await send(url, { method: 'POST', headers: { ...authHeader(key), 'payment-signature': encodePaymentSignature(payload) } });
   if (answer.status !== 200) throw paymentFailure(answer);
   showResult(answer.body.data, name);
+}
+
+/**
+ * A Solana payment: the transaction @x402/svm's client would build (the facilitator's fee payer, a
+ * USDC TransferChecked of exactly the amount, a memo), on a recent blockhash from the Solana RPC,
+ * signed by the person's Solana wallet; the facilitator adds its signature as it settles.
+ */
+async function paySolana(amount, key, network) {
+  const chain = walletChainOf(network);
+  const wallet = solanaWallet(chain);
+  if (key) await checkKey(key);
+
+  setStatus('Getting the payment terms…');
+  const { required, url } = await challenge(amount.text, key);
+  const requirement = solanaAccepts(required).find((offer) => offer.network === network);
+  if (!requirement) {
+    throw new PageError('Network no longer offered', 'The service no longer offers this network. Reload the page and choose another.');
+  }
+  const name = networkName(network);
+
+  setStatus('Waiting for your wallet…');
+  const account = await connectSolanaWallet(wallet);
+  ui.walletState.textContent = `Connected: ${account.address.slice(0, 4)}…${account.address.slice(-4)} on ${name}.`;
+  const blockhash = await latestSolanaBlockhash();
+  const transaction = await solanaTransferTransaction(requirement, account.address, blockhash);
+
+  setStatus(`Confirm the payment of USD ${formatMicros(amount.micros)} in your wallet…`);
+  const signed = await signSolanaTransaction(wallet, account, chain, transaction);
+
+  setStatus(`Payment signed. Settling it on ${name}; this takes a few seconds…`);
+  const payload = solanaPaymentPayload(required, requirement, signed);
+  const answer = await send(url, { method: 'POST', headers: { ...authHeader(key), 'payment-signature': encodePaymentSignature(payload) } });
+  if (answer.status !== 200) throw paymentFailure(answer);
+  showResult(answer.body.data, name);
+}
+
+/** A recent blockhash from the Solana RPC the service names (the page's content policy allows it alone). */
+async function latestSolanaBlockhash() {
+  const rpc = document.querySelector('meta[name="solana-rpc"]')?.content;
+  try {
+    const response = await fetch(rpc, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'finalized' }] }),
+      credentials: 'omit',
+    });
+    const body = await response.json();
+    const blockhash = body?.result?.value?.blockhash;
+    if (typeof blockhash !== 'string') throw new Error('no blockhash');
+    return blockhash;
+  } catch {
+    throw new PageError('Solana unreachable', 'The Solana network could not be reached to prepare the payment. Try again in a moment. Nothing was paid.');
+  }
 }
 
 // ---- talking to the gateway ----------------------------------------------------------------------

@@ -65,3 +65,59 @@ async function call(provider, method, params, what, special = {}) {
     throw new WalletError('failed', `The wallet could not ${what}${detail}.`);
   }
 }
+
+// ---- Solana wallets (Wallet Standard: Phantom, Solflare, Backpack… register themselves) -----------
+
+/**
+ * The Solana wallets registered through the Wallet Standard that can sign a transaction for `chain`
+ * ("solana:mainnet"): the page announces itself ('wallet-standard:app-ready') and listens for wallets
+ * that register now or later ('wallet-standard:register-wallet').
+ */
+const standardWallets = [];
+export function listenForSolanaWallets(win = window) {
+  const register = (...wallets) => {
+    standardWallets.push(...wallets);
+    return () => undefined;
+  };
+  win.addEventListener('wallet-standard:register-wallet', (event) => event.detail?.({ register }));
+  win.dispatchEvent(new CustomEvent('wallet-standard:app-ready', { detail: { register } }));
+}
+
+/** The first registered wallet that signs Solana transactions on `chain`, or a WalletError saying how to get one. */
+export function solanaWallet(chain) {
+  const wallet = standardWallets.find((w) => w.features?.['solana:signTransaction'] && w.features?.['standard:connect'] && (w.chains ?? []).includes(chain));
+  if (!wallet) {
+    throw new WalletError('missing', 'No Solana wallet found. Install or enable a Solana wallet extension (for example Phantom, Solflare or Backpack), then reload this page.');
+  }
+  return wallet;
+}
+
+/** Connects the Solana wallet; resolves with its first account ({ address, … }). */
+export async function connectSolanaWallet(wallet) {
+  const { accounts } = await callSolana(() => wallet.features['standard:connect'].connect(), 'connect your wallet');
+  const account = accounts?.[0] ?? wallet.accounts?.[0];
+  if (!account) throw new WalletError('failed', 'The wallet shared no account. Unlock it and try again.');
+  return account;
+}
+
+/** Has the wallet add its signature to the transaction's wire bytes; resolves with the signed bytes. */
+export async function signSolanaTransaction(wallet, account, chain, transaction) {
+  const [output] = await callSolana(
+    () => wallet.features['solana:signTransaction'].signTransaction({ account, chain, transaction }),
+    'sign the payment',
+  );
+  if (!(output?.signedTransaction instanceof Uint8Array)) throw new WalletError('failed', 'The wallet returned no signed transaction.');
+  return output.signedTransaction;
+}
+
+async function callSolana(request, what) {
+  try {
+    return await request();
+  } catch (error) {
+    // Wallets report a refusal as WalletSignTransactionError / code 4001 / "User rejected".
+    const rejected = Number(error?.code) === USER_REJECTED || /reject|declin|cancel/i.test(String(error?.message ?? error?.name ?? ''));
+    if (rejected) throw new WalletError('rejected', `You declined to ${what} in your wallet. Nothing was paid.`);
+    const detail = typeof error?.message === 'string' && error.message !== '' ? ` (${error.message})` : '';
+    throw new WalletError('failed', `The wallet could not ${what}${detail}.`);
+  }
+}
