@@ -33,8 +33,9 @@ describe('graceful shutdown under load, and logs without secrets', () => {
       createTestDatabase('e2e_shutdown', applyMigrations),
       startStoreEmulator({ port: 0 }),
     ]);
-    // Payments is ready only once a facilitator's /supported lists its networks; no payment is made here, so no chain.
-    facilitator = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port: 0, networks: X402_EVM_NETWORKS.map((n) => n.network) });
+    // Payments is ready only once a facilitator's /supported lists its networks (Solana too, offered by
+    // default); no payment is made here, so no chain or ledger.
+    facilitator = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port: 0, networks: X402_EVM_NETWORKS.map((n) => n.network), solana: { rpcUrl: 'http://127.0.0.1:9' } });
     const common = {
       X402_FACILITATOR_URL: facilitator.url,
       NATS_URL: nats.url,
