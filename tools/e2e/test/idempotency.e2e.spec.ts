@@ -8,7 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -127,11 +127,7 @@ describe('idempotent retries', () => {
   });
 
   describe('x402 payment-identifier', () => {
-    async function challenge(path: string): Promise<PaymentRequired> {
-      const res = await fetch(system.baseUrl + path);
-      expect(res.status).toBe(402);
-      return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-    }
+    const challenge = (path: string, init?: RequestInit): Promise<PaymentRequired> => system.challenge(path, init);
 
     /** A payment for `path` carrying `id` in its payment-identifier extension, as a client adds it. */
     async function paymentWithId(path: string, id: string): Promise<string> {

@@ -5,7 +5,7 @@
  */
 import { type X402NetworkName, x402Network } from '@appcat/contracts';
 import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
@@ -34,11 +34,7 @@ describe('x402 on Base, Monad, Polygon and Arbitrum', () => {
       networks: [x402Network(name).network as `${string}:${string}`],
     });
 
-  async function challenge(path: string, init: RequestInit = {}): Promise<PaymentRequired> {
-    const res = await fetch(system.baseUrl + path, init);
-    expect(res.status).toBe(402);
-    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-  }
+  const challenge = (path: string, init?: RequestInit): Promise<PaymentRequired> => system.challenge(path, init);
 
   const send = async (path: string, signature: string, init: RequestInit = {}) => {
     const res = await fetch(system.baseUrl + path, { ...init, headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature } });

@@ -4,7 +4,7 @@
  * @x402/svm's exact scheme) paying the gateway. Every payment is checked on the ledger.
  */
 import { SOLANA_DEV_ACCOUNTS, type SolanaLedger } from '@appcat/solana-ledger';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { wrapFetchWithPayment } from '@x402/fetch';
@@ -36,11 +36,7 @@ describe('x402 on Solana through every service', () => {
     await system?.stop();
   });
 
-  async function challenge(path: string, init: RequestInit = {}): Promise<PaymentRequired> {
-    const res = await fetch(system.baseUrl + path, init);
-    expect(res.status).toBe(402);
-    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-  }
+  const challenge = (path: string, init?: RequestInit): Promise<PaymentRequired> => system.challenge(path, init);
 
   const solanaOffer = (required: PaymentRequired) => required.accepts.find((a) => a.network === SOLANA)!;
 

@@ -2,7 +2,7 @@
  * x402 end to end on Base, offline: anvil with test USDC at Base's real USDC address, the dev facilitator
  * settling on it (and on the other local EVM chains, see x402-networks.e2e.spec.ts), and the official @x402 client paying the gateway. Every payment is checked on chain.
  */
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -33,11 +33,7 @@ describe('x402 through every service', () => {
     await system?.stop();
   });
 
-  async function challenge(path: string, init: RequestInit = {}): Promise<PaymentRequired> {
-    const res = await fetch(system.baseUrl + path, init);
-    expect(res.status).toBe(402);
-    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-  }
+  const challenge = (path: string, init?: RequestInit): Promise<PaymentRequired> => system.challenge(path, init);
 
   /** A signed payment for `path`'s challenge, as the header the client would send. */
   async function signedFor(path: string, init: RequestInit = {}, tamper?: (payload: PaymentPayload) => void): Promise<string> {

@@ -62,7 +62,7 @@ export class RedisRateLimiter {
   constructor(
     redis: RedisClient,
     private readonly keyPrefix: string,
-    readonly maxWaitMs: number,
+    private readonly maxWaitMs: number,
     private readonly limits: ReadonlyMap<string, UpstreamRateLimit>,
     readonly egresses: readonly Egress[],
   ) {
@@ -117,8 +117,12 @@ export class RedisRateLimiter {
    * "cannot be had now" apart from a miss worth paying for).
    */
   async isExhausted(upstream: string): Promise<boolean> {
-    const { tokens, waitMs } = await this.state(upstream);
-    return tokens < 1 && waitMs > this.maxWaitMs;
+    return this.exhausted(await this.state(upstream));
+  }
+
+  /** Whether a budget in `state` refuses a call now: no token, and none within the longest wait. */
+  exhausted(state: BudgetState): boolean {
+    return state.tokens < 1 && state.waitMs > this.maxWaitMs;
   }
 
   private bucketKeys(upstream: string): string[] {

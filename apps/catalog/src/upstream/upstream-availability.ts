@@ -1,6 +1,6 @@
 import { type CatalogUnavailable, ErrorCode } from '@appcat/contracts';
 import type { RedisClient } from '../redis/redis-connection.js';
-import type { RedisRateLimiter } from './rate-limiter.js';
+import type { BudgetState, RedisRateLimiter } from './rate-limiter.js';
 import { type BreakerCause, CAUSE_CODES } from './circuit-breaker.js';
 import { openMessage } from './guarded-http-client.js';
 
@@ -25,7 +25,7 @@ export class UpstreamAvailability {
 
   async unavailable(upstream: string): Promise<CatalogUnavailable | null> {
     let breaker: (string | null)[];
-    let budget: { tokens: number; waitMs: number };
+    let budget: BudgetState;
     try {
       [breaker, budget] = await Promise.all([
         this.redis.hmget(`${this.keyPrefix}breaker:${upstream}`, 'state', 'until', 'cause'),
@@ -42,7 +42,7 @@ export class UpstreamAvailability {
       const cause: BreakerCause = stored in CAUSE_CODES ? (stored as BreakerCause) : 'http';
       return unavailable(CAUSE_CODES[cause], openMessage(cause, detail.join('|'), upstream, openFor), openFor);
     }
-    if (budget.tokens >= 1 || budget.waitMs <= this.limiter.maxWaitMs) return null;
+    if (!this.limiter.exhausted(budget)) return null;
     const limit = this.limiter.limitOf(upstream);
     const egresses = this.limiter.egresses.length;
     const rate = `${limit?.perMinute ?? 0} calls a minute to ${upstream}${egresses > 1 ? ` from each of ${egresses} egresses` : ''}`;

@@ -10,6 +10,8 @@ import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
 import pg from 'pg';
 
 export interface HttpAnswer {
@@ -107,6 +109,13 @@ export class System {
   solana?: SolanaLedger;
   facilitator?: DevFacilitator;
   private extraGateways: { app: NestFastifyApplication; url: string }[] = [];
+
+  /** The x402 challenge an unpaid request to `path` gets (a 402 with `payment-required`), decoded. */
+  async challenge(path: string, init: RequestInit = {}): Promise<PaymentRequired> {
+    const res = await fetch(this.baseUrl + path, init);
+    if (res.status !== 402) throw new Error(`expected a 402 challenge from ${path}, got ${res.status}`);
+    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+  }
 
   /** Every gateway replica's address, the first being `baseUrl`. */
   get gatewayUrls(): string[] {
