@@ -1,6 +1,7 @@
-import type { PricedRoute } from '@appcat/routes';
+import { type ParamsSchema, type PricedRoute, routeParamSchemas } from '@appcat/routes';
 import { bazaarResourceServerExtension, declareDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar';
-import { type JsonSchema, routeParams } from './param-schemas.js';
+import type { JsonSchema } from './param-schemas.js';
+import { PARAM_EXAMPLES } from './service-facts.js';
 
 /** The `extensions` member of a PaymentRequired carrying the bazaar declaration. */
 export type BazaarExtensions = { bazaar: DiscoveryExtension };
@@ -35,12 +36,9 @@ const OUTPUT_SCHEMA: JsonSchema = {
   required: ['status', 'message', 'data'],
 };
 
-/** Parameter schemas as a bazaar object schema; descriptions are kept short (the header travels on every 402). */
-function objectSchema(params: ReturnType<typeof routeParams>): JsonSchema {
-  return {
-    properties: Object.fromEntries(params.map((p) => [p.name, { ...p.schema, description: p.description }])),
-    required: params.filter((p) => p.required).map((p) => p.name),
-  };
+/** The example value of each parameter of an object schema. */
+function examples(params: ParamsSchema): Record<string, string | number> {
+  return Object.fromEntries(Object.keys(params.properties).map((name) => [name, PARAM_EXAMPLES[name]]));
 }
 
 /**
@@ -48,15 +46,11 @@ function objectSchema(params: ReturnType<typeof routeParams>): JsonSchema {
  * and path parameters with their schemas and examples, and an example of the envelope it answers.
  */
 export function bazaarDeclaration(route: PricedRoute): DiscoveryExtension {
-  const params = routeParams(route);
-  const query = params.filter((p) => p.in === 'query');
-  const path = params.filter((p) => p.in === 'path');
+  const { path, query } = routeParamSchemas(route);
   const { bazaar } = declareDiscoveryExtension({
-    input: Object.fromEntries(query.map((p) => [p.name, p.example])),
-    inputSchema: objectSchema(query),
-    ...(path.length > 0
-      ? { pathParams: Object.fromEntries(path.map((p) => [p.name, p.example])), pathParamsSchema: objectSchema(path) }
-      : {}),
+    input: examples(query),
+    inputSchema: query,
+    ...(route.pathParams.length > 0 ? { pathParams: examples(path), pathParamsSchema: path } : {}),
     output: {
       example: { status: 200, message: 'ok', data: { resultCount: 1, results: [exampleRecord(route)] } },
       schema: OUTPUT_SCHEMA,

@@ -7,7 +7,7 @@
 import { ISO_COUNTRY_CODES, PRICED_ROUTES, type PricedRoute, validateRouteInput } from '@appcat/routes';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
-import { paramSchema, routeParams } from './param-schemas.js';
+import { routeParams } from './param-schemas.js';
 import { examplePathParams, PARAM_EXAMPLES } from './service-facts.js';
 
 const ajv = new Ajv2020({ strict: false });
@@ -24,7 +24,7 @@ function gatewayAccepts(route: PricedRoute, name: string, value: string): boolea
 }
 
 function docsAccept(route: PricedRoute, name: string, value: string): boolean {
-  const schema = paramSchema(route, name);
+  const { schema } = routeParams(route).find((p) => p.name === name)!;
   // An integer parameter is written in decimal; anything else is not an integer.
   const typed = schema.type === 'integer' ? (/^(0|-?[1-9]\d*)$/.test(value) ? Number(value) : value) : value;
   return ajv.validate(schema, typed);

@@ -1,5 +1,5 @@
 import { formatUsd, MAX_TOPUP_MICROS, MIN_TOPUP_MICROS, type NetworkSet, PRICE_PER_CALL_MICROS, X402_NETWORKS, x402NetworksOf } from '@appcat/contracts';
-import { type PricedRoute, validateRouteInput } from '@appcat/routes';
+import { type PricedRoute, routeParamSchemas } from '@appcat/routes';
 
 /** What every document calls the service. */
 export const SERVICE_NAME = 'appcat';
@@ -108,14 +108,9 @@ export function exampleUrlPath(route: PricedRoute): string {
   return examplePath(route) + (query ? `?${query}` : '');
 }
 
-/**
- * Whether the route's DTO requires a query parameter, asked of the validation itself: a call with
- * every other parameter valid and this one left out must fail naming it.
- */
+/** Whether the route's query DTO requires a query parameter (it is not `@IsOptional()`). */
 export function isRequiredQueryParam(route: PricedRoute, name: string): boolean {
-  const query = Object.fromEntries(route.queryParams.filter((n) => n !== name).map((n) => [n, String(PARAM_EXAMPLES[n])]));
-  const result = validateRouteInput(route, examplePathParams(route), query);
-  return !result.ok && result.message.startsWith(`${name} `);
+  return routeParamSchemas(route).query.required.includes(name);
 }
 
 /** The group a route belongs to, for OpenAPI tags and catalogue sections: "apps", "bundles", "developers". */

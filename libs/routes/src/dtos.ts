@@ -1,57 +1,24 @@
-import {
-  IsIn,
-  IsNotEmpty,
-  IsOptional,
-  Matches,
-  MaxLength,
-  Validate,
-  ValidatorConstraint,
-  type ValidationArguments,
-  type ValidatorConstraintInterface,
-} from 'class-validator';
-import { ISO_COUNTRY_CODES } from './countries.js';
-import { ParamLimits } from './param-rules.js';
+import { IsIn, IsNotEmpty, IsOptional, Matches, MaxLength, Validate } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { IsIsoCountry, IsNotBlank, IsPageInRange } from './constraints.js';
+import { ParamDefaults, ParamDescriptions, ParamLimits } from './param-rules.js';
 
 /*
- * Request DTOs of the priced routes. All values arrive as strings (spec §4); each decorator's message
- * names the parameter, because the 400's message must. Validation stops at the first failure of a
- * property, and decorators apply bottom-up: the first check is the one written nearest the property.
+ * Request DTOs of the priced routes: the one source of every parameter rule. validateRouteInput runs
+ * them with class-validator, and the JSON Schemas of OpenAPI, the MCP tools and the x402 bazaar are
+ * generated from their metadata (param-schemas.ts); `@JSONSchema` adds what validation does not use
+ * (description, default). All values arrive as strings (spec §4); each decorator's message names the
+ * parameter, because the 400's message must. Validation stops at the first failure of a property, and
+ * decorators apply bottom-up: the first check is the one written nearest the property.
  */
 
-@ValidatorConstraint({ name: 'isoCountry' })
-class IsIsoCountry implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    return typeof value === 'string' && ISO_COUNTRY_CODES.has(value.toLowerCase());
-  }
-  defaultMessage(): string {
-    return 'country must be an ISO 3166-1 alpha-2 country code such as us';
-  }
-}
+/** A property's description and, for an optional one, the default `toCatalogQuery` applies. */
+const doc = (description: string, defaultValue?: string | number): PropertyDecorator =>
+  JSONSchema(defaultValue === undefined ? { description } : { description, default: defaultValue }) as PropertyDecorator;
 
-const maxPage = (args?: ValidationArguments): number => (args?.constraints[0] as number | undefined) ?? 1;
-
-@ValidatorConstraint({ name: 'pageInRange' })
-class IsPageInRange implements ValidatorConstraintInterface {
-  validate(value: unknown, args?: ValidationArguments): boolean {
-    return typeof value === 'string' && /^[1-9]\d{0,2}$/.test(value) && Number(value) <= maxPage(args);
-  }
-  defaultMessage(args?: ValidationArguments): string {
-    return `page must be an integer from 1 to ${maxPage(args)}`;
-  }
-}
-
-@ValidatorConstraint({ name: 'notBlank' })
-class IsNotBlank implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    return typeof value === 'string' && value.trim().length > 0;
-  }
-  defaultMessage(): string {
-    return 'term must not be empty';
-  }
-}
-
-const COUNTRY = [IsOptional(), Validate(IsIsoCountry)];
+const COUNTRY = [doc(ParamDescriptions.country, ParamDefaults.country), IsOptional(), Validate(IsIsoCountry)];
 const LANG = [
+  doc(ParamDescriptions.lang),
   IsOptional(),
   MaxLength(ParamLimits.langMaxLength, { message: `lang must be at most ${ParamLimits.langMaxLength} characters` }),
   Matches(ParamLimits.langPattern, { message: 'lang must be a language tag such as en-us' }),
@@ -63,11 +30,13 @@ function apply(decorators: PropertyDecorator[]): PropertyDecorator {
 }
 
 export class SearchQueryDto {
+  @doc(ParamDescriptions.term)
   @Validate(IsNotBlank)
   @MaxLength(ParamLimits.termMaxLength, { message: `term must be at most ${ParamLimits.termMaxLength} characters` })
   @IsNotEmpty({ message: 'term is required' })
   term!: string;
 
+  @doc(ParamDescriptions.searchPage, ParamDefaults.page)
   @IsOptional()
   @Validate(IsPageInRange, [ParamLimits.searchMaxPage])
   page?: string;
@@ -82,12 +51,14 @@ export class LookupQueryDto {
 }
 
 export class ReviewsQueryDto {
+  @doc(ParamDescriptions.reviewsPage, ParamDefaults.page)
   @IsOptional()
   @Validate(IsPageInRange, [ParamLimits.reviewsMaxPage])
   page?: string;
 
   @apply(COUNTRY) country?: string;
 
+  @doc(ParamDescriptions.sort, ParamDefaults.sort)
   @IsOptional()
   @IsIn(ParamLimits.sortValues, { message: `sort must be one of: ${ParamLimits.sortValues.join(', ')}` })
   sort?: string;
@@ -96,6 +67,7 @@ export class ReviewsQueryDto {
 export class NoQueryDto {}
 
 export class AppIdParamDto {
+  @doc(ParamDescriptions.appId)
   @Matches(ParamLimits.bundleIdentifierPattern, {
     message: 'appId must be a numeric App Store id or a bundle identifier such as com.example.app',
   })
@@ -105,15 +77,17 @@ export class AppIdParamDto {
 }
 
 export class BundleIdParamDto {
+  @doc(ParamDescriptions.bundleId)
   @Matches(ParamLimits.numericIdPattern, { message: 'bundleId must be a numeric App Store bundle id' })
-  @MaxLength(19, { message: 'bundleId must be at most 19 digits' })
+  @MaxLength(ParamLimits.numericIdMaxDigits, { message: `bundleId must be at most ${ParamLimits.numericIdMaxDigits} digits` })
   @IsNotEmpty({ message: 'bundleId is required' })
   bundleId!: string;
 }
 
 export class DeveloperIdParamDto {
+  @doc(ParamDescriptions.developerId)
   @Matches(ParamLimits.numericIdPattern, { message: 'developerId must be a numeric App Store developer id' })
-  @MaxLength(19, { message: 'developerId must be at most 19 digits' })
+  @MaxLength(ParamLimits.numericIdMaxDigits, { message: `developerId must be at most ${ParamLimits.numericIdMaxDigits} digits` })
   @IsNotEmpty({ message: 'developerId is required' })
   developerId!: string;
 }

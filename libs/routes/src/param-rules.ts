@@ -1,16 +1,29 @@
-import { REVIEWS_MAX_PAGE, SEARCH_MAX_PAGE } from '@appcat/contracts';
+import { REVIEWS_MAX_PAGE, SEARCH_MAX_PAGE, SEARCH_PAGE_SIZE } from '@appcat/contracts';
+import { ISO_COUNTRY_CODES } from './countries.js';
 
-/**
- * Formats and limits of every parameter, in one place: the DTOs enforce them, and the docs, OpenAPI
- * and MCP schemas are generated from them.
+/*
+ * The numbers, patterns, defaults and words the DTOs' decorators are written with (dtos.ts). The DTOs
+ * are the one source of every parameter rule: validation runs them, and every document's JSON Schema
+ * is generated from their metadata (param-schemas.ts). Nothing else restates a rule; the route table
+ * only applies the defaults.
  */
+
+/** Digits of a numeric App Store id (track, bundle or artist id). */
+const NUMERIC_ID_MAX_DIGITS = 19;
+/** Characters of an app id: a numeric id or a bundle identifier. */
+const ID_MAX_LENGTH = 155;
+
+/** Formats and limits of the parameters. */
 export const ParamLimits = {
   termMaxLength: 200,
+  numericIdMaxDigits: NUMERIC_ID_MAX_DIGITS,
   /** A numeric App Store id: track, bundle or artist id. */
-  numericIdPattern: /^[1-9]\d{0,18}$/,
+  numericIdPattern: new RegExp(`^[1-9]\\d{0,${NUMERIC_ID_MAX_DIGITS - 1}}$`),
   /** An app is a numeric track id or a bundle identifier such as com.facebook.Facebook. */
-  bundleIdentifierPattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,154}$/,
-  idMaxLength: 155,
+  bundleIdentifierPattern: new RegExp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,${ID_MAX_LENGTH - 1}}$`),
+  idMaxLength: ID_MAX_LENGTH,
+  /** Pages are counted from 1. */
+  firstPage: 1,
   searchMaxPage: SEARCH_MAX_PAGE,
   reviewsMaxPage: REVIEWS_MAX_PAGE,
   /** A BCP 47-style language tag such as en, en-us or zh-hant-tw (Apple accepts `_` too). */
@@ -19,20 +32,24 @@ export const ParamLimits = {
   sortValues: ['recent', 'helpful'] as const,
 } as const;
 
+/** What an optional parameter left out means; `toCatalogQuery` applies them. */
 export const ParamDefaults = {
   country: 'us',
-  page: 1,
+  page: ParamLimits.firstPage,
   sort: 'recent',
 } as const;
 
-/** Human descriptions for docs, OpenAPI and MCP. */
-export const ParamDescriptions: Record<string, string> = {
+/** Human descriptions for docs, OpenAPI, MCP and the bazaar, one per DTO property. */
+export const ParamDescriptions = {
   term: `Search text, 1 to ${ParamLimits.termMaxLength} characters.`,
-  page: `Page number, a positive integer (search: 1 to ${ParamLimits.searchMaxPage}, 20 results a page; reviews: 1 to ${ParamLimits.reviewsMaxPage}, 50 reviews a page). Default 1.`,
-  country: 'Storefront, an ISO 3166-1 alpha-2 country code, case-insensitive. Default us.',
+  searchPage: `Page number from ${ParamLimits.firstPage} to ${ParamLimits.searchMaxPage} (${SEARCH_PAGE_SIZE} results a page). Default ${ParamDefaults.page}.`,
+  reviewsPage: `Page number from ${ParamLimits.firstPage} to ${ParamLimits.reviewsMaxPage} (50 reviews a page). Default ${ParamDefaults.page}.`,
+  country:
+    `Storefront, an ISO 3166-1 alpha-2 country code, case-insensitive. Default ${ParamDefaults.country}. ` +
+    `One of the ${ISO_COUNTRY_CODES.size} assigned codes.`,
   lang: 'Language tag such as en-us or ja-jp. Default: the storefront language.',
-  sort: 'Review order: recent or helpful. Default recent.',
+  sort: `Review order: ${ParamLimits.sortValues.join(' or ')}. Default ${ParamDefaults.sort}.`,
   appId: 'Numeric App Store id (284882215) or bundle identifier (com.facebook.Facebook).',
   bundleId: 'Numeric App Store app-bundle id (1482985563).',
   developerId: 'Numeric App Store developer (artist) id (284882218).',
-};
+} as const;
