@@ -1,8 +1,10 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { ISO_COUNTRY_CODES } from './countries.js';
 import { ParamLimits } from './param-rules.js';
-import { PRICED_ROUTES, type PricedRoute } from './route-table.js';
-import { type RawQuery, validateRouteInput } from './validate-route-input.js';
+import { type JsonSchema, routeParamSchemas } from './param-schemas.js';
+import { PRICED_ROUTES, type PricedRoute, type RouteParams } from './route-table.js';
+import { type RawQuery, type RouteInputResult, validateRouteInput } from './validate-route-input.js';
 import { validateRouteInputReference } from '../test/validate-route-input.reference.js';
 
 const byId = (id: string): PricedRoute => PRICED_ROUTES.find((r) => r.id === id)!;
@@ -81,6 +83,8 @@ const EDGE_VALUES = [
   ' chess ',
   'x'.repeat(ParamLimits.termMaxLength),
   'x'.repeat(ParamLimits.termMaxLength + 1),
+  'x'.repeat(ParamLimits.termMaxLength) + '\uFE0F',
+  '\u2764\uFE0F'.repeat(ParamLimits.termMaxLength / 2 + 1),
   ' '.repeat(ParamLimits.termMaxLength + 1),
   'é'.repeat(ParamLimits.termMaxLength),
   '😀'.repeat(ParamLimits.termMaxLength / 2 + 1),
@@ -110,6 +114,7 @@ const EDGE_VALUES = [
   'u',
   'usa',
   '\u212Ae', // KELVIN SIGN + e: lower-cases to "ke", an assigned code
+  'e\u212A',
   'İs',
   'en',
   'en-us',
@@ -193,5 +198,137 @@ describe('validateRouteInput against class-validator', () => {
         expect([name, value, validateRouteInput(route, p, q)]).toStrictEqual([name, value, validateRouteInputReference(route, p, q)]);
       }
     }
+  });
+});
+
+/*
+ * The documents promise what the generated JSON Schemas say (routeParamSchemas: OpenAPI, the MCP tool
+ * input schemas, the bazaar). Held against them by a JSON Schema validator (Ajv), validateRouteInput
+ * accepts exactly what they accept, and a refusal names the first parameter they rule out, path
+ * before query, in documented order; a repeated query parameter is refused before any rule, being no
+ * value at all. What a schema does not say, stated here:
+ * - country: the assigned codes. The schema says two letters, the description "one of the assigned
+ *   codes"; the validator looks up the value lower-cased, so a KELVIN SIGN (U+212A) reads as k too.
+ * - a length limit where the value has a variation selector (U+FE0E, U+FE0F): class-validator's
+ *   MaxLength (validator.js isLength) counts a character and its selector as one, JSON Schema as two.
+ */
+const ajv = new Ajv2020({ strict: true });
+
+interface DocumentedParam {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  integer: boolean;
+  accepts: ValidateFunction;
+  withoutMaxLength: ValidateFunction;
+  maxLength: number | undefined;
+}
+
+const DOCUMENTED = new Map(
+  PRICED_ROUTES.map((route) => {
+    const { path, query } = routeParamSchemas(route);
+    const params = (['path', 'query'] as const).flatMap((where) => {
+      const object = where === 'path' ? path : query;
+      return Object.entries(object.properties).map(([name, schema]): DocumentedParam => {
+        const { maxLength, ...rest } = schema as JsonSchema & { maxLength?: number };
+        return {
+          name,
+          in: where,
+          required: object.required.includes(name),
+          integer: schema.type === 'integer',
+          accepts: ajv.compile(schema),
+          withoutMaxLength: ajv.compile(rest),
+          maxLength,
+        };
+      });
+    });
+    return [route, params] as const;
+  }),
+);
+
+/** validator.js isLength's count: UTF-16 units less surrogate pairs and presentation sequences. */
+function validatorLength(value: string): number {
+  return value.length - (value.match(/[^\uFE0F\uFE0E][\uFE0F\uFE0E]/g) ?? []).length - (value.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g) ?? []).length;
+}
+
+/** Whether the documents call `value` (given, as text) valid for `param`, with the gaps above. */
+function documentedAccepts(param: DocumentedParam, value: string): boolean {
+  // An integer parameter is written in decimal; anything else is not an integer.
+  const typed = param.integer && /^(0|-?[1-9]\d*)$/.test(value) ? Number(value) : value;
+  if (param.name === 'country') {
+    // The schema's two letters and the description's assigned code, with the validator's lower-casing.
+    return ISO_COUNTRY_CODES.has(value.toLowerCase()) && (param.accepts(typed) || value.includes('\u212A'));
+  }
+  if (param.maxLength !== undefined && /[\uFE0E\uFE0F]/.test(value)) {
+    return param.withoutMaxLength(typed) && validatorLength(value) <= param.maxLength;
+  }
+  return param.accepts(typed);
+}
+
+/** What the documents say validateRouteInput answers: its parameters, or the parameter it must name. */
+function documentedResult(route: PricedRoute, path: Record<string, unknown>, query: Record<string, unknown>): RouteInputResult | { ok: false; names: string } {
+  for (const name of route.queryParams) {
+    if (Array.isArray(query[name])) return { ok: false, message: `${name} must be given only once` };
+  }
+  for (const param of DOCUMENTED.get(route)!) {
+    const value = (param.in === 'path' ? path : query)[param.name];
+    if (value === undefined || value === null) {
+      if (param.required) return { ok: false, names: param.name };
+    } else if (!documentedAccepts(param, value as string)) {
+      return { ok: false, names: param.name };
+    }
+  }
+  const params: RouteParams = {};
+  for (const name of route.pathParams) params[name] = path[name] as string | undefined;
+  for (const name of route.queryParams) params[name] = query[name] as string | undefined;
+  return { ok: true, params };
+}
+
+/** The answer, with a refusal's message reduced to the parameter it names where the documents can only say that. */
+function expectDocumented(route: PricedRoute, path: Record<string, unknown>, query: Record<string, unknown>): void {
+  const expected = documentedResult(route, path, query);
+  const actual = validateRouteInput(route, path as Record<string, string>, query as RawQuery);
+  if ('names' in expected && !actual.ok) {
+    expect([path, query, actual.message.startsWith(`${expected.names} `) && !actual.message.endsWith('given only once')]).toStrictEqual([path, query, true]);
+  } else {
+    expect([path, query, actual]).toStrictEqual([path, query, expected]);
+  }
+}
+
+describe('validateRouteInput against the documented JSON Schemas', () => {
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: accepts what the schemas accept and names the first parameter they refuse, on random input', (_id, route) => {
+    const pathParams = fc.record(Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])), {
+      requiredKeys: [],
+    });
+    const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
+    fc.assert(
+      fc.property(pathParams, query, (path, raw) => expectDocumented(route, path, raw)),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: the same on every edge value of every parameter', (_id, route) => {
+    const valid: Record<string, string> = { term: 'chess', appId: '284882215', bundleId: '1482985563', developerId: '284882218' };
+    const path = Object.fromEntries(route.pathParams.map((name) => [name, valid[name]]));
+    const query = Object.fromEntries(route.queryParams.filter((name) => valid[name]).map((name) => [name, valid[name]]));
+    for (const name of [...route.pathParams, ...route.queryParams]) {
+      for (const value of [...EDGE_VALUES, undefined, null]) {
+        if (route.pathParams.includes(name)) expectDocumented(route, { ...path, [name]: value }, query);
+        else expectDocumented(route, path, { ...query, [name]: value });
+      }
+    }
+  });
+
+  it('meets each stated gap on some edge value, so the gaps are exercised and not hypothetical', () => {
+    const search = PRICED_ROUTES.find((r) => r.id === 'apps.search')!;
+    const documented = DOCUMENTED.get(search)!;
+    const param = (name: string) => documented.find((p) => p.name === name)!;
+    // Two letters, not an assigned code: the schema accepts, the validator refuses.
+    expect([param('country').accepts('zz'), validateRouteInput(search, {}, { term: 'chess', country: 'zz' }).ok]).toEqual([true, false]);
+    // KELVIN SIGN + e: the schema refuses, the validator accepts it as "ke".
+    expect([param('country').accepts('\u212Ae'), validateRouteInput(search, {}, { term: 'chess', country: '\u212Ae' }).ok]).toEqual([false, true]);
+    // A full-length term with a presentation selector: too long for the schema, not for MaxLength.
+    const term = 'x'.repeat(ParamLimits.termMaxLength) + '\uFE0F';
+    expect([param('term').accepts(term), validateRouteInput(search, {}, { term }).ok]).toEqual([false, true]);
   });
 });
