@@ -1,4 +1,5 @@
 import { type CatalogQuery, type NetworkSet, PRICE_PER_CALL_MICROS, type ReviewSort, type RouteId } from '@appcat/contracts';
+import { getMetadataStorage } from 'class-validator';
 import {
   AppIdParamDto,
   BundleIdParamDto,
@@ -147,6 +148,16 @@ export const PRICED_ROUTES: readonly PricedRoute[] = [
     toCatalogQuery: (p) => ({ route: 'developers.get', developerId: req(p, 'developerId') }),
   }),
 ];
+
+/**
+ * Throws unless every property `dto` checks is one of `names`, the route's parameters in that place:
+ * another would be validated as missing on every call, and documented nowhere.
+ */
+export function assertDtoFitsRoute(route: PricedRoute, dto: Ctor, names: readonly string[]): void {
+  for (const { propertyName } of getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false)) {
+    if (!names.includes(propertyName)) throw new Error(`${dto.name}.${propertyName} is checked but is not a parameter of ${route.id}`);
+  }
+}
 
 /** The free MCP tool: what the key sent as `Authorization: Bearer` has left. */
 export const MCP_BALANCE_TOOL_NAME = 'credits_balance';
