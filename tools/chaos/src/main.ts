@@ -8,9 +8,11 @@ const { values } = parseArgs({ options: { ci: { type: 'boolean', default: false 
 const started = Date.now();
 const report = await runChaos({ ci: values.ci === true, only: values.only, log: (line) => process.stdout.write(`${line}\n`) });
 
-process.stdout.write('\nfault'.padEnd(64) + 'recovery  verdict\n');
+// Charged 502s: all of them, then those charged while a breaker was open (the calls in flight when it opened, at most).
+process.stdout.write('\nfault'.padEnd(64) + 'recovery  charged 502 (breaker open)  verdict\n');
 for (const fault of report.faults) {
-  process.stdout.write(`${fault.fault.padEnd(63)}${`${fault.recoveryMs} ms`.padStart(9)}  ${fault.violations.length === 0 ? 'ok' : `${fault.violations.length} violations`}\n`);
+  const charged = `${fault.charged502} (${fault.charged502WhileOpen} of ≤ ${fault.inFlightBound})`;
+  process.stdout.write(`${fault.fault.padEnd(63)}${`${fault.recoveryMs} ms`.padStart(9)}  ${charged.padEnd(25)}  ${fault.violations.length === 0 ? 'ok' : `${fault.violations.length} violations`}\n`);
 }
 const t = report.throughput;
 process.stdout.write(

@@ -24,6 +24,16 @@ export interface FaultReport {
   reconcile: string;
   /** Credit-paid calls delivered but not in Postgres (forgiven by a Redis loss), this fault. */
   forgivenCalls: number;
+  /** 502s answered after a charge (a debit or a settlement), this fault. */
+  charged502: number;
+  /** Of those, the ones charged while the upstream's breaker was open (or its budget spent): see Histogram. */
+  charged502WhileOpen: number;
+  /**
+   * The most calls that can be in flight at once: every concurrent caller (credit and x402) plus the
+   * recovery probe's one call per gateway. Charged 502s while a breaker was open must stay within it:
+   * only the calls in flight when it opened may be charged for it (issue #20).
+   */
+  inFlightBound: number;
   violations: string[];
 }
 
@@ -101,6 +111,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const cluster = await ChaosCluster.start({ replicas: 2 });
   const violations: string[] = [];
   const faults: FaultReport[] = [];
+  const creditWorkers = options.ci ? 6 : 16;
+  const x402Workers = options.ci ? 1 : 2;
   let traffic: Traffic | undefined;
   try {
     const keys = [];
@@ -114,9 +126,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         signer: await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(cluster.solana.accounts.payer.secretKey))),
         rpcUrl: cluster.solana.url,
       },
-      creditWorkers: options.ci ? 6 : 16,
-      x402Workers: options.ci ? 1 : 2,
+      creditWorkers,
+      x402Workers,
     });
+    const inFlightBound = creditWorkers + x402Workers + cluster.gatewayUrls.length;
     traffic.start();
     await sleep(options.ci ? 2_000 : 5_000);
     const baseline = traffic.cut();
@@ -159,10 +172,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         recoveryMs,
         reconcile: verdict.summary,
         forgivenCalls: verdict.forgivenCalls,
-        violations: [...(recoveryMs < 0 ? ['did not recover within 60 s'] : []), ...verdict.violations, ...traffic.violations.splice(0)],
+        charged502: seen.charged502,
+        charged502WhileOpen: seen.charged502WhileOpen,
+        inFlightBound,
+        violations: [
+          ...(recoveryMs < 0 ? ['did not recover within 60 s'] : []),
+          ...(seen.charged502WhileOpen > inFlightBound
+            ? [`${seen.charged502WhileOpen} calls charged a 502 while the upstream was known unavailable (at most ${inFlightBound} may be in flight)`]
+            : []),
+          ...verdict.violations,
+          ...traffic.violations.splice(0),
+        ],
       };
       faults.push(report);
       log(`  callers saw: ${report.histogram}`);
+      log(
+        `  charged 502s: ${report.charged502}${seen.chargedSpan() ? ` (${seen.chargedSpan()} after the fault)` : ''}, ` +
+          `of which ${report.charged502WhileOpen} while a breaker was open (target: at most ${inFlightBound}, the calls that can be in flight)`,
+      );
       if (report.failures) log(`  5xx: ${report.failures}`);
       log(`  recovered in ${recoveryMs} ms; reconcile: ${report.reconcile}${report.forgivenCalls ? `; ${report.forgivenCalls} calls forgiven` : ''}`);
       for (const violation of report.violations) log(`  VIOLATION ${violation}`);

@@ -37,6 +37,15 @@ export class Histogram {
   readonly counts = new Map<string, number>();
   /** 502s that carried a charge (`x-credits-remaining` or `payment-response`): paid for and not delivered. */
   charged502 = 0;
+  /**
+   * Of those, the ones refused by an upstream already known unavailable (an open breaker or a spent
+   * budget: the message ends "retry after N s"): charged although the catalog could have said so
+   * first. The rest found the failure out (the upstream failed them).
+   */
+  charged502WhileOpen = 0;
+  /** When the window began, and when its charged 502s came (ms after that): whether they came at the start of a fault or all along. */
+  readonly startedAt = Date.now();
+  charged502Span: [number, number] | undefined;
   add(kind: CallKind, outcome: Outcome): void {
     const name = `${kind} ${outcome}`;
     this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
@@ -56,7 +65,12 @@ export class Histogram {
       const [kind, outcome] = name.split(' ');
       byKind.set(kind, [...(byKind.get(kind) ?? []), `${outcome}×${count}`]);
     }
-    return [...[...byKind].map(([kind, parts]) => `${kind}: ${parts.join(' ')}`), `charged 502: ${this.charged502}`].join(' | ');
+    return [...[...byKind].map(([kind, parts]) => `${kind}: ${parts.join(' ')}`), `charged 502: ${this.charged502} (${this.charged502WhileOpen} while a breaker was open${this.chargedSpan() ? `, ${this.chargedSpan()}` : ''})`].join(' | ');
+  }
+  /** "+0.3 s to +2.1 s": when the charged 502s came, in seconds after the window began; '' without any. */
+  chargedSpan(): string {
+    const span = this.charged502Span;
+    return span ? `+${(span[0] / 1000).toFixed(1)} s to +${(span[1] / 1000).toFixed(1)} s` : '';
   }
 }
 
@@ -161,10 +175,9 @@ export class Traffic {
       this.options.gatewayUrls.map(async (url) => {
         const tally = this.pickKey();
         const response = await this.send(`${url}${CREDIT_PATHS[0]}`, { authorization: `Bearer ${tally.key}` });
-        await response?.arrayBuffer().catch(() => undefined);
         const outcome: Outcome = response ? response.status : 'conn';
-        if (outcome === 502 && response?.headers.has('x-credits-remaining')) this.countCharged502();
-    if (outcome === 200) tally.delivered++;
+        await this.noteFailure(response, outcome === 502 && response!.headers.has('x-credits-remaining'));
+        if (outcome === 200) tally.delivered++;
         else if (outcome === 'conn' || outcome >= 500) tally.ambiguous++;
         return outcome === 200;
       }),
@@ -225,28 +238,37 @@ export class Traffic {
     const path = CREDIT_PATHS[Math.floor(Math.random() * CREDIT_PATHS.length)];
     const response = await this.send(this.gateway() + path, { authorization: `Bearer ${tally.key}`, 'x-request-id': `credit-${randomUUID()}` });
     const outcome: Outcome = response ? response.status : 'conn';
-    await this.noteFailure(response);
+    const charged = outcome === 502 && response!.headers.has('x-credits-remaining');
+    await this.noteFailure(response, charged);
     if (outcome === 200) tally.delivered++;
     else if (outcome === 'conn' || outcome >= 500) tally.ambiguous++;
     // 402 topup_required is a correct answer once a key ran dry; 502 is the spec's dependency failure.
     this.record('credit', outcome, (s) => s === 200 || s === 402 || s === 502, path);
   }
 
-  private countCharged502(): void {
-    this.window.charged502++;
-    this.total.charged502++;
+  private countCharged502(whileOpen: boolean): void {
+    for (const histogram of [this.window, this.total]) {
+      histogram.charged502++;
+      if (whileOpen) histogram.charged502WhileOpen++;
+      const at = Date.now() - histogram.startedAt;
+      histogram.charged502Span = [histogram.charged502Span?.[0] ?? at, at];
+    }
   }
 
   /** Why 5xx answers failed ("payments service unavailable": 14), for the report. */
   readonly failureMessages = new Map<string, number>();
 
-  private async noteFailure(response: Response | null): Promise<void> {
+  /** Reads a 5xx answer's message for the report, and counts a charged 502 (`charged`: it carried the charge's header). */
+  private async noteFailure(response: Response | null, charged: boolean): Promise<void> {
     if (!response || response.status < 500) {
       await response?.arrayBuffer().catch(() => undefined);
       return;
     }
     const body = (await response.json().catch(() => null)) as { message?: unknown } | null;
-    const message = `${response.status} ${String(body?.message ?? 'no envelope')}`;
+    const text = String(body?.message ?? 'no envelope');
+    if (charged) this.countCharged502(/; retry after \d+ s$/.test(text));
+    // Charged 502s apart: those are the calls paid for and not delivered.
+    const message = `${response.status}${charged ? ' (charged)' : ''} ${text}`;
     this.failureMessages.set(message, (this.failureMessages.get(message) ?? 0) + 1);
   }
 
@@ -281,7 +303,7 @@ export class Traffic {
     // Either gateway: both advertise the public address, which the payment names as its resource.
     const response = await this.send(this.gateway() + path, { 'x-request-id': requestId }, payer.fetch);
     const outcome: Outcome = response ? response.status : 'conn';
-    if (outcome !== 200) await this.noteFailure(response);
+    if (outcome !== 200) await this.noteFailure(response, outcome === 502 && response!.headers.has('payment-response'));
     else await response?.arrayBuffer().catch(() => undefined);
     if (response && outcome === 200) {
       const header = response.headers.get('payment-response');
@@ -292,7 +314,6 @@ export class Traffic {
         this.deliveries.push({ requestId, network: receipt.network, transaction: receipt.transaction });
       }
     } else if (outcome === 'conn' || outcome >= 500) this.x402Ambiguous++;
-    if (outcome === 502 && response?.headers.has('payment-response')) this.countCharged502();
     // 402: the facilitator refused or was unreachable at the challenge (then the client gives up).
     this.record('x402', outcome, (s) => s === 200 || s === 402 || s === 502, path);
   }
