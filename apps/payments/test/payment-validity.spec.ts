@@ -16,7 +16,7 @@ import {
   setTransactionMessageLifetimeUsingDurableNonce,
   type Nonce,
 } from '@solana/kit';
-import { CLOCK_SLACK_SECONDS, MIN_REMAINING_SECONDS, paymentValidity } from '../src/x402/payment-validity.js';
+import { CLOCK_SLACK_SECONDS, MIN_REMAINING_SECONDS, paymentValidity, SOLANA_BLOCKHASH_LIFE_SECONDS } from '../src/x402/payment-validity.js';
 
 const MAX = 300;
 const NOW_MS = 1_800_000_000_500;
@@ -85,6 +85,13 @@ describe('Solana transaction lifetimes', () => {
 
   it('accepts a recent-blockhash transaction and locks it for maxTimeoutSeconds plus the slack, longer than a blockhash lives', async () => {
     expect(paymentValidity('svm', { transaction: await transaction('blockhash') }, MAX)).toEqual({ ok: true, lockMs: (MAX + CLOCK_SLACK_SECONDS) * 1000 });
+  });
+
+  it('with a maxTimeoutSeconds shorter than a blockhash lives, still locks it for as long as the blockhash could', async () => {
+    expect(paymentValidity('svm', { transaction: await transaction('blockhash') }, 30)).toEqual({
+      ok: true,
+      lockMs: (SOLANA_BLOCKHASH_LIFE_SECONDS + CLOCK_SLACK_SECONDS) * 1000,
+    });
   });
 
   it('refuses a durable-nonce transaction, which never expires', async () => {

@@ -17,6 +17,12 @@ export const CLOCK_SLACK_SECONDS = 30;
  * it (the margin @x402/evm's facilitator demands for the transfer to land); we refuse it first.
  */
 export const MIN_REMAINING_SECONDS = 6;
+/**
+ * The longest a recent-blockhash Solana transaction can stay valid, seconds: 150 slots (the runtime's
+ * maximum blockhash age), counted at a second each, well above the 400 ms target, so a run of slow
+ * slots still ends inside it.
+ */
+export const SOLANA_BLOCKHASH_LIFE_SECONDS = 150;
 
 export type ValidityVerdict = { ok: true; lockMs: number } | { ok: false; reason: string };
 
@@ -32,8 +38,8 @@ export type ValidityVerdict = { ok: true; lockMs: number } | { ok: false; reason
  *
  * Solana: a transaction's lifetime is its recent blockhash (about 150 slots, 60 to 90 s), which cannot
  * be dated without an RPC node, so the facilitator checks that; a durable-nonce transaction, which
- * never expires, is refused here. The lock is held for `maxTimeoutSeconds` plus the slack, longer than
- * any blockhash lives.
+ * never expires, is refused here. The lock is held for `maxTimeoutSeconds`, and never less than a
+ * blockhash can live (SOLANA_BLOCKHASH_LIFE_SECONDS, whatever maxTimeoutSeconds is set to), plus the slack.
  */
 export function paymentValidity(kind: 'evm' | 'svm', payload: unknown, maxTimeoutSeconds: number, nowMs: number = Date.now()): ValidityVerdict {
   return kind === 'evm' ? evmValidity(payload, maxTimeoutSeconds, nowMs) : svmValidity(payload, maxTimeoutSeconds);
@@ -80,7 +86,7 @@ function svmValidity(payload: unknown, maxTimeoutSeconds: number): ValidityVerdi
     return { ok: false, reason: 'payment transaction is not a Solana wire transaction' };
   }
   if (usesDurableNonce) return { ok: false, reason: `payment transaction uses a durable nonce and never expires; it must expire within ${maxTimeoutSeconds} s (a recent blockhash)` };
-  return { ok: true, lockMs: (maxTimeoutSeconds + CLOCK_SLACK_SECONDS) * 1000 };
+  return { ok: true, lockMs: (Math.max(maxTimeoutSeconds, SOLANA_BLOCKHASH_LIFE_SECONDS) + CLOCK_SLACK_SECONDS) * 1000 };
 }
 
 function startsWithAdvanceNonce(base64: string): boolean {
