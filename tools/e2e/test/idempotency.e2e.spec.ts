@@ -2,8 +2,8 @@
  * Never twice for one call: a retry named by an `Idempotency-Key` (credits) or by x402's
  * `payment-identifier` gets the first answer again without a second debit or settlement — sequential,
  * concurrent across two gateway replicas and two payments replicas, and after the client gave up on a
- * slow settlement. Every part real: Postgres, Redis, NATS, anvil with the dev facilitator, the official
- * x402 and MCP clients.
+ * slow settlement; top-ups too, whose remembered answer (the new key) Redis holds only sealed. Every
+ * part real: Postgres, Redis, NATS, anvil with the dev facilitator, the official x402 and MCP clients.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,7 +13,9 @@ import { x402Client } from '@x402/core/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
-import { randomUUID } from 'node:crypto';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { Redis } from 'ioredis';
+import { createHash, randomUUID } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import { System } from './support/system.js';
 
@@ -215,4 +217,200 @@ describe('idempotent retries', () => {
       expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
     });
   });
+  describe('payment-identifier on top-ups', () => {
+    const TOPUP = '/api/credits/topup?amount=1';
+    const settled = () => system.facilitator!.stats().settleCalls;
+    const keyHash = (key: string) => createHash('sha256').update(key).digest('hex');
+
+    /**
+     * The official client (@x402/fetch over @x402/evm) putting `id` in every payment it makes, as
+     * x402's own example does. `deliver` carries each paid request (by default: sends it), so a test
+     * can keep it and send it again as a retry, or a proxy's duplicate, would.
+     */
+    function buyerWithId(id: string, deliver: (request: Request) => Promise<Response> = (request) => fetch(request)): typeof fetch {
+      const payer = new x402Client();
+      registerExactEvmScheme(payer, { signer: privateKeyToAccount(system.chain!.accounts.payer.privateKey) });
+      payer.onBeforePaymentCreation(async ({ paymentRequired }) => {
+        appendPaymentIdentifierToExtensions((paymentRequired.extensions ??= {}), id);
+      });
+      return wrapFetchWithPayment((input, init) => {
+        const request = new Request(input, init);
+        return request.headers.has('payment-signature') ? deliver(request) : fetch(request);
+      }, payer);
+    }
+
+    /** The paid request's headers, to send it again. */
+    const headersOf = (request: Request) => Object.fromEntries(request.headers);
+    const resend = (gateway: string, headers: Record<string, string>, init: RequestInit = {}) => send(gateway + TOPUP, headers, { method: 'POST', ...init });
+
+    /** Postgres's view of the key: credited how much, by how many top-ups. */
+    async function credited(key: string): Promise<{ toppedUp: bigint; topUps: number }> {
+      const { rows } = await system.db.query<{ topped_up_micros: string; top_ups: string }>(
+        `SELECT k.topped_up_micros, (SELECT count(*) FROM top_ups t WHERE t.api_key_id = k.id) AS top_ups FROM api_keys k WHERE k.key_hash = $1`,
+        [keyHash(key)],
+      );
+      return { toppedUp: BigInt(rows[0].topped_up_micros), topUps: Number(rows[0].top_ups) };
+    }
+    const x402TopUps = async () => Number((await system.db.query<{ n: string }>(`SELECT count(*) AS n FROM top_ups WHERE method = 'x402'`)).rows[0].n);
+
+    it('a new-key top-up retried with the same id and payload: the same key and payment-response, credited and paid once', async () => {
+      const before = await system.chain!.balanceOf(payTo);
+      const [asked, topUps] = [settled(), await x402TopUps()];
+      let paid: Record<string, string> = {};
+      const buy = buyerWithId(generatePaymentId(), (request) => {
+        paid = headersOf(request);
+        return fetch(request);
+      });
+      const res = await buy(system.baseUrl + TOPUP, { method: 'POST' });
+      const first = { status: res.status, headers: res.headers, body: (await res.json()) as Answer['body'] };
+      const again = await resend(system.gatewayUrls[1], paid);
+      expect(first.status).toBe(200);
+      const { apiKey } = first.body.data as { apiKey: string };
+      expect(apiKey).toMatch(/^ak_/);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('payment-response')).toBe(first.headers.get('payment-response'));
+      expect(settled() - asked).toBe(1);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(1_000_000n);
+      expect(await x402TopUps()).toBe(topUps + 1);
+      expect(await credited(apiKey)).toEqual({ toppedUp: 1_000_000n, topUps: 1 });
+      expect(await system.balance(apiKey)).toBe('1.000000');
+    });
+
+    it('Redis holds no plaintext key: the record is its hashed name, the fingerprint and the sealed answer', async () => {
+      const id = generatePaymentId();
+      const res = await buyerWithId(id)(system.baseUrl + TOPUP, { method: 'POST' });
+      expect(res.status).toBe(200);
+      const { apiKey } = ((await res.json()) as { data: { apiKey: string } }).data;
+      const redis = new Redis(system.redis.url);
+      try {
+        const record = await redis.hgetall(`idem:{x402:${createHash('sha256').update(id).digest('base64url')}}`);
+        expect(Object.keys(record).sort()).toEqual(['answer', 'fp', 'token']);
+        expect(record.answer).toMatch(/^sealed\.v1\.[A-Za-z0-9_-]+$/);
+        // Every value of every key, read by type: neither the key, its base64, nor the id is anywhere.
+        const secrets = [apiKey, Buffer.from(apiKey).toString('base64'), Buffer.from(apiKey).toString('base64url'), id];
+        let scanned = 0;
+        for (const name of await redis.keys('*')) {
+          const values = await valuesOf(redis, name);
+          scanned += 1;
+          for (const text of [name, ...values]) for (const secret of secrets) expect(text.includes(secret) ? `${name} holds ${secret}` : 'clean').toBe('clean');
+        }
+        expect(scanned).toBeGreaterThan(5);
+      } finally {
+        redis.disconnect();
+      }
+    });
+
+    it('concurrent copies of a top-up over two gateway replicas: one settlement, one key, every copy the same answer', async () => {
+      const before = await system.chain!.balanceOf(payTo);
+      const asked = settled();
+      // The client's own delivery is lost on the way; what it signed then arrives six times at once.
+      let paid: Record<string, string> = {};
+      const buy = buyerWithId(generatePaymentId(), async (request) => {
+        paid = headersOf(request);
+        return new Response(null, { status: 504 });
+      });
+      expect((await buy(system.baseUrl + TOPUP, { method: 'POST' })).status).toBe(504);
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => resend(system.gatewayUrls[i % 2], paid)));
+      expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
+      for (const answer of answers) expect(answer.body).toEqual(answers[0].body);
+      expect(new Set(answers.map((a) => a.headers.get('payment-response'))).size).toBe(1);
+      expect(settled() - asked).toBe(1);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(1_000_000n);
+      expect(await credited((answers[0].body.data as { apiKey: string }).apiKey)).toEqual({ toppedUp: 1_000_000n, topUps: 1 });
+    });
+
+    it('a top-up whose settlement outlasts the client\'s patience, retried with the same payment, settles once and gives the key', async () => {
+      const before = await system.chain!.balanceOf(payTo);
+      const asked = settled();
+      let paid: Record<string, string> = {};
+      const patience = new AbortController();
+      const buy = buyerWithId(generatePaymentId(), (request) => {
+        paid = headersOf(request);
+        return fetch(request, { signal: patience.signal });
+      });
+      const release = system.facilitator!.hold();
+      let retried: Promise<Answer> | undefined;
+      try {
+        const first = buy(system.baseUrl + TOPUP, { method: 'POST' });
+        // The settlement reached the facilitator, which holds it: the client gives up and retries elsewhere.
+        while (settled() === asked) await new Promise((resolve) => setTimeout(resolve, 20));
+        patience.abort();
+        await expect(first).rejects.toThrow();
+        retried = resend(system.gatewayUrls[1], paid);
+      } finally {
+        release();
+      }
+      const answer = await retried!;
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('payment-response')).toBeTruthy();
+      expect(settled() - asked).toBe(1);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(1_000_000n);
+      expect(await credited((answer.body.data as { apiKey: string }).apiKey)).toEqual({ toppedUp: 1_000_000n, topUps: 1 });
+    });
+
+    it('the same id with another payload (a fresh signature, or the same one for a recharge): 409, nothing settled', async () => {
+      const id = generatePaymentId();
+      let paid: Record<string, string> = {};
+      const buy = buyerWithId(id, (request) => {
+        paid = headersOf(request);
+        return fetch(request);
+      });
+      expect((await buy(system.baseUrl + TOPUP, { method: 'POST' })).status).toBe(200);
+      const before = await system.chain!.balanceOf(payTo);
+      const [asked, topUps] = [settled(), await x402TopUps()];
+      // The official client signs anew (a new nonce) under the same id.
+      const fresh = await buy(system.baseUrl + TOPUP, { method: 'POST' });
+      expect(fresh.status).toBe(409);
+      expect(await fresh.json()).toEqual({ status: 409, message: 'payment-identifier was used with another payment', data: null });
+      // The very same payment, now to recharge a key: another purchase.
+      const other = await system.createKey('0.3');
+      const recharge = await resend(system.baseUrl, { ...paid, authorization: `Bearer ${other.key}` });
+      expect(recharge.status).toBe(409);
+      expect(settled()).toBe(asked);
+      expect(await system.chain!.balanceOf(payTo)).toBe(before);
+      expect(await x402TopUps()).toBe(topUps);
+      expect(await system.balance(other.key)).toBe('0.300000');
+    });
+
+    it('a recharge retried with the same id and payload: the same answer, credited once', async () => {
+      const created = await system.createKey('0.3');
+      const asked = settled();
+      let paid: Record<string, string> = {};
+      const buy = buyerWithId(generatePaymentId(), (request) => {
+        paid = headersOf(request);
+        return fetch(request);
+      });
+      const res = await buy(system.baseUrl + TOPUP, { method: 'POST', headers: { authorization: `Bearer ${created.key}` } });
+      const first = { status: res.status, headers: res.headers, body: (await res.json()) as Answer['body'] };
+      const again = await resend(system.gatewayUrls[1], paid);
+      expect(first.status).toBe(200);
+      expect(first.body.data).toMatchObject({ balance: '1.300000', credited: '1.000000' });
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('payment-response')).toBe(first.headers.get('payment-response'));
+      expect(settled() - asked).toBe(1);
+      expect(await credited(created.key)).toEqual({ toppedUp: 1_300_000n, topUps: 2 });
+      expect(await system.balance(created.key)).toBe('1.300000');
+    });
+  });
 });
+
+/** Every value a Redis key holds, as text, whatever its type. */
+async function valuesOf(redis: Redis, name: string): Promise<string[]> {
+  switch (await redis.type(name)) {
+    case 'string':
+      return [(await redis.get(name)) ?? ''];
+    case 'hash':
+      return Object.entries(await redis.hgetall(name)).flat();
+    case 'list':
+      return redis.lrange(name, 0, -1);
+    case 'set':
+      return redis.smembers(name);
+    case 'zset':
+      return redis.zrange(name, '0', '-1');
+    case 'stream':
+      return (await redis.xrange(name, '-', '+')).flatMap(([entryId, fields]) => [entryId, ...fields]);
+    default:
+      return [];
+  }
+}

@@ -1,4 +1,4 @@
-import { formatUsd, parseMicros, topUpOffer } from '@appcat/contracts';
+import { formatUsd, parseMicros, topUpOffer, type X402Receipt, type X402TopUpRequest } from '@appcat/contracts';
 import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_CONFIG } from '../config.provider.js';
@@ -8,6 +8,8 @@ import { HttpError } from '../errors/http-error.js';
 import { PAYMENT_RESPONSE_HEADER, PaymentChallenge } from '../payment/payment-challenge.js';
 import { PAYMENT_SIGNATURE_HEADER, readBearerKeyHash, readPaymentCredentials } from '../payment/payment-credentials.js';
 import { X402PaymentService } from '../payment/x402-payment.service.js';
+import { topUpCallName } from '../idempotency/call-names.js';
+import { RememberedCalls } from '../idempotency/remembered-calls.js';
 import { CreditsClient } from './credits.client.js';
 import { readTopUpAmount } from './top-up-amount.js';
 
@@ -22,6 +24,7 @@ export class CreditsController {
     private readonly credits: CreditsClient,
     private readonly challenge: PaymentChallenge,
     private readonly x402: X402PaymentService,
+    private readonly remembered: RememberedCalls,
   ) {}
 
   /** The key's remaining balance in USD with six decimals, e.g. "4.997000". Free. */
@@ -37,6 +40,7 @@ export class CreditsController {
   /**
    * Buys `amount` USD of credit with an x402 payment of exactly that amount. Without a key it issues a
    * new one holding the amount (shown once); with `Authorization: Bearer <key>` it recharges that key.
+   * A payment carrying a `payment-identifier` is remembered with its answer, like a priced call's.
    */
   @Post('topup')
   @HttpCode(200)
@@ -52,21 +56,40 @@ export class CreditsController {
     const signature = request.headers[PAYMENT_SIGNATURE_HEADER];
     if (signature === undefined) throw await this.challenge.required(topUpOffer(amount), resource, request.id);
 
-    const result = await this.x402.topUp({
-      paymentSignature: Array.isArray(signature) ? signature.join(',') : signature,
-      amount: amount.toString(),
-      resource,
-      keyHash,
-      requestId: request.id,
-    });
-    reply.header(PAYMENT_RESPONSE_HEADER, result.receipt.paymentResponse);
-    const balance = formatUsd(parseMicros(result.balance));
-    return envelope(
-      200,
-      OK_MESSAGE,
-      result.key
-        ? { apiKey: result.key, prefix: result.prefix, balance, currency: 'USD', warning: NEW_KEY_WARNING }
-        : { prefix: result.prefix, balance, currency: 'USD', credited: formatUsd(amount) },
+    const paymentSignature = Array.isArray(signature) ? signature.join(',') : signature;
+    const paid = (receipt: X402Receipt) => reply.header(PAYMENT_RESPONSE_HEADER, receipt.paymentResponse);
+    const top: X402TopUpRequest = { paymentSignature, amount: amount.toString(), resource, keyHash, requestId: request.id };
+    const name = topUpCallName(paymentSignature, amount, keyHash);
+    if (!name) return envelope(200, OK_MESSAGE, await this.buy(top, paid));
+    // A retry with the same payment-identifier and payload is the same purchase: it gets the first
+    // answer again (the new key too; the record keeps it sealed), settled once.
+    const data = await this.remembered.run<TopUpData>(
+      name,
+      request.id,
+      (charged) =>
+        this.buy(top, (receipt) => {
+          charged({ method: 'x402', receipt });
+          paid(receipt);
+        }),
+      (remembered) => {
+        if (remembered.charge.method === 'x402') paid(remembered.charge.receipt);
+        if (remembered.error) throw new HttpError(remembered.error.status, remembered.error.message, remembered.error.headers);
+        return remembered.answer as TopUpData;
+      },
     );
+    return envelope(200, OK_MESSAGE, data);
+  }
+
+  /** Settles the top-up and credits it, telling `paid` of the receipt; what the answer's `data` holds. */
+  private async buy(top: X402TopUpRequest, paid: (receipt: X402Receipt) => void): Promise<TopUpData> {
+    const result = await this.x402.topUp(top);
+    paid(result.receipt);
+    const balance = formatUsd(parseMicros(result.balance));
+    return result.key
+      ? { apiKey: result.key, prefix: result.prefix, balance, currency: 'USD', warning: NEW_KEY_WARNING }
+      : { prefix: result.prefix, balance, currency: 'USD', credited: formatUsd(parseMicros(top.amount)) };
   }
 }
+
+/** A top-up's answer: the new key (shown once) or the recharged key's prefix, and the balance. */
+type TopUpData = Record<string, string>;

@@ -17,6 +17,8 @@ export interface CallName {
   fingerprint: string;
   /** How the caller named it, for messages: `Idempotency-Key` or `payment-identifier`. */
   label: 'Idempotency-Key' | 'payment-identifier';
+  /** The answer is kept sealed (AnswerSeal): it holds a secret, such as a top-up's new API key. */
+  sealed?: boolean;
 }
 
 /** The `Idempotency-Key` header, if sent; a malformed one is a 400 naming the header. */
@@ -45,6 +47,18 @@ export function paymentCallName(paymentSignature: string): CallName | undefined 
     return undefined;
   }
   return id ? { scope: 'x402', key: id, fingerprint: sha256(paymentSignature), label: 'payment-identifier' } : undefined;
+}
+
+/**
+ * A top-up named by its payment's `payment-identifier`: the same purchase is the same payload for the
+ * same amount, bought as a new key or for the same key (`keyHash`); anything else under the id is a
+ * conflict. Its answer is sealed: a new key's answer is the key itself.
+ */
+export function topUpCallName(paymentSignature: string, amount: bigint, keyHash: ApiKeyHash | undefined): CallName | undefined {
+  const name = paymentCallName(paymentSignature);
+  if (!name) return undefined;
+  const fingerprint = sha256(JSON.stringify({ topUp: amount.toString(), keyHash: keyHash ?? null, paymentSignature }));
+  return { ...name, fingerprint, sealed: true };
 }
 
 function sha256(text: string): string {

@@ -2,6 +2,7 @@ import { ErrorCode, type X402Receipt } from '@appcat/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { HttpError } from '../errors/http-error.js';
 import { httpErrorFor } from '../errors/http-status.js';
+import { AnswerSeal } from './answer-seal.js';
 import type { CallName } from './call-names.js';
 import { IdempotencyClient } from './idempotency.client.js';
 
@@ -26,6 +27,8 @@ export interface RememberedAnswer<T> {
  * waits for its answer. Only a charged call is remembered, with what it delivered (the data and the
  * charge its headers are made from, or the error it ended with after the charge). A call that charged
  * nothing (refused key or payment, upstream known down) forgets its record: its retry is a new call.
+ * A name marked `sealed` has its answer kept encrypted (AnswerSeal), openable only by a retry with the
+ * same name and fingerprint.
  */
 @Injectable()
 export class RememberedCalls {
@@ -52,7 +55,7 @@ export class RememberedCalls {
         case 'done-unkept':
           throw httpErrorFor(ErrorCode.IdempotencyConflict, `the first call with this ${name.label} was made and charged, but its answer was too large to remember`);
         case 'done':
-          return replay(JSON.parse(record.answerJson) as RememberedAnswer<T>);
+          return replay(JSON.parse(this.opened(name, record.answerJson)) as RememberedAnswer<T>);
         case 'in-flight':
           if (Date.now() > deadline) throw httpErrorFor(ErrorCode.IdempotencyConflict, `the first call with this ${name.label} is still running; retry shortly`);
           await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -61,6 +64,14 @@ export class RememberedCalls {
           return this.makeClaimed(name, record.token, requestId, make);
       }
     }
+  }
+
+  /** A remembered answer as JSON text: a sealed one opened with the name and fingerprint it was sealed under. */
+  private opened(name: CallName, answerJson: string): string {
+    if (!name.sealed) return answerJson;
+    const opened = AnswerSeal.for(name).open(answerJson);
+    if (opened === undefined) throw httpErrorFor(ErrorCode.IdempotencyConflict, `the first call with this ${name.label} was made and charged, but its remembered answer cannot be opened`);
+    return opened;
   }
 
   private async makeClaimed<T>(name: CallName, token: string, requestId: string, make: (charged: (charge: RememberedCharge) => void) => Promise<T>): Promise<T> {
@@ -75,8 +86,9 @@ export class RememberedCalls {
       throw error;
     } finally {
       // Remembered before the answer goes out, so a retry right after it finds the answer.
+      const answerJson = remembered && (name.sealed ? AnswerSeal.for(name).seal(JSON.stringify(remembered)) : JSON.stringify(remembered));
       await this.records
-        .finish({ scope: name.scope, key: name.key, token, requestId, ...(remembered ? { answerJson: JSON.stringify(remembered) } : {}) })
+        .finish({ scope: name.scope, key: name.key, token, requestId, ...(answerJson ? { answerJson } : {}) })
         .catch((error: unknown) => this.logger.warn(`idempotency record not finished: ${error instanceof Error ? error.message : String(error)}`));
     }
   }
