@@ -81,7 +81,8 @@ export function buildCatalogueMarkdown(baseUrl: string): string {
     `### \`POST ${CREDIT_PATHS.topUp}\``,
     '',
     `Query \`amount\`: USD ${MIN_TOPUP_USD} to ${MAX_TOPUP_USD}, at most 6 decimals. Paid with x402 for exactly that amount. ` +
-      'Data: `{apiKey, prefix, balance, currency, warning}` for a new key, `{prefix, balance, currency, credited}` for a recharge.',
+      'Data: `{apiKey, prefix, balance, currency, warning}` for a new key, `{prefix, balance, currency, credited}` for a recharge. ' +
+      'A payment with a `payment-identifier` id, sent again for the same top-up, gets the same answer (the same key), credited once.',
     '',
     `### \`GET ${CREDIT_PATHS.balance}\``,
     '',

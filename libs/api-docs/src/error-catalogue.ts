@@ -154,7 +154,7 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
       'A retry names an earlier call (`Idempotency-Key`, or the x402 `payment-identifier`) but asks or pays for something else, or the first call ' +
       'is still running after the wait.',
     action: `Use a new key or id for a new call; retry the same request with the same payment to get the first answer again. ${NOT_CHARGED}`,
-    scopes: ['priced'],
+    scopes: ['priced', 'topup'],
     codes: [ErrorCode.IdempotencyConflict],
   },
   {

@@ -68,7 +68,8 @@ describe('OpenAPI document', () => {
     expect(Object.keys(operation('/api/credits/balance').responses)).toEqual(['200', '401', '500', '502']);
     const topUp = operation('/api/credits/topup', 'post');
     expect(topUp.parameters).toEqual([expect.objectContaining({ name: 'amount', in: 'query', required: true })]);
-    expect(Object.keys(topUp.responses)).toEqual(['200', '400', '401', '402', '500', '502']);
+    // 409: a payment-identifier reused for another payment.
+    expect(Object.keys(topUp.responses)).toEqual(['200', '400', '401', '402', '409', '500', '502']);
   });
 
   it('has parameter constraints equal to ParamLimits and defaults equal to ParamDefaults', () => {

@@ -151,7 +151,9 @@ function topUpOperation(): OpenApiOperation {
     description:
       `Buys \`amount\` USD of credit (${MIN_TOPUP_USD} to ${MAX_TOPUP_USD}) with an x402 payment of exactly that amount. ` +
       'Unpaid, the answer is a 402 challenge for that amount. Paid without Authorization it creates a new API key ' +
-      'holding the amount (shown once); paid with `Authorization: Bearer <api key>` it recharges that key.',
+      'holding the amount (shown once); paid with `Authorization: Bearer <api key>` it recharges that key. A payment carrying ' +
+      'the `payment-identifier` extension (offered, not required) is remembered for 24 hours: resending the same payment for the ' +
+      'same top-up gets the first answer again, the new key included, settled and credited once; another payment under the same id is a 409.',
     tags: ['credits'],
     parameters: [
       {

@@ -100,7 +100,8 @@ export function buildSkillMarkdown(baseUrl: string): string {
       'per API key. MCP: send the header on the connection.',
     '- With x402: every 402 offers the `payment-identifier` extension (not required). Put an id in the payment ' +
       '(`appendPaymentIdentifierToExtensions` from `@x402/extensions/payment-identifier`) and, if the answer is lost (a timeout), ' +
-      'retry with **the same payload**: you get the first answer and receipt again, settled once. A new payload under the same id is a `409`.',
+      'retry with **the same payload**: you get the first answer and receipt again, settled once. A new payload under the same id is a `409`. ' +
+      'Top-ups too: a lost answer to a paid top-up, retried with the same payload, gives back the same key, credited once.',
     '- A call we know cannot be delivered (the store is down and nothing is cached) is a `502` ending "nothing was charged", with ' +
       '`Retry-After`: wait that long and retry.',
     '',
