@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
+import type { PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { System } from './support/system.js';
@@ -94,7 +95,27 @@ describe('pre-charge availability', () => {
     expect(await system.balance(key)).toBe('0.300000');
   });
 
-  it('with a stale copy held, the call is served STALE and charged', async () => {
+  it('MCP with x402: the paid tool call is an error saying nothing was charged, and nothing is settled', async () => {
+    const payTo = system.chain!.accounts.payTo.address;
+    const before = await system.chain!.balanceOf(payTo);
+    const asked = system.facilitator!.stats().settleCalls;
+    const mcp = new Client({ name: 'e2e-agent', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`)));
+    try {
+      const unpaid = (await mcp.callTool({ name: 'apps_get', arguments: { appId: '544007664' } })) as CallToolResult;
+      const payment = await client.createPaymentPayload(unpaid.structuredContent as unknown as PaymentRequired);
+      const result = (await mcp.callTool({ name: 'apps_get', arguments: { appId: '544007664' }, _meta: { 'x402/payment': payment } })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect((result.content[0] as { text: string }).text).toMatch(/nothing was charged$/);
+      expect(result._meta?.['x402/payment-response']).toBeUndefined();
+    } finally {
+      await mcp.close();
+    }
+    expect(system.facilitator!.stats().settleCalls).toBe(asked);
+    expect(await system.chain!.balanceOf(payTo)).toBe(before);
+  });
+
+  it('with a stale copy held, the call is served STALE and charged (credits and x402)', async () => {
     // The lookup cached in the first test is fresh for 1 s; after that it is only a stale copy.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, cachedAt + 1100 - Date.now())));
     const { key } = await system.createKey('0.3');
@@ -102,6 +123,15 @@ describe('pre-charge availability', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers['x-cache']).toBe('STALE');
     expect(answer.headers['x-credits-remaining']).toBe('0.297000');
+
+    const payTo = system.chain!.accounts.payTo.address;
+    const before = await system.chain!.balanceOf(payTo);
+    const payload = await client.createPaymentPayload(await system.challenge('/api/apps/284882215'));
+    const paid = await fetch(`${system.baseUrl}/api/apps/284882215`, { headers: { 'payment-signature': encodePaymentSignatureHeader(payload) } });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get('x-cache')).toBe('STALE');
+    expect(paid.headers.get('payment-response')).toBeTruthy();
+    expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
     system.emulator.clearFaults();
   });
 });
