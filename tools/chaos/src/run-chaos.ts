@@ -160,9 +160,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         }
         await sleep(100);
       }
-      const seen: Histogram = traffic.cut();
       // The books are proved on a quiet system: calls in flight would be charged but not yet tallied.
+      // The window ends once they have answered, so their outcomes (a charged 502 too) count for this fault.
       await traffic.stop();
+      const seen: Histogram = traffic.cut();
       const verdict = await books.check(fault.name, fault.losesRedis === true);
       traffic.start();
       const report: FaultReport = {
