@@ -198,19 +198,26 @@ describe('idempotent retries', () => {
       expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
     });
 
-    it('MCP: the same payment with an id in _meta, sent twice, settles once and answers the same', async () => {
+    it('MCP: the same payment with an id in _meta, sent twice, settles once and answers the same; another payment under the id is refused', async () => {
       const before = await system.chain!.balanceOf(payTo);
       const mcp = new Client({ name: 'e2e-agent', version: '1.0.0' });
       await mcp.connect(new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`)));
       try {
         const unpaid = (await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' } })) as CallToolResult;
         const required = unpaid.structuredContent as unknown as PaymentRequired;
-        const payment = await client.createPaymentPayload({ ...required, extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, generatePaymentId()) });
-        const call = async () => (await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' }, _meta: { 'x402/payment': payment } })) as CallToolResult;
-        const [first, again] = [await call(), await call()];
+        const id = generatePaymentId();
+        const payment = await client.createPaymentPayload({ ...required, extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, id) });
+        const call = async (paying: unknown) => (await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' }, _meta: { 'x402/payment': paying } })) as CallToolResult;
+        const [first, again] = [await call(payment), await call(payment)];
         expect([first.isError ?? false, again.isError ?? false]).toEqual([false, false]);
         expect(again.content).toEqual(first.content);
         expect(again._meta?.['x402/payment-response']).toEqual(first._meta?.['x402/payment-response']);
+        // Another payment under the same id: a tool error naming the conflict, nothing settled.
+        const asked = system.facilitator!.stats().settleCalls;
+        const other = await call(await client.createPaymentPayload({ ...required, extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, id) }));
+        expect(other.isError).toBe(true);
+        expect(other.content).toEqual([{ type: 'text', text: 'payment-identifier was used with another payment' }]);
+        expect(system.facilitator!.stats().settleCalls).toBe(asked);
       } finally {
         await mcp.close();
       }
