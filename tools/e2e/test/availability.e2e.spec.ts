@@ -135,3 +135,31 @@ describe('pre-charge availability', () => {
     system.emulator.clearFaults();
   });
 });
+
+describe('pre-charge availability: a spent rate budget', () => {
+  let system: System;
+
+  beforeAll(async () => {
+    // One iTunes call a minute, and no waiting for the next token: the second miss finds the budget spent.
+    system = await System.start({ env: { ITUNES_RATE_PER_MIN: '1', ITUNES_BURST: '1', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0' } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('the call that finds the budget spent is charged; the next is a 502 saying nothing was charged, with Retry-After', async () => {
+    const created = await system.createKey('0.3');
+    expect((await system.get('/api/apps/284882215', created.key)).status).toBe(200);
+    const finds = await system.get('/api/apps/389801252', created.key);
+    expect(finds.status).toBe(502);
+    expect(finds.body.message).toMatch(/^upstream store rate limit reached: 1 calls a minute to [^;]+; retry after \d+ s$/);
+    expect(finds.headers['x-credits-remaining']).toBe('0.294000');
+    const refused = await system.get('/api/apps/310633997', created.key);
+    expect(refused.status).toBe(502);
+    expect(refused.body.message).toMatch(/^upstream store rate limit reached: 1 calls a minute to itunes; retry after \d+ s; nothing was charged$/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['x-credits-remaining']).toBeUndefined();
+    expect(await system.balance(created.key)).toBe('0.294000');
+  });
+});

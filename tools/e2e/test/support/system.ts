@@ -56,6 +56,11 @@ export class System {
     const env = {
       ...stack?.paymentsEnv,
       PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
+      // The emulator does not throttle; Apple's limits (the catalog's defaults) would only slow the suite.
+      // A suite about the rate budget sets its own.
+      ITUNES_RATE_PER_MIN: '0',
+      APPLE_WEB_RATE_PER_MIN: '0',
+      APPLE_AMP_API_RATE_PER_MIN: '0',
       ...options.env,
       NATS_URL: nats.url,
       REDIS_URL: redis.url,
@@ -66,10 +71,6 @@ export class System {
       APPLE_WEB_BASE_URL: emulator.url,
       APPLE_AMP_API_BASE_URL: emulator.url,
       UPSTREAM_TIMEOUT_MS: '2000',
-      // The emulator does not throttle; Apple's limits (the catalog's defaults) would only slow the suite.
-      ITUNES_RATE_PER_MIN: '0',
-      APPLE_WEB_RATE_PER_MIN: '0',
-      APPLE_AMP_API_RATE_PER_MIN: '0',
       PORT: String(gatewayPort),
       OPS_PORT: '0',
     };
