@@ -7,6 +7,7 @@ import { ChallengeExtensions } from './discovery/challenge-extensions.js';
 import { DiscoveryDocuments } from './discovery/discovery-documents.js';
 import { DiscoveryController } from './discovery/discovery.controller.js';
 import { X402DiscoveryService } from './discovery/x402-discovery.service.js';
+import { ErrorAnswers } from './errors/error-answers.js';
 import { NatsRpcShutdown, gatewayRpcProvider, natsRpcProvider } from './nats-rpc.provider.js';
 import { McpEndpointRegistrar } from './mcp/mcp-endpoint.registrar.js';
 import { McpToolCallsService } from './mcp/mcp-tool-calls.service.js';
@@ -34,6 +35,7 @@ export class GatewayModule {
         gatewayRpcProvider,
         NatsRpcShutdown,
         GatewayOps,
+        ErrorAnswers,
         CreditsClient,
         CatalogClient,
         X402Client,

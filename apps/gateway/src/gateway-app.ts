@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { GatewayModule } from './app.module.js';
 import type { GatewayConfig } from './config.js';
 import { EnvelopeExceptionFilter } from './envelope/envelope-exception.filter.js';
+import { type ErrorAnswer, ErrorAnswers } from './errors/error-answers.js';
 import { fastifyOptions } from './http/fastify-options.js';
 import { GatewayOps } from './ops/gateway-ops.js';
 
@@ -12,11 +13,14 @@ export async function createGatewayApp(
   config: GatewayConfig,
   options: { logger?: LoggerService | LogLevel[] | false } = {},
 ): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), new FastifyAdapter(fastifyOptions(config)), {
+  // Fastify takes its error handlers when it is built, before the module's providers exist; it calls
+  // them only while serving, when the app and its ErrorAnswers do.
+  const answer = (error: unknown): ErrorAnswer => app.get(ErrorAnswers).answer(error);
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), new FastifyAdapter(fastifyOptions(config, answer)), {
     logger: options.logger,
     abortOnError: false,
   });
-  app.useGlobalFilters(new EnvelopeExceptionFilter());
+  app.useGlobalFilters(new EnvelopeExceptionFilter(app.get(ErrorAnswers)));
   app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (request, reply) => {

@@ -1,3 +1,3 @@
 export * from './config.js';
 export * from './gateway-app.js';
-export { CREDITS_REMAINING_HEADER } from './priced/priced-call.service.js';
+export { CREDITS_REMAINING_HEADER } from './priced/priced-routes.registrar.js';

@@ -65,6 +65,14 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
     exact: true,
   },
   {
+    status: 400,
+    message: 'malformed request',
+    when: 'The request is not valid HTTP/1.1 (a broken request line or header); answered on the connection, which is then closed.',
+    action: 'Send a well-formed HTTP request.',
+    scopes: ['any'],
+    exact: true,
+  },
+  {
     status: 401,
     message: 'authorization must be "Bearer <api key>"',
     when: 'The Authorization header is not a bearer token.',
@@ -156,6 +164,14 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
     action: `Use a new key or id for a new call; retry the same request with the same payment to get the first answer again. ${NOT_CHARGED}`,
     scopes: ['priced', 'topup'],
     codes: [ErrorCode.IdempotencyConflict],
+  },
+  {
+    status: 408,
+    message: 'request timeout',
+    when: 'The request headers did not arrive in time; answered on the connection, which is then closed.',
+    action: 'Send the whole request promptly.',
+    scopes: ['any'],
+    exact: true,
   },
   {
     status: 413,

@@ -43,10 +43,15 @@ describe('pre-charge availability', () => {
   it('the store failing: the call that finds out is charged (nothing foretold it); then the breaker is open', async () => {
     system.emulator.addFault({ status: 503 });
     const { key } = await system.createKey('0.3');
-    const first = await system.get('/api/apps/389801252', key);
+    // Named, so its retry below is the first answer again: the 502 with its charge, not a second debit.
+    const named = { 'idempotency-key': 'availability-first-failure' };
+    const first = await system.get('/api/apps/389801252', key, named);
     expect(first.status).toBe(502);
     expect(first.body.message).toMatch(/upstream store/);
     expect(first.headers['x-credits-remaining']).toBe('0.297000');
+    const retried = await system.get('/api/apps/389801252', key, named);
+    expect([retried.status, retried.body, retried.headers['x-credits-remaining']]).toEqual([502, first.body, '0.297000']);
+    expect(await system.balance(key)).toBe('0.297000');
   });
 
   it('credits: a call nothing cached can answer is a 502 saying nothing was charged, with Retry-After, and the balance is unchanged', async () => {

@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { ErrorAnswer } from '../errors/error-answers.js';
 
 /** The one response shape of the service (spec §2): the HTTP status is repeated in `status`. */
 export interface Envelope {
@@ -26,11 +28,20 @@ export function sendEnvelopeWithJsonData(reply: FastifyReply, status: number, me
     .send(`{"status":${status},"message":${JSON.stringify(message)},"data":${dataJson}}`);
 }
 
-/** The raw HTTP/1.1 response for errors raised before Fastify has a request (header overflow, bad request line). */
-export function rawEnvelopeResponse(status: number, reason: string, message: string): string {
-  const body = JSON.stringify(envelope(status, message));
-  return (
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-  );
+/** Writes a failure's answer: its headers, and the envelope with its status and message. */
+export function sendErrorEnvelope(reply: FastifyReply, answer: ErrorAnswer): FastifyReply {
+  return sendEnvelope(reply.headers(answer.headers), answer.status, answer.message);
+}
+
+/**
+ * The raw HTTP/1.1 response, closing the connection, for a failure answered on the socket because Node
+ * gave no request to answer on (header overflow, bad request line); with the request id when there
+ * was a request.
+ */
+export function rawEnvelopeResponse(answer: ErrorAnswer, requestId?: string): string {
+  const body = JSON.stringify(envelope(answer.status, answer.message));
+  let head = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n`;
+  for (const [name, value] of Object.entries(answer.headers)) head += `${name}: ${value}\r\n`;
+  if (requestId !== undefined) head += `x-request-id: ${requestId}\r\n`;
+  return `${head}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

@@ -19,4 +19,8 @@ export const Messages = {
   paymentRequired: 'payment_required',
   topupRequired: 'topup_required',
   internal: 'internal error',
+  malformedUrl: 'malformed url',
+  malformedRequest: 'malformed request',
+  headersTooLarge: 'request headers too large',
+  requestTimeout: 'request timeout',
 } as const;

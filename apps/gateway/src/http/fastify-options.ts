@@ -1,15 +1,17 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { Socket } from 'node:net';
 import type { GatewayConfig } from '../config.js';
-import { rawEnvelopeResponse, sendEnvelope } from '../envelope/envelope.js';
-import { answerForOverlongPathParam } from './overlong-path-param.js';
+import { rawEnvelopeResponse, sendErrorEnvelope } from '../envelope/envelope.js';
+import type { ErrorAnswer } from '../errors/error-answers.js';
+import { overlongPathParamError } from './overlong-path-param.js';
 import { requestIdFor } from './request-id.js';
 
 /**
- * Fastify settings that keep every answer an envelope, including the ones Fastify gives before a
- * route runs: malformed URLs, oversized bodies, header overflows and broken request lines.
+ * Fastify settings that keep every answer an envelope, including the ones Fastify and Node give before
+ * a route runs: malformed URLs, oversized bodies, header overflows and broken request lines. `answer`
+ * is the gateway's one mapping from a failure to its answer (ErrorAnswers), called only while serving.
  */
-export function fastifyOptions(config: GatewayConfig): FastifyServerOptions {
+export function fastifyOptions(config: GatewayConfig, answer: (error: unknown) => ErrorAnswer): FastifyServerOptions {
   return {
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
@@ -18,24 +20,13 @@ export function fastifyOptions(config: GatewayConfig): FastifyServerOptions {
     routerOptions: { maxParamLength: 512 },
     requestIdHeader: false,
     genReqId: requestIdFor,
+    // While closing, requests still in reach are served as usual rather than with Fastify's bare 503.
     return503OnClosing: false,
-    frameworkErrors: (error, request, reply) => {
-      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        const answer = answerForOverlongPathParam(request.url);
-        return sendEnvelope(reply, answer.status, answer.message);
-      }
-      const badUrl = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_ASYNC_CONSTRAINT';
-      return sendEnvelope(reply, badUrl ? 400 : 500, badUrl ? 'malformed url' : 'internal error');
-    },
-    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+    frameworkErrors: (error, request, reply) =>
+      sendErrorEnvelope(reply, answer(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? overlongPathParamError(request.url) : error)),
+    clientErrorHandler: (error: Error, socket: Socket) => {
       if (!socket.writable) return socket.destroy();
-      const response =
-        error.code === 'HPE_HEADER_OVERFLOW'
-          ? rawEnvelopeResponse(431, 'Request Header Fields Too Large', 'request headers too large')
-          : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-            ? rawEnvelopeResponse(408, 'Request Timeout', 'request timeout')
-            : rawEnvelopeResponse(400, 'Bad Request', 'malformed request');
-      socket.end(response);
+      socket.end(rawEnvelopeResponse(answer(error)));
     },
   };
 }

@@ -1,13 +1,26 @@
-import { PRICED_ROUTES, type PricedRoute } from '@appcat/routes';
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { formatUsd } from '@appcat/contracts';
+import { PRICED_ROUTES, type PricedRoute, type RawQuery } from '@appcat/routes';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendEnvelope } from '../envelope/envelope.js';
+import { GATEWAY_CONFIG } from '../config.provider.js';
+import type { GatewayConfig } from '../config.js';
+import { OK_MESSAGE, sendEnvelopeWithJsonData, sendErrorEnvelope } from '../envelope/envelope.js';
+import { ErrorAnswers } from '../errors/error-answers.js';
 import { HttpError, Messages } from '../errors/http-error.js';
-import { GatewayOps } from '../ops/gateway-ops.js';
+import { readIdempotencyKey } from '../idempotency/call-names.js';
+import { PAYMENT_RESPONSE_HEADER } from '../payment/payment-challenge.js';
+import { readPaymentCredentials } from '../payment/payment-credentials.js';
 import { PricedCallService } from './priced-call.service.js';
+import type { Charge } from './priced-result.js';
+
+/** Header on credit-paid answers: what the key has left, so agents need no extra balance call. */
+export const CREDITS_REMAINING_HEADER = 'x-credits-remaining';
+/** UPSTREAM, CACHE or STALE: where the catalog got the data. */
+export const CACHE_HEADER = 'x-cache';
 
 const OTHER_METHODS = ['DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const;
+const METHOD_NOT_ALLOWED = new HttpError(405, Messages.methodNotAllowed, { allow: 'GET' });
 
 /** `/api/apps/{appId}` → `/api/apps/:appId` */
 export function toFastifyPath(specPath: string): string {
@@ -15,17 +28,17 @@ export function toFastifyPath(specPath: string): string {
 }
 
 /**
- * Registers the priced routes from the route table straight on Fastify (the hot path skips Nest's
- * per-request pipeline), plus a 405 for every other method on those paths.
+ * The priced calls over HTTP: registers the priced routes from the route table straight on Fastify
+ * (the hot path skips Nest's per-request pipeline), plus a 405 for every other method on those paths,
+ * and renders each call's result as the envelope, with the charge and the data's origin in headers.
  */
 @Injectable()
 export class PricedRoutesRegistrar implements OnModuleInit {
-  private readonly logger = new Logger('Gateway');
-
   constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly adapterHost: HttpAdapterHost,
     private readonly calls: PricedCallService,
-    private readonly ops: GatewayOps,
+    private readonly errors: ErrorAnswers,
   ) {}
 
   onModuleInit(): void {
@@ -36,36 +49,37 @@ export class PricedRoutesRegistrar implements OnModuleInit {
       fastify.route({
         method: [...OTHER_METHODS],
         url,
-        handler: (_request, reply) => sendEnvelope(reply.header('allow', 'GET'), 405, Messages.methodNotAllowed),
+        handler: (_request, reply) => sendErrorEnvelope(reply, this.errors.answer(METHOD_NOT_ALLOWED)),
       });
     }
   }
 
   private async serve(route: PricedRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    try {
-      await this.calls.handle(route, request, reply);
-    } catch (error) {
-      if (error instanceof HttpError) {
-        this.ops.metrics.declines.inc({ reason: declineReason(error) });
-        sendEnvelope(reply.headers(error.headers), error.status, error.message);
-        return;
-      }
-      this.logger.error(`${route.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      sendEnvelope(reply, 500, Messages.internal);
+    const result = await this.calls.call({
+      route,
+      pathParams: request.params as Record<string, string>,
+      query: request.query as RawQuery,
+      credentials: () => readPaymentCredentials(request.headers),
+      idempotencyKey: () => readIdempotencyKey(request.headers),
+      resourceUrl: () => this.config.publicBaseUrl + request.url,
+      requestId: request.id,
+    });
+    if (!result.ok) {
+      if (result.charge) chargeHeader(reply, result.charge);
+      sendErrorEnvelope(reply, this.errors.answer(result.error, route.id));
+      return;
     }
+    const { answer } = result;
+    chargeHeader(reply, answer.charge);
+    // Say where the data came from: agents can tell a stale copy (served because the store failed) from fresh data.
+    reply.header(CACHE_HEADER, answer.source.toUpperCase());
+    if (answer.ageSeconds !== undefined) reply.header('age', String(Math.max(0, Math.floor(answer.ageSeconds))));
+    sendEnvelopeWithJsonData(reply, 200, OK_MESSAGE, answer.dataJson);
   }
 }
 
-/** A few stable labels, not the free-text message (which names parameters and amounts). */
-export function declineReason(error: HttpError): string {
-  switch (error.status) {
-    case 400:
-      return 'invalid_request';
-    case 401:
-      return 'invalid_key';
-    case 402:
-      return error.message === Messages.paymentRequired || error.message === Messages.topupRequired ? error.message : 'payment_refused';
-    default:
-      return error.status >= 500 ? 'dependency_failed' : `http_${error.status}`;
-  }
+/** The receipt (x402) or the balance left (credits), also on a 502 that followed the charge. */
+function chargeHeader(reply: FastifyReply, charge: Charge): void {
+  if (charge.method === 'x402') reply.header(PAYMENT_RESPONSE_HEADER, charge.receipt.paymentResponse);
+  else reply.header(CREDITS_REMAINING_HEADER, formatUsd(charge.balance));
 }

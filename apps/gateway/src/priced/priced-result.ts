@@ -1,0 +1,20 @@
+import type { CatalogSource, X402Receipt } from '@appcat/contracts';
+
+/** How a call was paid for: a debit (with the balance it left) or a settled x402 payment. */
+export type Charge = { method: 'credits'; balance: bigint } | { method: 'x402'; receipt: X402Receipt };
+
+/** A delivered priced call. */
+export interface PricedAnswer {
+  charge: Charge;
+  /** The catalog's data as JSON text, the envelope's `data` (decoded only by transports that need it, such as MCP). */
+  dataJson: string;
+  source: CatalogSource;
+  ageSeconds?: number;
+}
+
+/**
+ * What a priced call came to, for a transport (HTTP, MCP) to render: its answer, or the failure that
+ * ended it (answered as `ErrorAnswers` maps it) with the charge made before it, if any: a 502 after
+ * a charge still reports the receipt or the balance left, and the charge stands (spec §7).
+ */
+export type PricedResult = { ok: true; answer: PricedAnswer } | { ok: false; error: unknown; charge?: Charge };
