@@ -8,6 +8,7 @@ import { DiscoveryDocuments } from './discovery/discovery-documents.js';
 import { DiscoveryController } from './discovery/discovery.controller.js';
 import { X402DiscoveryService } from './discovery/x402-discovery.service.js';
 import { ErrorAnswers } from './errors/error-answers.js';
+import { PreRouteAnswers } from './http/pre-route-answers.js';
 import { NatsRpcShutdown, gatewayRpcProvider, natsRpcProvider } from './nats-rpc.provider.js';
 import { McpEndpointRegistrar } from './mcp/mcp-endpoint.registrar.js';
 import { McpToolCallsService } from './mcp/mcp-tool-calls.service.js';
@@ -36,6 +37,7 @@ export class GatewayModule {
         NatsRpcShutdown,
         GatewayOps,
         ErrorAnswers,
+        PreRouteAnswers,
         CreditsClient,
         CatalogClient,
         X402Client,

@@ -9,7 +9,9 @@ import { ErrorCode, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { connect as tcpConnect } from 'node:net';
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { GatewayOps } from '../src/ops/gateway-ops.js';
+import { openSocket, parseResponses, rawExchange, readUntilClosed } from './support/raw-http.js';
 import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
 
 function decode(header: unknown) {
@@ -376,5 +378,94 @@ describe('gateway over HTTP', () => {
     });
     expect(raw).toMatch(/^HTTP\/1.1 431 /);
     expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ status: 431, message: 'request headers too large', data: null });
+  });
+
+  describe('answers Node and Fastify give before any route, as envelopes', () => {
+    const port = () => (app.getHttpServer().address() as { port: number }).port;
+    const raw = async (text: string) => parseResponses(await rawExchange(port(), text));
+    afterEach(() => expect(debit.calls).toHaveLength(0));
+
+    function expectRawEnvelope(res: { status: number; headers: Record<string, string>; body: string }, status: number, message: string) {
+      expect(res.status).toBe(status);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(res.body)).toEqual({ status, message, data: null });
+    }
+
+    it('an HTTP/1.1 request without Host → 400 envelope (RFC 9112 §3.2), not Node\'s bare 400', async () => {
+      const [res, ...more] = await raw(`GET /api/apps/1 HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nX-Request-Id: trace-host\r\n\r\n`);
+      expectRawEnvelope(res, 400, 'host header is required');
+      expect(res.headers.connection).toBe('close');
+      expect(res.headers['x-request-id']).toBe('trace-host');
+      expect(more).toEqual([]);
+      // HTTP/1.0 has no Host to require: served as before.
+      expectRawEnvelope((await raw('GET /nope HTTP/1.0\r\n\r\n'))[0], 404, 'not found');
+    });
+
+    it('CONNECT → 405 envelope with Allow, and the connection closed: the gateway is no proxy', async () => {
+      const [res, ...more] = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: trace-connect\r\n\r\n');
+      expectRawEnvelope(res, 405, 'method not allowed');
+      expect(res.headers.allow).toBe('GET, POST');
+      expect(res.headers['x-request-id']).toBe('trace-connect');
+      expect(more).toEqual([]);
+      expectRawEnvelope((await raw(`CONNECT /api/apps/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`))[0], 405, 'method not allowed');
+    });
+
+    it('an Expect other than 100-continue → 417 envelope; 100-continue still gets its interim answer', async () => {
+      const [refused] = await raw('GET /api/apps/1 HTTP/1.1\r\nHost: x\r\nExpect: a-miracle\r\nConnection: close\r\n\r\n');
+      expectRawEnvelope(refused, 417, 'expect may only be 100-continue');
+      expect(refused.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      const [interim, final] = await raw('GET /api/apps/1 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+      expect(interim.status).toBe(100);
+      expectRawEnvelope(final, 402, 'payment_required');
+    });
+
+    it('a request line that is not HTTP → 400 envelope on the socket', async () => {
+      const [res] = await raw('GET /api/apps/1 HTTQ/1.1\r\nHost: x\r\n\r\n');
+      expectRawEnvelope(res, 400, 'malformed request');
+      expect(res.headers.connection).toBe('close');
+    });
+
+    it('headers that do not arrive in time → 408 envelope on the socket', async () => {
+      // Node raises ERR_HTTP_REQUEST_TIMEOUT after headersTimeout (60 s), checked every 30 s: raised here at once.
+      const server = app.getHttpServer();
+      const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+      const socket = await openSocket(port());
+      const read = readUntilClosed(socket);
+      socket.write('GET /api/apps/1 HTTP/1.1\r\nHost: x\r\n');
+      server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), await accepted);
+      const [res] = parseResponses(await read);
+      expectRawEnvelope(res, 408, 'request timeout');
+    });
+
+    it('HEAD on a document → the 404 envelope\'s status and headers, no body (HEAD never runs a GET handler)', async () => {
+      const text = await rawExchange(port(), 'HEAD /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(text).toMatch(/^HTTP\/1.1 404 /);
+      expect(text.toLowerCase()).toContain('content-type: application/json; charset=utf-8');
+      expect(text.endsWith('\r\n\r\n')).toBe(true);
+    });
+
+    it.each([
+      ['application/json', '{"amount":', 400, "body is not valid json but content-type is set to 'application/json'"],
+      ['application/json', '', 400, "body cannot be empty when content-type is set to 'application/json'"],
+      ['text/xml', '<amount/>', 415, 'unsupported media type'],
+    ])('a %s body %j the parser refuses → %i envelope', async (type, body, status, message) => {
+      const res = await fetch(base + '/api/credits/topup?amount=5', { method: 'POST', headers: { 'content-type': type }, body });
+      expect(res.status).toBe(status);
+      expect(await res.json()).toEqual({ status, message, data: null });
+      expect(topUp.calls).toHaveLength(0);
+    });
+  });
+
+  it('counts every refusal in appcat_declines_total by a stable reason, whatever answered it', async () => {
+    await get('/api/apps?term=');
+    await get('/nope');
+    await request('PUT', '/api/apps/1');
+    await get('/api/credits/balance');
+    await rawExchange((app.getHttpServer().address() as { port: number }).port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const metrics = await app.get(GatewayOps).metrics.registry.metrics();
+    for (const reason of ['invalid_request', 'http_404', 'http_405', 'invalid_key']) {
+      expect(metrics).toMatch(new RegExp(`appcat_declines_total\\{reason="${reason}",service="gateway"\\} [1-9]`));
+    }
+    expect(metrics).not.toMatch(/term is required/);
   });
 });

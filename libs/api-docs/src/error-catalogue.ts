@@ -73,6 +73,14 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
     exact: true,
   },
   {
+    status: 400,
+    message: 'host header is required',
+    when: 'An HTTP/1.1 request without a `Host` header.',
+    action: 'Send `Host` (every HTTP client does).',
+    scopes: ['any'],
+    exact: true,
+  },
+  {
     status: 401,
     message: 'authorization must be "Bearer <api key>"',
     when: 'The Authorization header is not a bearer token.',
@@ -142,7 +150,7 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
   {
     status: 405,
     message: 'method not allowed',
-    when: 'Another method (HEAD included) on a priced path; `Allow: GET` says which one.',
+    when: 'Another method (HEAD included) on a priced path; `Allow: GET` says which one. Also CONNECT anywhere (`Allow: GET, POST`): this is not a proxy.',
     action: 'Use GET.',
     scopes: ['any'],
     exact: true,
@@ -186,6 +194,14 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
     message: 'request headers too large',
     when: 'The request headers are too large.',
     action: 'Send smaller headers.',
+    scopes: ['any'],
+    exact: true,
+  },
+  {
+    status: 417,
+    message: 'expect may only be 100-continue',
+    when: 'An `Expect` header other than `100-continue`.',
+    action: 'Send no `Expect`, or `Expect: 100-continue`.',
     scopes: ['any'],
     exact: true,
   },

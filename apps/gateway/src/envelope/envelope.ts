@@ -35,8 +35,8 @@ export function sendErrorEnvelope(reply: FastifyReply, answer: ErrorAnswer): Fas
 
 /**
  * The raw HTTP/1.1 response, closing the connection, for a failure answered on the socket because Node
- * gave no request to answer on (header overflow, bad request line); with the request id when there
- * was a request.
+ * gave no request to answer on (header overflow, bad request line, CONNECT); with the request id when
+ * there was a request.
  */
 export function rawEnvelopeResponse(answer: ErrorAnswer, requestId?: string): string {
   const body = JSON.stringify(envelope(answer.status, answer.message));

@@ -23,4 +23,6 @@ export const Messages = {
   malformedRequest: 'malformed request',
   headersTooLarge: 'request headers too large',
   requestTimeout: 'request timeout',
+  hostRequired: 'host header is required',
+  expectationFailed: 'expect may only be 100-continue',
 } as const;

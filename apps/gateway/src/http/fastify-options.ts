@@ -1,4 +1,5 @@
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyHttpOptions } from 'fastify';
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { GatewayConfig } from '../config.js';
 import { rawEnvelopeResponse, sendErrorEnvelope } from '../envelope/envelope.js';
@@ -11,7 +12,7 @@ import { requestIdFor } from './request-id.js';
  * a route runs: malformed URLs, oversized bodies, header overflows and broken request lines. `answer`
  * is the gateway's one mapping from a failure to its answer (ErrorAnswers), called only while serving.
  */
-export function fastifyOptions(config: GatewayConfig, answer: (error: unknown) => ErrorAnswer): FastifyServerOptions {
+export function fastifyOptions(config: GatewayConfig, answer: (error: unknown) => ErrorAnswer): FastifyHttpOptions<Server> & { http: object } {
   return {
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
@@ -22,6 +23,9 @@ export function fastifyOptions(config: GatewayConfig, answer: (error: unknown) =
     genReqId: requestIdFor,
     // While closing, requests still in reach are served as usual rather than with Fastify's bare 503.
     return503OnClosing: false,
+    // Node would answer an HTTP/1.1 request without Host with a bare 400 before Fastify sees it; the
+    // gateway answers it with the envelope instead (PreRouteAnswers).
+    http: { requireHostHeader: false },
     frameworkErrors: (error, request, reply) =>
       sendErrorEnvelope(reply, answer(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? overlongPathParamError(request.url) : error)),
     clientErrorHandler: (error: Error, socket: Socket) => {
