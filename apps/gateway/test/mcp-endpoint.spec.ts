@@ -158,6 +158,33 @@ describe('gateway MCP endpoint', () => {
     it('an unknown tool is a JSON-RPC error', async () => {
       await expect((await withKey()).callTool({ name: 'apps_delete', arguments: {} })).rejects.toThrow(/unknown tool: apps_delete/);
     });
+
+    // MCP 2025-11-25 (tools, "Error Handling"): a request that fails the CallToolRequest schema is a
+    // protocol error; a bad argument value is a tool execution error the model can correct (SEP-1303).
+    it.each([
+      [{ name: 'apps_get', arguments: ['1'] }, 'params.arguments must be an object, not an array'],
+      [{ name: 'apps_get', arguments: 'appId=1' }, 'params.arguments must be an object, not a string'],
+      [{ name: 42, arguments: { appId: '1' } }, 'params.name must be a string, not a number'],
+    ])('tools/call %j that fails the MCP schema → JSON-RPC -32602 "%s"', async (params, message) => {
+      const error = await (await withKey()).callTool(params as never).then(
+        () => undefined,
+        (refused: unknown) => refused,
+      );
+      expect(error).toMatchObject({ code: -32602, message: `MCP error -32602: ${message}` });
+    });
+
+    it('tools/list with a malformed cursor → JSON-RPC -32602 naming it, not an internal error', async () => {
+      await expect((await mcp()).listTools({ cursor: 5 as never })).rejects.toMatchObject({
+        code: -32602,
+        message: 'MCP error -32602: params.cursor must be a string, not a number',
+      });
+    });
+
+    it('a parameter value out of its rule is a tool error naming it (the model can correct it)', async () => {
+      const result = await call(await withKey(), 'apps_search', { term: 'chess', page: 99 });
+      expect(result).toEqual({ isError: true, content: [{ type: 'text', text: 'page must be an integer from 1 to 10' }] });
+      expect(text(await call(await withKey(), 'developers_get', { developerId: true }))).toBe('developerId must be a string');
+    });
   });
 
   describe('x402 in _meta', () => {
@@ -224,6 +251,30 @@ describe('gateway MCP endpoint', () => {
       const res = await post('{"jsonrpc":');
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null });
+    });
+
+    it('an empty batch → 400 JSON-RPC Invalid Request with id null (JSON-RPC 2.0 §6), not an empty 202', async () => {
+      const res = await post('[]', { 'x-request-id': 'trace-empty' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('x-request-id')).toBe('trace-empty');
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' }, id: null });
+    });
+
+    it('a batch answers each request, a malformed one with -32602 beside the others', async () => {
+      const res = await post(
+        JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'apps_get', arguments: [] } },
+        ]),
+      );
+      expect(res.status).toBe(200);
+      const answers = (await res.json()) as { id: number; result?: unknown; error?: unknown }[];
+      expect(answers.find((answer) => answer.id === 1)?.result).toBeDefined();
+      expect(answers.find((answer) => answer.id === 2)).toEqual({
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32602, message: 'params.arguments must be an object, not an array' },
+      });
     });
 
     it('an oversized body → 413 JSON-RPC error', async () => {

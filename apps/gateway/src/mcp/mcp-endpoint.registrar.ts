@@ -11,6 +11,8 @@ const OTHER_METHODS = ['GET', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'PUT'] as co
 
 const METHOD_NOT_ALLOWED = new JsonRpcError(405, JsonRpcCode.serverError, 'Method not allowed.', { allow: 'POST' });
 const PARSE_ERROR = new JsonRpcError(400, JsonRpcCode.parseError, 'Parse error: the body is not JSON');
+/** JSON-RPC 2.0 §6: an empty batch is one Invalid Request error (the SDK would answer it with an empty 202). */
+const EMPTY_BATCH = new JsonRpcError(400, JsonRpcCode.invalidRequest, 'Invalid Request: an empty batch');
 
 type McpServerModule = typeof import('./mcp-server.js');
 
@@ -53,6 +55,7 @@ export class McpEndpointRegistrar implements OnModuleInit {
   }
 
   private async serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (Array.isArray(request.body) && request.body.length === 0) return this.refuse(request, reply, EMPTY_BATCH);
     // The SDK writes the answer on the raw response; Fastify's onSend hooks do not run, so the request id is set here.
     reply.hijack();
     reply.raw.setHeader('x-request-id', request.id);

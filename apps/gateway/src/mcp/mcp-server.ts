@@ -1,10 +1,21 @@
 import { PRICE_PER_CALL_MICROS } from '@appcat/contracts';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
+import { invalidParamsMessage, type SchemaIssue } from './invalid-params.js';
 import { type McpToolCallsService, UnknownToolError } from './mcp-tool-calls.service.js';
 import { ALL_TOOLS, usd } from './mcp-tools.js';
 
@@ -36,13 +47,51 @@ const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
  */
 export async function serveMcpRequest(request: FastifyRequest, response: ServerResponse, toolCalls: McpToolCallsService): Promise<void> {
   const server = createServer(request, toolCalls);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new ReadableParamErrorsTransport(request.body);
   response.on('close', () => {
     void transport.close();
     void server.close();
   });
   await server.connect(transport);
   await transport.handleRequest(request.raw, response, request.body);
+}
+
+/** The methods served here, by the SDK schema their requests are checked against. */
+const REQUEST_SCHEMAS: Readonly<Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: readonly SchemaIssue[] } } }>> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+};
+
+/**
+ * The stateless JSON transport, answering a request whose params fail the SDK's schema with -32602
+ * and a one-line message naming the problem (`invalidParamsMessage`). The SDK answers those with its
+ * schema issues as indented JSON (and with -32603 for methods other than tools/call). Only error answers
+ * are looked at, so a call that succeeds costs nothing more.
+ */
+class ReadableParamErrorsTransport extends StreamableHTTPServerTransport {
+  /** @param body the HTTP request's parsed body: the JSON-RPC request or batch the answers are for. */
+  constructor(private readonly body: unknown) {
+    super({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  }
+
+  override send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
+    return super.send('error' in message ? readableParamError(message, this.body) : message, options);
+  }
+}
+
+function readableParamError(answer: JSONRPCErrorResponse, body: unknown): JSONRPCErrorResponse {
+  if (answer.error.code !== ErrorCode.InvalidParams && answer.error.code !== ErrorCode.InternalError) return answer;
+  const request = (Array.isArray(body) ? body : [body]).find((message: unknown) => isRecord(message) && message.id === answer.id) as Record<string, unknown> | undefined;
+  const schema = request && typeof request.method === 'string' ? REQUEST_SCHEMAS[request.method] : undefined;
+  const issue = schema?.safeParse(request).error?.issues[0];
+  if (!issue) return answer;
+  return { ...answer, error: { code: ErrorCode.InvalidParams, message: invalidParamsMessage(issue, request) } };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 /** The MCP server for one HTTP request: the generated tool list, and calls made with this request's key. */
