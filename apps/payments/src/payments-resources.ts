@@ -42,8 +42,7 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
       enableAutoPipelining: true,
     });
     this.flusherRedis = connectRedis(config.redis, {
-      maxRetriesPerRequest: 1,
-      commandTimeout: config.ledger.blockMs + config.redisCommandTimeoutMs,
+      ...LedgerFlusher.connectionOptions(config.ledger, config.redisCommandTimeoutMs),
       connectionName: `payments-ledger:${config.ledger.consumer}`,
     });
     for (const connection of [this.redis, this.flusherRedis]) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
 import { type ManagedProcess, startRedisServer } from '@appcat/testing';
 import type { Redis } from 'ioredis';
 import { connectRedis } from '../src/database/redis.js';
@@ -10,6 +11,47 @@ import { applyLedgerBatch, type LedgerEntry } from '../src/ledger/ledger-batch.j
 import { LedgerFlusher } from '../src/ledger/ledger-flusher.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import { eventually } from './support/test-config.js';
+
+/**
+ * A TCP proxy to Redis that can lose one answer: armed with a marker, it passes the commands on but,
+ * instead of passing back the first reply holding the marker, cuts the client's connection — the command
+ * ran in Redis and its answer was lost, as when a node dies while replying.
+ */
+async function startAnswerLosingProxy(redisPort: number) {
+  let marker: string | null = null;
+  let lost = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(redisPort, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => (sockets.delete(socket), client.destroy(), upstream.destroy()));
+    }
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => {
+      if (marker !== null && chunk.includes(marker)) {
+        marker = null;
+        lost += 1;
+        client.destroy();
+        return;
+      }
+      client.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    loseNextAnswerContaining: (text: string) => void (marker = text),
+    get lost() {
+      return lost;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 describe('ledger flusher (real Redis and Postgres)', () => {
   const keyspace = new CreditKeyspace('credit:ledger', 1);
@@ -194,6 +236,31 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     await eventually(async () => ((await redis.xpending(STREAM, config.group)) as [number])[0], (n) => n === 0, 5_000);
     expect(await spentOf(key.id)).toBe(12_000n);
     expect(await debitRows(key.id)).toBe(4);
+  });
+
+  it('reads again at once the entries of a read whose answer was lost with its connection', async () => {
+    const key = await createKey(1_000_000n);
+    const proxy = await startAnswerLosingProxy(server.port);
+    try {
+      // No reclaim can rescue the entries within the test: only the flusher's own re-read can.
+      const config = ledger({ claimIdleMs: 3_600_000 });
+      const connection = connectRedis(`redis://127.0.0.1:${proxy.port}`, LedgerFlusher.connectionOptions(config, 1_000));
+      connection.on('error', () => undefined);
+      connections.push(connection);
+      const flusher = new LedgerFlusher(connection, db.pool, config, keyspace.streams);
+      await flusher.ensureGroup();
+      flusher.start();
+      // The read that takes these debits runs in Redis (they become this consumer's pending entries), and its answer is lost.
+      proxy.loseNextAnswerContaining('apps.get');
+      for (let i = 0; i < 3; i += 1) expect((await debit(key.keyHash)).kind).toBe('ok');
+      expect(await eventually(() => spentOf(key.id), (value) => value === 9_000n, 20_000)).toBe(9_000n);
+      await flusher.stop();
+      expect(proxy.lost).toBe(1);
+      expect(await debitRows(key.id)).toBe(3);
+      expect(((await redis.xpending(STREAM, config.group)) as [number])[0]).toBe(0);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('recreates its consumer group after Redis lost everything', async () => {

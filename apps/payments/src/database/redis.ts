@@ -12,6 +12,11 @@ export type RedisClient = Redis | Cluster;
  * With cluster nodes, a Redis Cluster client: commands go to the primary owning their slot, and after a
  * failover it learns the new owner from the MOVED reply (refreshing the slot table) and retries there.
  * `enableOfflineQueue` and `enableAutoPipelining` apply to the cluster as a whole, the rest to each node.
+ * A command whose node connection closed under it is not sent again (ioredis would, after
+ * `retryDelayOnFailover`): it may have run before the node died, and a debit's script or a ledger read
+ * run twice takes the credit twice or strands the entries read; it fails instead, as it does on one Redis
+ * with `maxRetriesPerRequest: 0` (the ambiguous case of docs/credits.md). Commands refused without
+ * running (CLUSTERDOWN, TRYAGAIN, MOVED) are retried.
  */
 export function connectRedis(endpoint: RedisEndpoint, options?: RedisOptions): RedisClient;
 /** One server by URL (tools and tests). */
@@ -25,9 +30,9 @@ export function connectRedis(endpoint: RedisEndpoint | string, options: RedisOpt
     enableOfflineQueue,
     enableAutoPipelining,
     scaleReads: 'master',
-    // A failover (node timeout + election) takes a few seconds: a command that lands in it waits briefly
+    retryDelayOnFailover: 0,
+    // A failover (node timeout + election) takes a few seconds: a command refused meanwhile waits briefly
     // and is retried on the new primary, within the command timeout.
-    retryDelayOnFailover: 200,
     retryDelayOnClusterDown: 200,
     redisOptions: {
       protocol: 2,

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type pg from 'pg';
+import type { RedisOptions } from 'ioredis';
 import type { LedgerConfig } from '../config/payments-config.js';
 import { CreditKeyspace } from '../credits/credit-keyspace.js';
 import { isCluster, type RedisClient } from '../database/redis.js';
@@ -44,6 +45,17 @@ export class LedgerFlusher {
     private readonly streams: readonly string[],
   ) {
     this.ownPending = new Set(streams);
+  }
+
+  /**
+   * What the flusher's own connection needs. A read whose answer is lost with its connection fails
+   * rather than being sent again after the reconnection (ioredis's default, `maxRetriesPerRequest` ≥ 1):
+   * the first read may have run, leaving its entries pending under this consumer, and a second `>` read
+   * would skip them until `claimIdleMs` passed; failing, the loop re-reads its own pending entries at once.
+   * The timeout leaves room for a blocking read.
+   */
+  static connectionOptions(config: LedgerConfig, commandTimeoutMs: number): RedisOptions {
+    return { maxRetriesPerRequest: 0, commandTimeout: config.blockMs + commandTimeoutMs };
   }
 
   start(): void {
