@@ -7,6 +7,7 @@ import { connectRedis, type RedisClient } from './database/redis.js';
 import { CreditKeyspace } from './credits/credit-keyspace.js';
 import { LedgerFlusher } from './ledger/ledger-flusher.js';
 import { SettlementRecords } from './x402/settlement-records.js';
+import { X402Keyspace } from './x402/x402-keyspace.js';
 
 const REDIS_READY_WAIT_MS = 5_000;
 
@@ -51,7 +52,7 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
     }
     this.keyspace = new CreditKeyspace(config.ledger.stream, config.ledger.shards);
     this.flusher = new LedgerFlusher(this.flusherRedis, this.pool, config.ledger, this.keyspace.streams);
-    this.settlements = new SettlementRecords(this.pool, this.redis);
+    this.settlements = new SettlementRecords(this.pool, this.redis, new X402Keyspace(config.ledger.shards));
   }
 
   async onModuleInit(): Promise<void> {

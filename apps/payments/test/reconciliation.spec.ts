@@ -118,7 +118,7 @@ describe('reconciliation (payments.admin.reconcile)', () => {
   it('queues a settlement in Redis while Postgres is unreachable and moves it there exactly once', async () => {
     const unreachable = new pg.Pool({ connectionString: 'postgresql://postgres:postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
     unreachable.on('error', () => undefined);
-    const down = new SettlementRecords(unreachable, cluster.redis);
+    const down = new SettlementRecords(unreachable, cluster.redis, cluster.apps[0].get(PaymentsResources).settlements.keyspace);
     const record = settlement({ purpose: 'call', route: 'apps.lookup', amount: 3000n, requestId: 'queued-1' });
     await down.record(record);
     await down.record(record); // the same settlement reported twice is still one row

@@ -4,11 +4,13 @@
  */
 import { type AdminReconcileReply, Subject } from '@appcat/contracts';
 import { jest } from '@jest/globals';
+import calculateSlot from 'cluster-key-slot';
 import pg from 'pg';
 import { connectRedis } from '../src/database/redis.js';
 import { PaymentsResources } from '../src/payments-resources.js';
 import { PaymentLock } from '../src/x402/payment-lock.js';
-import { PENDING_SETTLEMENTS_STREAM, REJECTED_SETTLEMENTS_STREAM, type SettlementRecord, SettlementRecords } from '../src/x402/settlement-records.js';
+import { type SettlementRecord, SettlementRecords } from '../src/x402/settlement-records.js';
+import { X402Keyspace } from '../src/x402/x402-keyspace.js';
 import { startPaymentsCluster, type PaymentsCluster } from './support/payments-cluster.js';
 
 jest.setTimeout(30_000);
@@ -24,6 +26,9 @@ describe('x402 settlement records', () => {
   afterAll(() => cluster.stop());
 
   const appRecords = () => cluster.apps[0].get(PaymentsResources).settlements;
+  /** The app's keyspace on one Redis (one shard, LEDGER_STREAM_SHARDS unset). */
+  const keyspace = new X402Keyspace(1);
+  const lock = () => new PaymentLock(cluster.redis, keyspace);
   const settlement = (overrides: Partial<SettlementRecord> = {}): SettlementRecord => {
     sequence += 1;
     return {
@@ -43,8 +48,8 @@ describe('x402 settlement records', () => {
   const rowsOf = async (transaction: string) =>
     (await cluster.db.pool.query('SELECT payment_id, request_id, amount_micros::text FROM x402_settlements WHERE transaction = $1', [transaction])).rows;
   /** Queues a record as a replica that then died before writing it would have left it. */
-  const queue = (record: SettlementRecord) =>
-    cluster.redis.xadd(PENDING_SETTLEMENTS_STREAM, '*', 'record', JSON.stringify({ ...record, amount: record.amount.toString() }));
+  const queue = (record: SettlementRecord, stream = keyspace.pendingOf(record.paymentId)) =>
+    cluster.redis.xadd(stream, '*', 'record', JSON.stringify({ ...record, amount: record.amount.toString() }));
   /** Runs `body` with the app's background drain stopped, so only the test moves records. */
   const withoutBackgroundDrain = async (body: () => Promise<void>) => {
     await appRecords().stop();
@@ -59,15 +64,15 @@ describe('x402 settlement records', () => {
     await withoutBackgroundDrain(async () => {
       const unreachable = new pg.Pool({ connectionString: 'postgresql://postgres:postgres@127.0.0.1:1/none', connectionTimeoutMillis: 200 });
       unreachable.on('error', () => undefined);
-      const postgresDown = new SettlementRecords(unreachable, cluster.redis);
+      const postgresDown = new SettlementRecords(unreachable, cluster.redis, keyspace);
       const paid = settlement();
-      await postgresDown.record(paid, (transaction) => PaymentLock.markUsedIn(transaction, paid.paymentId, 60_000));
+      await postgresDown.record(paid, (transaction) => lock().markUsedIn(transaction, paid.paymentId, 60_000));
       await postgresDown.stop(); // its own write (and shutdown drain) fail: Postgres is unreachable
       await unreachable.end();
 
-      expect(await cluster.redis.get(PaymentLock.keyOf(paid.paymentId))).toBe('used');
-      expect(await cluster.redis.pttl(PaymentLock.keyOf(paid.paymentId))).toBeGreaterThan(50_000);
-      const records = new SettlementRecords(cluster.db.pool, cluster.redis);
+      expect(await cluster.redis.get(keyspace.lockOf(paid.paymentId))).toBe('used');
+      expect(await cluster.redis.pttl(keyspace.lockOf(paid.paymentId))).toBeGreaterThan(50_000);
+      const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
       expect(await records.pendingCount()).toBe(1);
       expect(await rowsOf(paid.transaction)).toEqual([]);
 
@@ -80,10 +85,10 @@ describe('x402 settlement records', () => {
 
   it('is written to Postgres by the replica itself moments after, without the drain, even if Redis loses its copy', async () => {
     await withoutBackgroundDrain(async () => {
-      const records = new SettlementRecords(cluster.db.pool, cluster.redis);
+      const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
       const paid = settlement();
       await records.record(paid);
-      await cluster.redis.del(PENDING_SETTLEMENTS_STREAM);
+      await cluster.redis.del(keyspace.pendingOf(paid.paymentId));
       const deadline = Date.now() + 2_000;
       while ((await rowsOf(paid.transaction)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(await rowsOf(paid.transaction)).toHaveLength(1);
@@ -101,7 +106,7 @@ describe('x402 settlement records', () => {
     await withoutBackgroundDrain(async () => {
       const atShutdown = settlement();
       await queue(atShutdown);
-      const records = new SettlementRecords(cluster.db.pool, cluster.redis);
+      const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
       records.start();
       await records.stop();
       expect(await rowsOf(atShutdown.transaction)).toHaveLength(1);
@@ -113,9 +118,9 @@ describe('x402 settlement records', () => {
     const down = connectRedis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
     down.on('error', () => undefined);
     try {
-      const records = new SettlementRecords(cluster.db.pool, down);
+      const records = new SettlementRecords(cluster.db.pool, down, keyspace);
       const paid = settlement();
-      await records.record(paid, (transaction) => PaymentLock.markUsedIn(transaction, paid.paymentId, 60_000));
+      await records.record(paid, (transaction) => new PaymentLock(down, keyspace).markUsedIn(transaction, paid.paymentId, 60_000));
       expect(await rowsOf(paid.transaction)).toHaveLength(1);
     } finally {
       down.disconnect();
@@ -123,9 +128,9 @@ describe('x402 settlement records', () => {
   });
 
   it('sets aside a record Postgres refuses, stores the others, and reconciliation counts it', async () => {
+    const first = settlement();
     await withoutBackgroundDrain(async () => {
-      const records = new SettlementRecords(cluster.db.pool, cluster.redis);
-      const first = settlement();
+      const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
       await queue(first);
       await records.drainPending();
       // The same payment identity settled again under another transaction: Postgres refuses it.
@@ -139,14 +144,37 @@ describe('x402 settlement records', () => {
       expect(await rowsOf(fine.transaction)).toHaveLength(1);
       expect(await rowsOf(conflicting.transaction)).toEqual([]);
       expect(await records.rejectedCount()).toBe(1);
-      const [[, fields]] = (await cluster.redis.xrange(REJECTED_SETTLEMENTS_STREAM, '-', '+')) as [string, string[]][];
+      const rejected = X402Keyspace.rejectedOf(keyspace.pendingOf(conflicting.paymentId));
+      const [[, fields]] = (await cluster.redis.xrange(rejected, '-', '+')) as [string, string[]][];
       expect(JSON.parse(fields[1])).toMatchObject({ paymentId: first.paymentId, transaction: conflicting.transaction, amount: '3000' });
     });
 
     const reply = await cluster.client.call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 0 });
     expect(reply.settlements.queued).toBe(1);
     expect(reply.exact).toBe(false);
-    await cluster.redis.del(REJECTED_SETTLEMENTS_STREAM);
+    await cluster.redis.del(X402Keyspace.rejectedOf(keyspace.pendingOf(first.paymentId)));
     expect((await cluster.client.call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 0 })).exact).toBe(true);
+  });
+
+  it('spreads payments over the shards, each lock in its record\'s slot, and drains every shard and the streams of earlier versions', async () => {
+    const sharded = new X402Keyspace(4);
+    const paid = Array.from({ length: 40 }, () => settlement());
+    // A payment's "used" mark and its record are written in one transaction: on a Redis Cluster, one slot.
+    for (const record of paid) expect(calculateSlot(sharded.lockOf(record.paymentId))).toBe(calculateSlot(sharded.pendingOf(record.paymentId)));
+    expect(new Set(paid.map((record) => sharded.pendingOf(record.paymentId)))).toEqual(new Set(sharded.pendingStreams));
+    expect(new Set(sharded.pendingStreams.map((stream) => calculateSlot(stream))).size).toBe(4);
+
+    await withoutBackgroundDrain(async () => {
+      const records = new SettlementRecords(cluster.db.pool, cluster.redis, sharded);
+      for (const record of paid) await queue(record, sharded.pendingOf(record.paymentId));
+      // Left by a replica of the version that kept every record in one {x402} stream.
+      const earlier = settlement();
+      await queue(earlier, 'x402:settlements:{x402}:pending');
+      expect(await records.pendingCount()).toBe(41);
+
+      expect(await records.drainPending()).toBe(41);
+      expect(await records.pendingCount()).toBe(0);
+      for (const record of [...paid, earlier]) expect(await rowsOf(record.transaction)).toHaveLength(1);
+    });
   });
 });

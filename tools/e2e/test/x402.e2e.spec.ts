@@ -7,6 +7,7 @@ import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { X402Keyspace } from '@appcat/payments';
 import { Redis } from 'ioredis';
 import { privateKeyToAccount } from 'viem/accounts';
 import { System } from './support/system.js';
@@ -180,7 +181,8 @@ describe('x402 through every service', () => {
     const { from, nonce } = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
     const redis = new Redis(system.redis.url);
     try {
-      const ttl = await redis.pttl(`x402:payment:{x402}:eip155:8453:${from.toLowerCase()}:${nonce.toLowerCase()}`);
+      // Payments runs with one shard here (LEDGER_STREAM_SHARDS unset on one Redis).
+      const ttl = await redis.pttl(new X402Keyspace(1).lockOf(`eip155:8453:${from.toLowerCase()}:${nonce.toLowerCase()}`));
       // validBefore is 60 s away; with the 30 s slack the lock ends within 90 s, well before the 330 s a full-length one gets.
       expect(ttl).toBeGreaterThan(60_000);
       expect(ttl).toBeLessThanOrEqual(90_000);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { getBase58Decoder, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../database/redis.js';
-import { X402_HASH_TAG } from './settlement-records.js';
+import type { X402Keyspace } from './x402-keyspace.js';
 
 /**
  * The payer's signatures on a Solana transaction: every signature but the first slot's, which is the
@@ -31,7 +31,11 @@ function solanaPayerSignatures(transaction: string): string | undefined {
  * settling and answers them fast.
  */
 export class PaymentLock {
-  constructor(private readonly redis: RedisClient) {}
+  constructor(
+    private readonly redis: RedisClient,
+    /** The settlement records' keyspace: a lock lives in its payment's record shard, so the "used" mark can join the record's transaction. */
+    private readonly keyspace: X402Keyspace,
+  ) {}
 
   /** The identity of a payload: (network, payer, nonce) for EVM, the payer's transaction signature for Solana. */
   static identify(network: string, payload: unknown, rawHeader: string): string {
@@ -52,7 +56,7 @@ export class PaymentLock {
    */
   async claim(identity: string, ttlMs: number): Promise<{ claimed: boolean; degraded: boolean }> {
     try {
-      const result = await this.redis.set(PaymentLock.keyOf(identity), 'settling', 'PX', ttlMs, 'NX');
+      const result = await this.redis.set(this.keyspace.lockOf(identity), 'settling', 'PX', ttlMs, 'NX');
       return { claimed: result === 'OK', degraded: false };
     } catch {
       return { claimed: true, degraded: true };
@@ -61,21 +65,16 @@ export class PaymentLock {
 
   /** Marks the payload used for the rest of its validity. */
   async markUsed(identity: string, ttlMs: number): Promise<void> {
-    await this.redis.set(PaymentLock.keyOf(identity), 'used', 'PX', ttlMs).catch(() => undefined);
+    await this.redis.set(this.keyspace.lockOf(identity), 'used', 'PX', ttlMs).catch(() => undefined);
   }
 
-  /** Adds the "used" mark to a Redis transaction, so it travels with the settlement's record. */
-  static markUsedIn(transaction: ChainableCommander, identity: string, ttlMs: number): ChainableCommander {
-    return transaction.set(PaymentLock.keyOf(identity), 'used', 'PX', ttlMs);
+  /** Adds the "used" mark to a Redis transaction, so it travels with the settlement's record (same slot). */
+  markUsedIn(transaction: ChainableCommander, identity: string, ttlMs: number): ChainableCommander {
+    return transaction.set(this.keyspace.lockOf(identity), 'used', 'PX', ttlMs);
   }
 
   /** Gives the payload back (it bought nothing and may be retried, e.g. after the facilitator was down). */
   async release(identity: string): Promise<void> {
-    await this.redis.del(PaymentLock.keyOf(identity)).catch(() => undefined);
-  }
-
-  /** In the settlement streams' slot (X402_HASH_TAG), so the "used" mark can join a record's transaction on a Redis Cluster. */
-  static keyOf(identity: string): string {
-    return `x402:payment:${X402_HASH_TAG}:${identity}`;
+    await this.redis.del(this.keyspace.lockOf(identity)).catch(() => undefined);
   }
 }

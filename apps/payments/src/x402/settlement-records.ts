@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../database/redis.js';
 import type pg from 'pg';
+import { X402Keyspace } from './x402-keyspace.js';
 
 /** One settled x402 payment and the request it paid for (a row of `x402_settlements`). */
 export interface SettlementRecord {
@@ -18,15 +19,6 @@ export interface SettlementRecord {
   settledAtMs: number;
 }
 
-/**
- * The hash tag of every x402 key: a payment's "used" mark and its settlement record are written in one
- * transaction, which on a Redis Cluster must stay in one slot.
- */
-export const X402_HASH_TAG = '{x402}';
-/** Records on their way to Postgres: every settlement passes through here. */
-export const PENDING_SETTLEMENTS_STREAM = `x402:settlements:${X402_HASH_TAG}:pending`;
-/** Records Postgres refused (a constraint or a value it cannot take) or that could not be read: kept for an operator, counted by reconciliation. */
-export const REJECTED_SETTLEMENTS_STREAM = `x402:settlements:${X402_HASH_TAG}:rejected`;
 /** How often each replica looks for records no replica wrote to Postgres itself (it died, or Postgres was down). */
 const DRAIN_INTERVAL_MS = 1_000;
 /** The timer's drain leaves younger records to the replica that queued them, which writes them within milliseconds. */
@@ -46,10 +38,19 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::te
   AS r(payment_id, network, transaction, payer, amount_micros, purpose, route, request_id, resource_url, settled_at_ms)
 ON CONFLICT (network, transaction) DO NOTHING`;
 
+/** A record in a pending stream (X402Keyspace: one per shard), by its stream entry id. */
+interface QueuedRecord {
+  stream: string;
+  id: string;
+  record: SettlementRecord;
+}
+
 /**
  * Records each x402 settlement before its delivery, for reconciliation, at the cost of one Redis round
- * trip on the call's path: the record is added to a Redis stream in the same transaction that marks the
- * payment used. Right after, off the call's path, the replica writes it to Postgres from memory and
+ * trip on the call's path: the record is added to its shard's pending stream (X402Keyspace) in the same
+ * transaction that marks the payment used. Records Postgres refuses (a constraint or a value it cannot
+ * take) or that cannot be read go to the shard's rejected stream, kept for an operator and counted by
+ * reconciliation. Right after, off the call's path, the replica writes it to Postgres from memory and
  * takes it off the stream, so neither a Redis loss nor a crash of the replica alone loses it: the
  * stream's copy is moved by any replica's drain (every DRAIN_INTERVAL_MS, at shutdown and whenever
  * reconciliation runs) if the replica did not write it. The insert is idempotent on the transaction, so
@@ -61,13 +62,15 @@ export class SettlementRecords {
   private readonly logger = new Logger('SettlementRecords');
   private timer: NodeJS.Timeout | null = null;
   private draining: Promise<unknown> | null = null;
-  /** Records in the stream this replica is about to write to Postgres itself. */
-  private readonly unwritten: { id: string; record: SettlementRecord }[] = [];
+  /** Records in the streams this replica is about to write to Postgres itself. */
+  private readonly unwritten: QueuedRecord[] = [];
   private writing: Promise<void> | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly redis: RedisClient,
+    /** Where records and payment locks live (the payment lock shares it). */
+    readonly keyspace: X402Keyspace,
   ) {}
 
   /**
@@ -76,10 +79,11 @@ export class SettlementRecords {
    */
   async record(record: SettlementRecord, alongside?: (transaction: ChainableCommander) => void): Promise<void> {
     let id: string;
+    const stream = this.keyspace.pendingOf(record.paymentId);
     try {
       const transaction = this.redis.multi();
       alongside?.(transaction);
-      const results = await transaction.xadd(PENDING_SETTLEMENTS_STREAM, '*', 'record', serialise(record)).exec();
+      const results = await transaction.xadd(stream, '*', 'record', serialise(record)).exec();
       const queued = results?.[results.length - 1];
       if (!queued || queued[0] || typeof queued[1] !== 'string') throw queued?.[0] ?? new Error('transaction discarded');
       id = queued[1];
@@ -93,7 +97,7 @@ export class SettlementRecords {
       return;
     }
     // Beyond this (Postgres slow or down) the stream's copy is enough: the drain moves it.
-    if (this.unwritten.length < MAX_UNWRITTEN) this.unwritten.push({ id, record });
+    if (this.unwritten.length < MAX_UNWRITTEN) this.unwritten.push({ stream, id, record });
     // After the reply has gone out: the reply is published on the setImmediate queued after this one
     // (PublishBatch), so the write waits a loop turn more. Records queued meanwhile join the same statement.
     this.writing ??= new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))).then(() => this.writeUnwritten());
@@ -119,39 +123,54 @@ export class SettlementRecords {
   }
 
   /**
-   * Moves records from the stream to Postgres (only those queued at least `olderThanMs` ago); returns
-   * how many left the stream. Safe to run on several replicas at once.
+   * Moves records from every pending stream to Postgres (only those queued at least `olderThanMs` ago);
+   * returns how many left the streams. Safe to run on several replicas at once. Each shard is drained on
+   * its own: one whose primary is failing over does not hold the others up (its error is rethrown after).
    */
   async drainPending(olderThanMs = 0): Promise<number> {
+    const results = await Promise.allSettled(this.keyspace.drainedStreams.map((stream) => this.drainStream(stream, olderThanMs)));
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    return results.reduce((sum, result) => sum + (result.status === 'fulfilled' ? result.value : 0), 0);
+  }
+
+  /** How many records wait in Redis for Postgres (every shard). */
+  async pendingCount(): Promise<number> {
+    return this.sumLengths(this.keyspace.drainedStreams);
+  }
+
+  /** How many records Postgres refused or could not be read (kept in the shards' rejected streams for an operator). */
+  async rejectedCount(): Promise<number> {
+    return this.sumLengths(this.keyspace.drainedStreams.map((stream) => X402Keyspace.rejectedOf(stream)));
+  }
+
+  private async drainStream(stream: string, olderThanMs: number): Promise<number> {
     let moved = 0;
     for (;;) {
       const until = olderThanMs > 0 ? String(Date.now() - olderThanMs) : '+';
-      const entries = (await this.redis.xrange(PENDING_SETTLEMENTS_STREAM, '-', until, 'COUNT', BATCH)) as [string, string[]][];
+      const entries = (await this.redis.xrange(stream, '-', until, 'COUNT', BATCH)) as [string, string[]][];
       if (entries.length === 0) return moved;
-      const records: SettlementRecord[] = [];
+      const queued: QueuedRecord[] = [];
       for (const [id, fields] of entries) {
         const record = parse(fields);
         if (record) {
-          records.push(record);
+          queued.push({ stream, id, record });
           continue;
         }
-        this.logger.error(`malformed pending settlement ${id} kept in ${REJECTED_SETTLEMENTS_STREAM}: ${fields.join(' ')}`);
-        await this.redis.xadd(REJECTED_SETTLEMENTS_STREAM, '*', ...fields, 'error', 'malformed');
+        const rejected = X402Keyspace.rejectedOf(stream);
+        this.logger.error(`malformed pending settlement ${id} kept in ${rejected}: ${fields.join(' ')}`);
+        await this.redis.xadd(rejected, '*', ...fields, 'error', 'malformed');
       }
-      if (records.length > 0) await this.insertOrSetAside(records);
-      await this.redis.xdel(PENDING_SETTLEMENTS_STREAM, ...entries.map(([id]) => id));
+      if (queued.length > 0) await this.insertOrSetAside(queued);
+      await this.redis.xdel(stream, ...entries.map(([id]) => id));
       moved += entries.length;
     }
   }
 
-  /** How many records wait in Redis for Postgres. */
-  async pendingCount(): Promise<number> {
-    return this.redis.xlen(PENDING_SETTLEMENTS_STREAM);
-  }
-
-  /** How many records Postgres refused (kept in REJECTED_SETTLEMENTS_STREAM for an operator). */
-  async rejectedCount(): Promise<number> {
-    return this.redis.xlen(REJECTED_SETTLEMENTS_STREAM);
+  private async sumLengths(streams: readonly string[]): Promise<number> {
+    // One command each, sent together (a Redis Cluster client groups them per node).
+    const lengths = await Promise.all(streams.map((stream) => this.redis.xlen(stream)));
+    return lengths.reduce((sum, length) => sum + length, 0);
   }
 
   /** Writes the records this replica queued; those Postgres does not take now stay in the stream for the drain. */
@@ -160,14 +179,16 @@ export class SettlementRecords {
       while (this.unwritten.length > 0) {
         const batch = this.unwritten.splice(0, BATCH);
         try {
-          await withTimeout(this.insertOrSetAside(batch.map((entry) => entry.record)), INSERT_TIMEOUT_MS);
+          await withTimeout(this.insertOrSetAside(batch), INSERT_TIMEOUT_MS);
         } catch (error) {
           this.logger.warn(`${batch.length + this.unwritten.length} settlement records wait in Redis for Postgres: ${describe(error)}`);
           this.unwritten.length = 0;
           return;
         }
         // If this fails (Redis lost), the drain writes them again, which changes nothing.
-        await this.redis.xdel(PENDING_SETTLEMENTS_STREAM, ...batch.map((entry) => entry.id)).catch(() => undefined);
+        const idsByStream = new Map<string, string[]>();
+        for (const entry of batch) idsByStream.set(entry.stream, [...(idsByStream.get(entry.stream) ?? []), entry.id]);
+        await Promise.all([...idsByStream].map(([stream, ids]) => this.redis.xdel(stream, ...ids).catch(() => undefined)));
       }
     } finally {
       this.writing = null;
@@ -183,22 +204,24 @@ export class SettlementRecords {
 
   /**
    * Inserts a batch; if Postgres refuses it for what a record holds (not for being unreachable), inserts
-   * one by one and sets the records it refuses aside, so one bad record cannot hold up the others.
+   * one by one and sets the records it refuses aside (in their stream's rejected stream), so one bad
+   * record cannot hold up the others.
    */
-  private async insertOrSetAside(records: SettlementRecord[]): Promise<void> {
+  private async insertOrSetAside(queued: QueuedRecord[]): Promise<void> {
     try {
-      await this.insert(records);
+      await this.insert(queued.map((entry) => entry.record));
       return;
     } catch (error) {
       if (!refusedForContent(error)) throw error;
     }
-    for (const record of records) {
+    for (const { stream, record } of queued) {
       try {
         await this.insert([record]);
       } catch (error) {
         if (!refusedForContent(error)) throw error;
-        this.logger.error(`settlement refused by Postgres, kept in ${REJECTED_SETTLEMENTS_STREAM}: ${serialise(record)}: ${describe(error)}`);
-        await this.redis.xadd(REJECTED_SETTLEMENTS_STREAM, '*', 'record', serialise(record), 'error', describe(error));
+        const rejected = X402Keyspace.rejectedOf(stream);
+        this.logger.error(`settlement refused by Postgres, kept in ${rejected}: ${serialise(record)}: ${describe(error)}`);
+        await this.redis.xadd(rejected, '*', 'record', serialise(record), 'error', describe(error));
       }
     }
   }

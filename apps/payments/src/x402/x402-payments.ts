@@ -22,6 +22,7 @@ import { FacilitatorClient } from './facilitator-client.js';
 import { PaymentLock } from './payment-lock.js';
 import { paymentValidity } from './payment-validity.js';
 import type { SettlementRecord, SettlementRecords } from './settlement-records.js';
+import { X402Keyspace } from './x402-keyspace.js';
 import type { X402Config, X402Network } from './x402-config.js';
 
 /** The largest `payment-signature` header accepted; real payloads are well under 4 KiB. */
@@ -85,7 +86,8 @@ export class X402Payments {
     for (const network of config.networks) {
       this.server.register(network.network as `${string}:${string}`, network.kind === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme());
     }
-    this.lock = new PaymentLock(redis);
+    // The lock shares the records' keyspace, so its "used" mark joins a record's transaction (one slot).
+    this.lock = new PaymentLock(redis, records?.keyspace ?? new X402Keyspace(1));
   }
 
   /**
@@ -234,7 +236,7 @@ export class X402Payments {
           resourceUrl: resource.url,
           settledAtMs: Date.now(),
         },
-        (transaction) => PaymentLock.markUsedIn(transaction, identity, lockMs),
+        (transaction) => this.lock.markUsedIn(transaction, identity, lockMs),
       );
     } else {
       await this.lock.markUsed(identity, lockMs);
