@@ -21,8 +21,14 @@ export class NatsClusterHarness {
     const ports = [];
     for (let i = 0; i < size; i++) ports.push({ port: await freePort(), routePort: await freePort(), monitorPort: await freePort() });
     const harness = new NatsClusterHarness([]);
-    for (const port of ports) harness.nodes.push(await harness.spawn(port, ports));
-    await harness.waitForRoutes();
+    try {
+      for (const port of ports) harness.nodes.push(await harness.spawn(port, ports));
+      await harness.waitForRoutes();
+    } catch (error) {
+      // Leave no server behind: a live child process keeps the test runner from exiting.
+      await harness.stop();
+      throw error;
+    }
     return harness;
   }
 
@@ -52,18 +58,21 @@ export class NatsClusterHarness {
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.nodes.map((_, index) => this.kill(index)));
+    await Promise.allSettled(this.nodes.map((_, index) => this.kill(index)));
   }
 
-  /** Until every live server has a route to every other live one (subscriptions then propagate). */
-  async waitForRoutes(timeoutMs = 15_000): Promise<void> {
+  /**
+   * Until every live server has a route to every other live one (subscriptions then propagate). The
+   * deadline guards against routes that never form; it is no measure of speed.
+   */
+  async waitForRoutes(timeoutMs = 60_000): Promise<void> {
     const live = this.nodes.filter((n) => n.process.exitCode === null && n.process.signalCode === null);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const counts = await Promise.all(
         live.map(async (n) => {
           try {
-            const routez = (await (await fetch(`http://127.0.0.1:${n.monitorPort}/routez`)).json()) as { num_routes: number };
+            const routez = (await (await fetch(`http://127.0.0.1:${n.monitorPort}/routez`, { signal: AbortSignal.timeout(5_000) })).json()) as { num_routes: number };
             return routez.num_routes;
           } catch {
             return -1;
@@ -83,7 +92,12 @@ export class NatsClusterHarness {
       ['-a', '127.0.0.1', '-p', String(own.port), '-m', String(own.monitorPort), '--cluster_name', 'appcat-test', '--cluster', `nats://127.0.0.1:${own.routePort}`, '--routes', routes.join(',')],
       { stdio: 'ignore' },
     );
-    await waitForPort(own.port);
+    try {
+      await waitForPort(own.port, 30_000);
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    }
     return { port: own.port, routePort: own.routePort, monitorPort: own.monitorPort, process: child };
   }
 }

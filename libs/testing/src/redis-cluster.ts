@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, waitForPort } from './processes.js';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/** redis-cli, bounded: a node that stops answering must fail a wait, not hang it. */
+const run = (binary: string, args: string[], timeoutMs = 10_000) => execFileAsync(binary, args, { timeout: timeoutMs });
+/**
+ * How long the harness waits for the cluster to form, fail over or sync: a guard against a cluster that
+ * never gets there, not a measure of speed (a loaded 2-core machine is slow at all of it).
+ */
+const DEADLINE_MS = 120_000;
 const REDIS_SERVER = '/usr/bin/redis-server';
 const REDIS_CLI = '/usr/bin/redis-cli';
 
@@ -47,7 +54,7 @@ export class RedisClusterHarness {
     const harness = new RedisClusterHarness(mkdtempSync(join(tmpdir(), 'appcat-redis-cluster-')), options.nodeTimeoutMs ?? 1_000);
     try {
       for (let i = 0; i < primaries * 2; i++) harness.nodes.push(await harness.spawnNode(await freePort(), await freePort()));
-      await run(REDIS_CLI, ['--cluster', 'create', ...harness.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
+      await run(REDIS_CLI, ['--cluster', 'create', ...harness.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], DEADLINE_MS);
       await harness.waitUntilHealthy();
       // A replica that never synced refuses to take over (its data counts as infinitely old), so a
       // primary killed before then would leave its slots unserved for good.
@@ -143,12 +150,12 @@ export class RedisClusterHarness {
    * left to a killed one) and no live node is marked failed. Right after a kill, before the node
    * timeout, the live nodes still say cluster_state:ok; the slots of the killed primary say otherwise.
    */
-  async waitUntilHealthy(timeoutMs = 30_000): Promise<void> {
+  async waitUntilHealthy(timeoutMs = DEADLINE_MS): Promise<void> {
     await this.waitFor(() => this.healthy(), `Redis Cluster not healthy after ${timeoutMs} ms`, timeoutMs);
   }
 
   /** Until every live replica has completed its sync with its primary (master_link_status:up). */
-  async waitUntilReplicasSynced(timeoutMs = 30_000): Promise<void> {
+  async waitUntilReplicasSynced(timeoutMs = DEADLINE_MS): Promise<void> {
     await this.waitFor(() => this.replicasSynced(), `Redis Cluster replicas not in sync after ${timeoutMs} ms`, timeoutMs);
   }
 
@@ -161,8 +168,9 @@ export class RedisClusterHarness {
     }
   }
 
+  /** Kills every node (a live child process would keep the test runner from exiting). */
   async stop(): Promise<void> {
-    await Promise.all(this.nodes.map((n) => this.kill(n.port).catch(() => undefined)));
+    await Promise.allSettled(this.nodes.map((n) => this.kill(n.port)));
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -223,7 +231,12 @@ export class RedisClusterHarness {
       ],
       { stdio: 'ignore' },
     );
-    await waitForPort(port);
+    try {
+      await waitForPort(port, 30_000);
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    }
     return { port, busPort, process: child };
   }
 }

@@ -8,7 +8,8 @@ import { createCatalogApp } from '../../src/catalog-app.js';
 import { CatalogController } from '../../src/catalog.controller.js';
 import { configFor, decoded, type DecodedReply } from '../support.js';
 
-jest.setTimeout(90_000);
+// A guard against a hang: the harness's own waits end on their conditions (deadlines of 120 s).
+jest.setTimeout(300_000);
 
 const facebook = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
 
@@ -23,7 +24,10 @@ describe('catalog on Redis Cluster', () => {
   const replicas: INestMicroservice[] = [];
 
   beforeAll(async () => {
-    [cluster, emulator] = await Promise.all([RedisClusterHarness.start(), startStoreEmulator()]);
+    // One after the other, so that if one fails to start afterAll still stops the other: a server left
+    // running keeps jest from ever exiting.
+    cluster = await RedisClusterHarness.start();
+    emulator = await startStoreEmulator();
     const config = configFor(emulator.url, {
       // No NATS needed: the replicas' controllers are called directly.
       NATS_URL: 'nats://127.0.0.1:1',
@@ -41,9 +45,9 @@ describe('catalog on Redis Cluster', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(replicas.map((replica) => replica.close()));
-    await emulator?.close();
+    const closed = await Promise.allSettled([...replicas.map((replica) => replica.close()), emulator?.close()]);
     await cluster?.stop();
+    for (const result of closed) if (result.status === 'rejected') throw result.reason;
   });
 
   const via = async (replica: number, query: CatalogQuery): Promise<DecodedReply> =>

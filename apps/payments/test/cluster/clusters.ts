@@ -7,6 +7,9 @@ import { NatsRequester } from '../support/nats-requester.js';
 import { testConfig } from '../support/test-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
+/** A guard against a close that never ends (it would keep every server below alive), not a measure of speed. */
+const CLOSE_DEADLINE_MS = 60_000;
+
 /** Payments replicas on a private 3-primary Redis Cluster and a 3-server NATS cluster, with their own database. */
 export interface PaymentsOnClusters {
   redisCluster: RedisClusterHarness;
@@ -21,31 +24,54 @@ export interface PaymentsOnClusters {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts everything, or, if any part fails to start, stops what did start before rethrowing: a server
+ * left running keeps the test runner from ever exiting.
+ */
 export async function startPaymentsOnClusters(suite: string, replicas: number, env: Record<string, string> = {}): Promise<PaymentsOnClusters> {
-  const [redisCluster, natsCluster, db] = await Promise.all([RedisClusterHarness.start(), NatsClusterHarness.start(3), createTestDatabase(suite)]);
-  const settings = { REDIS_CLUSTER_NODES: redisCluster.nodesSetting, LEDGER_FLUSH_INTERVAL_MS: '50', REDIS_COMMAND_TIMEOUT_MS: '1000', ...env };
-  const config = testConfig({ nats: natsCluster.url, redis: 'redis://127.0.0.1:6379', database: db.url }, settings);
+  const [redisStart, natsStart, dbStart] = await Promise.allSettled([RedisClusterHarness.start(), NatsClusterHarness.start(3), createTestDatabase(suite)]);
+  const redisCluster = redisStart.status === 'fulfilled' ? redisStart.value : undefined;
+  const natsCluster = natsStart.status === 'fulfilled' ? natsStart.value : undefined;
+  const db = dbStart.status === 'fulfilled' ? dbStart.value : undefined;
   const apps: INestMicroservice[] = [];
-  for (let i = 0; i < replicas; i += 1) {
-    // Each replica reads its config separately (its own ledger consumer name), as separate processes would.
-    apps.push(await createPaymentsApp(testConfig({ nats: natsCluster.url, redis: 'redis://127.0.0.1:6379', database: db.url }, settings), { logger: ['error'] }));
-  }
-  const clients = await Promise.all(natsCluster.urls.map((url) => NatsRequester.connect([url, ...natsCluster.urls.filter((other) => other !== url)])));
-  const redis = connectRedis(config.redis);
-  return {
-    redisCluster,
-    natsCluster,
-    db,
-    redis,
-    apps,
-    config,
-    clients,
-    stop: async () => {
-      await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-      await Promise.all(apps.map((app) => app.close()));
-      redis.disconnect();
-      await Promise.all([redisCluster.stop(), natsCluster.stop()]);
-      await db.drop();
-    },
+  const clients: NatsRequester[] = [];
+  let redis: RedisClient | undefined;
+
+  const stop = async () => {
+    const failures: string[] = [];
+    const step = async (what: string, action: () => Promise<unknown>) => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`not done after ${CLOSE_DEADLINE_MS} ms`)), CLOSE_DEADLINE_MS)));
+      try {
+        await Promise.race([action(), deadline]);
+      } catch (error) {
+        failures.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    // Every step runs whatever the one before did: the servers are killed even if an app did not close.
+    await step('NATS clients', () => Promise.all(clients.map((client) => client.close())));
+    await step('payments replicas', () => Promise.all(apps.map((app) => app.close())));
+    redis?.disconnect();
+    await step('servers', () => Promise.all([redisCluster?.stop(), natsCluster?.stop()]));
+    await step('database', async () => db?.drop());
+    if (failures.length > 0) throw new Error(`stopping the clusters: ${failures.join('; ')}`);
   };
+
+  try {
+    for (const started of [redisStart, natsStart, dbStart]) if (started.status === 'rejected') throw started.reason;
+    const settings = { REDIS_CLUSTER_NODES: redisCluster!.nodesSetting, LEDGER_FLUSH_INTERVAL_MS: '50', REDIS_COMMAND_TIMEOUT_MS: '1000', ...env };
+    const urls = { nats: natsCluster!.url, redis: 'redis://127.0.0.1:6379', database: db!.url };
+    // Each replica reads its config separately (its own ledger consumer name), as separate processes would.
+    for (let i = 0; i < replicas; i += 1) apps.push(await createPaymentsApp(testConfig(urls, settings), { logger: ['error'] }));
+    const all = natsCluster!.urls;
+    for (const url of all) clients.push(await NatsRequester.connect([url, ...all.filter((other) => other !== url)]));
+    const config = testConfig(urls, settings);
+    redis = connectRedis(config.redis);
+    return { redisCluster: redisCluster!, natsCluster: natsCluster!, db: db!, redis, apps, config, clients, stop };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
 }

@@ -23,8 +23,8 @@ export class NatsRequester {
   }
 
   /** Like request, but fails the test on an error reply. */
-  async call<T>(subject: string, data: unknown): Promise<T> {
-    const reply = await this.request<T>(subject, data);
+  async call<T>(subject: string, data: unknown, timeoutMs?: number): Promise<T> {
+    const reply = await this.request<T>(subject, data, timeoutMs);
     if (!reply.ok) throw new Error(`${subject} failed: ${reply.error.code} ${reply.error.message}`);
     return reply.value;
   }
