@@ -1,5 +1,6 @@
-import { PRICE_PER_CALL_MICROS, X402_NETWORKS } from '@appcat/contracts';
+import { X402_NETWORKS } from '@appcat/contracts';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
+import { Books } from './books.js';
 import { ChaosCluster } from './cluster.js';
 import { drainOneKey } from './drain.js';
 import { type Histogram, Traffic } from './traffic.js';
@@ -7,6 +8,11 @@ import { type Histogram, Traffic } from './traffic.js';
 export interface ChaosOptions {
   /** CI-sized: shorter faults, fewer callers, a smaller slow-facilitator burst. */
   ci: boolean;
+  /**
+   * On a Redis Cluster (3 primaries, one replica each) and 3 routed nats-servers, with their faults: a
+   * primary killed, a NATS server killed, a primary back empty. No slow-facilitator measurement.
+   */
+  clusters?: boolean;
   /** Only the faults whose name contains one of these (all when empty). */
   only?: string[];
   log?: (line: string) => void;
@@ -18,7 +24,10 @@ export interface FaultReport {
   histogram: string;
   /** The messages of the 5xx answers. */
   failures: string;
-  /** From healing the fault until a credit call succeeds on every gateway, ms. */
+  /**
+   * Until a credit call succeeds on every gateway (on clusters: for every key), ms: from healing the
+   * fault, or for a cluster's own failover from the fault itself.
+   */
   recoveryMs: number;
   /** Reconcile's verdict after the fault (exact, or which differences, and why they are allowed). */
   reconcile: string;
@@ -39,7 +48,8 @@ export interface FaultReport {
 
 export interface ChaosReport {
   faults: FaultReport[];
-  throughput: { creditPerSecond: number; creditPerSecondWithSlowX402: number; ratio: number; hangingX402: number };
+  /** Not measured on clusters. */
+  throughput?: { creditPerSecond: number; creditPerSecondWithSlowX402: number; ratio: number; hangingX402: number };
   /** Concurrent (coalesced) debits draining one key over both gateways and both payments replicas. */
   drain: string;
   totals: string;
@@ -50,10 +60,16 @@ interface Fault {
   name: string;
   /** A Redis loss may forgive unflushed debits (docs/credits.md); other faults must not. */
   losesRedis?: boolean;
-  inject(cluster: ChaosCluster): Promise<void>;
+  /** May return how to put the cluster back as it was for the next fault, once the books are checked (a killed node rejoins). */
+  inject(cluster: ChaosCluster): Promise<void | (() => Promise<void>)>;
   heal(cluster: ChaosCluster): Promise<void>;
   /** Postgres is held down longer, as the issue asks. */
   holdMs?: (ci: boolean) => number;
+  /**
+   * A cluster heals itself (a replica takes over, clients move to another server): nothing is held, and
+   * recovery counts from the fault until every key is served again.
+   */
+  selfHealing?: boolean;
 }
 
 const FAULTS: Fault[] = [
@@ -95,6 +111,45 @@ const FAULTS: Fault[] = [
   },
 ];
 
+const CLUSTER_FAULTS: Fault[] = [
+  {
+    name: 'kill -9 of a Redis primary (its replica takes over)',
+    // Replication is asynchronous: a write the primary took just before it died may be missing on its replica.
+    losesRedis: true,
+    selfHealing: true,
+    inject: async (c) => {
+      const [victim] = await c.clusters.redis.primaryPorts();
+      await c.clusters.redis.kill(victim);
+      return async () => {
+        await c.clusters.redis.restart(victim); // it rejoins as its successor's replica
+        await c.clusters.redis.waitUntilHealthy();
+        await c.clusters.redis.waitUntilReplicasSynced();
+      };
+    },
+    heal: (c) => c.clusters.redis.waitUntilHealthy(),
+  },
+  {
+    name: 'kill -9 of a NATS server',
+    selfHealing: true,
+    inject: async (c) => {
+      await c.clusters.nats.kill(1);
+      return () => c.clusters.nats.restart(1);
+    },
+    heal: async () => undefined,
+  },
+  {
+    name: 'a Redis primary restarted empty',
+    losesRedis: true,
+    selfHealing: true,
+    inject: async (c) => {
+      const [victim] = await c.clusters.redis.primaryPorts();
+      await c.clusters.redis.restartEmpty(victim);
+      return () => c.clusters.redis.waitUntilReplicasSynced();
+    },
+    heal: (c) => c.clusters.redis.waitUntilHealthy(),
+  },
+];
+
 const KEYS = 12;
 const KEY_CREDIT = 50n * 1_000_000n;
 
@@ -107,8 +162,9 @@ const KEY_CREDIT = 50n * 1_000_000n;
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const holdMs = options.ci ? 2_500 : 10_000;
-  log(`starting the cluster (2 replicas each, private Postgres/Redis/NATS, an anvil per EVM network, the Solana ledger, facilitator, store emulator)`);
-  const cluster = await ChaosCluster.start({ replicas: 2 });
+  const backbone = options.clusters ? 'a 3-primary Redis Cluster, 3 routed NATS servers' : 'Redis, NATS';
+  log(`starting the cluster (2 replicas each, private Postgres, ${backbone}, an anvil per EVM network, the Solana ledger, facilitator, store emulator)`);
+  const cluster = await ChaosCluster.start({ replicas: 2, clusters: options.clusters });
   const violations: string[] = [];
   const faults: FaultReport[] = [];
   const creditWorkers = options.ci ? 6 : 16;
@@ -144,18 +200,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     violations.push(...drain.violations);
     traffic.start();
 
-    const selected = FAULTS.filter((f) => !options.only?.length || options.only.some((name) => f.name.includes(name)));
+    const selected = (options.clusters ? CLUSTER_FAULTS : FAULTS).filter((f) => !options.only?.length || options.only.some((name) => f.name.includes(name)));
     for (const fault of selected) {
       traffic.cut();
       log(`fault: ${fault.name}`);
-      await fault.inject(cluster);
-      await sleep(fault.holdMs?.(options.ci) ?? holdMs);
+      const injectedAt = Date.now();
+      const reset = await fault.inject(cluster);
+      if (!fault.selfHealing) await sleep(fault.holdMs?.(options.ci) ?? holdMs);
       await fault.heal(cluster);
       const healedAt = Date.now();
+      const from = fault.selfHealing ? injectedAt : healedAt;
       let recoveryMs = -1;
       while (Date.now() - healedAt < 60_000) {
-        if (await traffic.probe()) {
-          recoveryMs = Date.now() - healedAt;
+        if (await traffic.probe(fault.selfHealing)) {
+          recoveryMs = Date.now() - from;
           break;
         }
         await sleep(100);
@@ -165,6 +223,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await traffic.stop();
       const seen: Histogram = traffic.cut();
       const verdict = await books.check(fault.name, fault.losesRedis === true);
+      if (reset) await reset();
       traffic.start();
       const report: FaultReport = {
         fault: fault.name,
@@ -196,7 +255,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       for (const violation of report.violations) log(`  VIOLATION ${violation}`);
     }
 
-    const throughput = await measureSlowFacilitator(cluster, traffic, options.ci, log);
+    // The mixed traffic pays on every network in turn: on a slow machine the faults may be over before
+    // each has had a call, so the traffic goes on until each has (the check below says if one never does).
+    const everyNetworkPaid = () => X402_NETWORKS.every((n) => traffic!.deliveries.some((d) => d.network === n.network));
+    await until(everyNetworkPaid, 120_000);
+    const throughput = options.clusters ? undefined : await measureSlowFacilitator(cluster, traffic, options.ci, log);
     await traffic.stop();
     const final = await books.check('end', false);
     violations.push(...final.violations, ...traffic.violations, ...faults.flatMap((f) => f.violations.map((v) => `${f.fault}: ${v}`)));
@@ -256,79 +319,6 @@ async function measureSlowFacilitator(cluster: ChaosCluster, traffic: Traffic, c
 async function until(done: () => boolean, longestMs: number): Promise<void> {
   const deadline = performance.now() + longestMs;
   while (!done() && performance.now() < deadline) await sleep(20);
-}
-
-/** Reconcile plus what only the callers know: what they were delivered and what may have been charged. */
-class Books {
-  /** Per key, delivered − recorded debits accepted so far (forgiven by Redis losses). */
-  private readonly forgiven = new Map<string, number>();
-  /** Reconcile differences accepted so far (after a Redis loss), by key id. */
-  private readonly acceptedDifferences = new Map<string, string>();
-
-  constructor(
-    private readonly cluster: ChaosCluster,
-    private readonly traffic: Traffic,
-  ) {}
-
-  async check(phase: string, redisLost: boolean): Promise<{ summary: string; violations: string[]; forgivenCalls: number }> {
-    const violations: string[] = [];
-    const reply = await this.cluster.reconcile(20_000);
-    for (const row of reply.differences) {
-      const accepted = this.acceptedDifferences.get(row.id) === row.difference;
-      if (row.status === 'forgiven' && (redisLost || accepted)) {
-        this.acceptedDifferences.set(row.id, row.difference);
-        continue;
-      }
-      violations.push(`reconcile: key ${row.prefix} ${row.status} (difference ${row.difference} µUSD, pending ${row.pending})`);
-    }
-    const s = reply.settlements;
-    if (s.duplicates || s.topUpsWithoutSettlement.length || s.settlementsWithoutTopUp.length || s.queued) {
-      violations.push(`reconcile: settlements ${JSON.stringify(s)}`);
-    }
-
-    // Per key: never charged more calls than could have been charged, never delivered more than recorded
-    // (except what a Redis loss forgave, which must stay within the documented ~1 s of debits).
-    const { rows } = await this.cluster.db.query<{ api_key_id: string; debits: string; off_price: string }>(
-      `SELECT api_key_id, count(*) AS debits, count(*) FILTER (WHERE amount_micros <> $1) AS off_price FROM credit_debits GROUP BY 1`,
-      [PRICE_PER_CALL_MICROS.toString()],
-    );
-    const debits = new Map(rows.map((r) => [r.api_key_id, Number(r.debits)]));
-    if (rows.some((r) => r.off_price !== '0')) violations.push('a debit is not one call price');
-    let forgivenCalls = 0;
-    for (const tally of this.traffic.tallies.values()) {
-      const recorded = debits.get(tally.id) ?? 0;
-      if (recorded > tally.delivered + tally.ambiguous) {
-        violations.push(`key ${tally.id}: ${recorded} debits for ${tally.delivered} deliveries + ${tally.ambiguous} unanswered calls (double charge)`);
-      }
-      const deficit = tally.delivered - recorded;
-      const before = this.forgiven.get(tally.id) ?? 0;
-      if (deficit > before) {
-        if (redisLost) {
-          forgivenCalls += deficit - before;
-          this.forgiven.set(tally.id, deficit);
-        } else violations.push(`key ${tally.id}: ${deficit - before} delivered calls have no debit (credit lost to us without a Redis loss)`);
-      }
-    }
-
-    // x402: every delivery has exactly one settlement naming it; settlements beyond deliveries only where callers saw an error.
-    const settled = await this.cluster.db.query<{ request_id: string; transaction: string }>(`SELECT request_id, transaction FROM x402_settlements WHERE purpose = 'call'`);
-    const byRequest = new Map<string, string[]>();
-    for (const row of settled.rows) byRequest.set(row.request_id, [...(byRequest.get(row.request_id) ?? []), row.transaction]);
-    const transactions = new Set<string>();
-    for (const delivery of this.traffic.deliveries) {
-      const found = byRequest.get(delivery.requestId) ?? [];
-      if (found.length !== 1 || found[0] !== delivery.transaction) violations.push(`x402 delivery ${delivery.requestId}: settlements ${JSON.stringify(found)}`);
-      if (transactions.has(delivery.transaction)) violations.push(`x402 transaction ${delivery.transaction} delivered twice`);
-      transactions.add(delivery.transaction);
-    }
-    if (settled.rows.length > this.traffic.deliveries.length + this.traffic.x402Ambiguous) {
-      violations.push(`${settled.rows.length} x402 settlements for ${this.traffic.deliveries.length} deliveries and ${this.traffic.x402Ambiguous} failed calls`);
-    }
-
-    const accepted = reply.differences.length > 0 && violations.length === 0 ? ` (${reply.differences.length} keys forgiven by Redis losses)` : '';
-    const summary = `${reply.exact ? 'exact' : 'differences'}${accepted}; ${reply.keysChecked} keys, ${reply.totals.debits} debits, ${s.calls} x402 call settlements (${this.traffic.deliveries.length} delivered)`;
-    return { summary, violations, forgivenCalls };
-  }
 }
 
 function sleep(ms: number): Promise<void> {

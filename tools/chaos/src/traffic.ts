@@ -169,11 +169,16 @@ export class Traffic {
     return ended;
   }
 
-  /** One credit call through every gateway; true when all were delivered. Tallied like the traffic. */
-  async probe(): Promise<boolean> {
+  /**
+   * One credit call through every gateway (`everyKey`: one per key, spread over the gateways, as after a
+   * fault that hit some keys only); true when all were delivered. Tallied like the traffic.
+   */
+  async probe(everyKey = false): Promise<boolean> {
+    const calls = everyKey
+      ? [...this.tallies.values()].map((tally, index) => ({ url: this.options.gatewayUrls[index % this.options.gatewayUrls.length], tally }))
+      : this.options.gatewayUrls.map((url) => ({ url, tally: this.pickKey() }));
     const results = await Promise.all(
-      this.options.gatewayUrls.map(async (url) => {
-        const tally = this.pickKey();
+      calls.map(async ({ url, tally }) => {
         const response = await this.send(`${url}${CREDIT_PATHS[0]}`, { authorization: `Bearer ${tally.key}` });
         const outcome: Outcome = response ? response.status : 'conn';
         await this.noteFailure(response, outcome === 502 && response!.headers.has('x-credits-remaining'));
