@@ -6,6 +6,8 @@ export interface HttpLoad {
   connections: number;
   seconds: number;
   headers?: Record<string, string>;
+  /** `Authorization` values sent in turn, one per request (many API keys' traffic); on top of `headers`. */
+  authorizations?: string[];
 }
 
 export interface HttpLoadResult extends RoundFigures {

@@ -14,11 +14,13 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 /** The payments default on a cluster (LEDGER_STREAM_SHARDS unset). */
 const CLUSTER_SHARDS = 12;
 const RECOVERY_LIMIT_MS = 60_000;
+/** API keys each target's load spreads its calls over, as many callers would: on the cluster their debits land on every primary (by ledger shard). */
+const KEYS = 12;
 
 interface Target {
   name: string;
   stack: Stack;
-  key: string;
+  keys: string[];
 }
 
 /** One credit-paid call; its HTTP status (0 when the request itself failed). */
@@ -33,8 +35,8 @@ async function paidCall(url: string, key: string): Promise<number> {
 }
 
 /**
- * Credit-paid calls with payments and the catalog on a 3-primary Redis Cluster (one replica each) beside
- * the same stack on one Redis, interleaved in one run; then the primary holding the caller's key is
+ * Credit-paid calls of 12 keys with payments and the catalog on a 3-primary Redis Cluster (one replica
+ * each) beside the same stack on one Redis, interleaved in one run; then the primary holding one key is
  * killed under load, and the time until its calls succeed again is measured. Printed, not asserted.
  */
 export async function clusterSection(settings: BenchSettings, report: Report): Promise<void> {
@@ -50,12 +52,13 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
       ['one Redis', single],
       ['Redis Cluster, 3 primaries', clustered],
     ] as const) {
-      const { key } = await stack.createKey('10000');
-      for (let i = 0; i < 2; i++) if ((await paidCall(stack.gatewayUrl, key)) !== 200) throw new Error(`${name}: warm-up call failed`);
-      targets.push({ name, stack, key });
+      const keys: string[] = [];
+      for (let i = 0; i < KEYS; i++) keys.push((await stack.createKey('10000')).key);
+      for (const key of keys) if ((await paidCall(stack.gatewayUrl, key)) !== 200) throw new Error(`${name}: warm-up call failed`);
+      targets.push({ name, stack, keys });
     }
     const load = (target: Target, seconds: number) =>
-      runHttpLoad({ url: target.stack.gatewayUrl + BENCH_PATH, connections: settings.connections, seconds, headers: { authorization: `Bearer ${target.key}` } });
+      runHttpLoad({ url: target.stack.gatewayUrl + BENCH_PATH, connections: settings.connections, seconds, authorizations: target.keys.map((key) => `Bearer ${key}`) });
     const results = new Map<string, HttpLoadResult[]>(targets.map((t) => [t.name, []]));
     for (const { round, target } of interleave(targets, settings.rounds)) {
       if (settings.warmupSeconds > 0) await load(target, settings.warmupSeconds);
@@ -66,9 +69,10 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
     const [one, three] = targets.map((t) => summarise(results.get(t.name)!));
     const clusterRatio = ratio(three.requestsPerSecond, one.requestsPerSecond);
 
-    // The primary serving the caller's key (its ledger shard's slot) dies while calls keep coming.
+    // The primary serving one key (its ledger shard's slot) dies while calls keep coming.
     const victim = targets[1];
-    const stream = new CreditKeyspace('credit:ledger', CLUSTER_SHARDS).streamOf(hashApiKey(victim.key));
+    const key = victim.keys[0];
+    const stream = new CreditKeyspace('credit:ledger', CLUSTER_SHARDS).streamOf(hashApiKey(key));
     const probe = new Redis(cluster.seeds[0].port, '127.0.0.1');
     const slot = Number(await probe.cluster('KEYSLOT', stream));
     probe.disconnect();
@@ -79,7 +83,7 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
     const before: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = Date.now();
-      if ((await paidCall(victim.stack.gatewayUrl, victim.key)) === 200) before.push(Date.now() - started);
+      if ((await paidCall(victim.stack.gatewayUrl, key)) === 200) before.push(Date.now() - started);
     }
     const normalMs = 2 * Math.max(50, ...before);
     const killedAt = Date.now();
@@ -88,7 +92,7 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
     let failures = 0;
     while (Date.now() - killedAt < RECOVERY_LIMIT_MS) {
       const started = Date.now();
-      const status = await paidCall(victim.stack.gatewayUrl, victim.key);
+      const status = await paidCall(victim.stack.gatewayUrl, key);
       if (status !== 200) failures++;
       else if (Date.now() - started <= normalMs && (failures > 0 || Date.now() - killedAt > cluster.nodeTimeoutMs)) {
         recoveredAt = Date.now();
@@ -103,7 +107,7 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
     report.add(
       `Credit-paid calls on a Redis Cluster, ${settings.connections} connections`,
       [
-        `The credit-paid call of the credit section (one replica each of gateway, payments and catalog) on one Redis and, in the same run, on a private Redis Cluster of 3 primaries with one replica each (\`LEDGER_STREAM_SHARDS\` ${CLUSTER_SHARDS}, catalog cache on the cluster too); ${settings.rounds} interleaved rounds of ${settings.seconds} s. Then the primary serving the caller's key is killed (kill -9) under the same load; recovery is the time from the kill until that key's calls succeed again (its replica promoted after \`cluster-node-timeout\` ${cluster.nodeTimeoutMs} ms and the client's slot refresh).`,
+        `The credit-paid call of the credit section, its calls spread over ${KEYS} API keys (one replica each of gateway, payments and catalog) on one Redis and, in the same run, on a private Redis Cluster of 3 primaries with one replica each (\`LEDGER_STREAM_SHARDS\` ${CLUSTER_SHARDS}, catalog cache on the cluster too); ${settings.rounds} interleaved rounds of ${settings.seconds} s. Then the primary serving one of the keys is killed (kill -9) under the same load; recovery is the time from the kill until that key's calls succeed again (its replica promoted after \`cluster-node-timeout\` ${cluster.nodeTimeoutMs} ms and the client's slot refresh).`,
         '',
         markdownTable(
           ['Redis', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
@@ -113,7 +117,7 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
           ],
         ),
         '',
-        `Cluster ÷ one Redis: **${fixed(clusterRatio, 2)}×** (one key: every call's debit goes to one primary; the catalog's reads spread). Recovery after a primary was killed: **${Number.isNaN(recoverySeconds) ? '> 60' : fixed(recoverySeconds, 2)} s** (${failures} probe calls failed); ${duringFailover.errors} of ${duringFailover.requests} calls of the load failed during its ${Math.max(5, settings.seconds)} s window.`,
+        `Cluster ÷ one Redis: **${fixed(clusterRatio, 2)}×** (${KEYS} keys: their debits spread over the primaries by ledger shard, the catalog's reads by resource). Recovery after a primary was killed: **${Number.isNaN(recoverySeconds) ? '> 60' : fixed(recoverySeconds, 2)} s** (${failures} probe calls failed); ${duringFailover.errors} of ${duringFailover.requests} calls of the load failed during its ${Math.max(5, settings.seconds)} s window.`,
       ].join('\n'),
     );
   } finally {
