@@ -6,6 +6,7 @@ const path = require('node:path');
 
 /** @param {string} projectDir */
 module.exports = function jestPreset(projectDir) {
+  const cluster = process.env.TEST_CLUSTER === '1';
   return {
     rootDir: projectDir,
     testEnvironment: 'node',
@@ -24,11 +25,11 @@ module.exports = function jestPreset(projectDir) {
       '^@appcat/(store-emulator|local-chain|facilitator|solana-ledger)$': path.join(__dirname, 'tools/$1/src/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
-    testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
-    // The Redis Cluster / NATS cluster suites run with `npm run test:cluster` (TEST_CLUSTER=1), not in
-    // every project's test target: in a full run after the other suites they hung or missed a recovery
-    // that they meet alone, which is still to be understood (see the README).
-    testPathIgnorePatterns: process.env.TEST_CLUSTER === '1' ? ['/node_modules/'] : ['/node_modules/', '/test/cluster/'],
-    reporters: ['default', path.join(__dirname, 'scripts/lib/jest-summary-reporter.cjs')],
+    // The Redis Cluster / NATS cluster suites (test/cluster) start a dozen servers each: they are the
+    // project's `test-cluster` target (TEST_CLUSTER=1), which `npm test` runs after the other projects'
+    // tests, one project at a time, as it does the end-to-end and chaos suites.
+    testMatch: cluster ? ['<rootDir>/test/cluster/**/*.spec.ts'] : ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+    testPathIgnorePatterns: cluster ? ['/node_modules/'] : ['/node_modules/', '/test/cluster/'],
+    reporters: ['default', [path.join(__dirname, 'scripts/lib/jest-summary-reporter.cjs'), { run: cluster ? 'cluster' : '' }]],
   };
 };

@@ -4,14 +4,17 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 class JestSummaryReporter {
-  constructor(globalConfig) {
+  /** `options.run` names a second run of a project (its cluster suite), so it does not overwrite the first's totals. */
+  constructor(globalConfig, options = {}) {
     this.rootDir = globalConfig.rootDir;
+    this.run = options.run || '';
   }
 
   onRunComplete(_contexts, results) {
     const dir = path.join(__dirname, '..', '..', 'tmp', 'test-results');
     fs.mkdirSync(dir, { recursive: true });
-    const name = path.relative(path.join(__dirname, '..', '..'), this.rootDir).replace(/[\\/]/g, '-') || 'root';
+    const project = path.relative(path.join(__dirname, '..', '..'), this.rootDir).replace(/[\\/]/g, '-') || 'root';
+    const name = this.run ? `${project}-${this.run}` : project;
     const summary = {
       project: name,
       passed: results.numPassedTests,
