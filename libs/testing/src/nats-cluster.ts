@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { freePort, waitForPort } from './processes.js';
 
 const NATS_SERVER = '/usr/sbin/nats-server';
@@ -22,7 +23,7 @@ export class NatsClusterHarness {
     for (let i = 0; i < size; i++) ports.push({ port: await freePort(), routePort: await freePort(), monitorPort: await freePort() });
     const harness = new NatsClusterHarness([]);
     try {
-      for (const port of ports) harness.nodes.push(await harness.spawn(port, ports));
+      for (const port of ports) harness.nodes.push(await harness.spawn(port, ports.filter((other) => other !== port)));
       await harness.waitForRoutes();
     } catch (error) {
       // Leave no server behind: a live child process keeps the test runner from exiting.
@@ -50,10 +51,20 @@ export class NatsClusterHarness {
     await ended;
   }
 
-  /** Starts a killed server again on its ports; it rejoins the routes. */
+  /**
+   * Starts a killed server again on its ports, or on fresh ones if another process took them meanwhile
+   * (suites on this machine pick free ports all the time); it rejoins the routes, and clients learn its
+   * address from the cluster.
+   */
   async restart(index: number): Promise<void> {
     await this.kill(index);
-    this.nodes[index] = await this.spawn(this.nodes[index], this.nodes);
+    const others = this.nodes.filter((_, other) => other !== index);
+    try {
+      this.nodes[index] = await this.spawn(this.nodes[index], others);
+    } catch {
+      const fresh = { port: await freePort(), routePort: await freePort(), monitorPort: await freePort() };
+      this.nodes[index] = await this.spawn(fresh, others);
+    }
     await this.waitForRoutes();
   }
 
@@ -85,15 +96,22 @@ export class NatsClusterHarness {
     }
   }
 
-  private async spawn(own: Omit<NatsClusterNode, 'process'>, all: Omit<NatsClusterNode, 'process'>[]): Promise<NatsClusterNode> {
-    const routes = all.filter((n) => n.port !== own.port).map((n) => `nats://127.0.0.1:${n.routePort}`);
+  /** Starts a server routed to `others`; fails if it does not come up as itself (another process holds one of its ports: it exits). */
+  private async spawn(own: Omit<NatsClusterNode, 'process'>, others: Omit<NatsClusterNode, 'process'>[]): Promise<NatsClusterNode> {
+    const routes = others.map((n) => `nats://127.0.0.1:${n.routePort}`);
+    const name = `appcat-test-${randomUUID()}`;
     const child = spawn(
       NATS_SERVER,
-      ['-a', '127.0.0.1', '-p', String(own.port), '-m', String(own.monitorPort), '--cluster_name', 'appcat-test', '--cluster', `nats://127.0.0.1:${own.routePort}`, '--routes', routes.join(',')],
+      ['-a', '127.0.0.1', '-p', String(own.port), '-m', String(own.monitorPort), '-n', name, '--cluster_name', 'appcat-test', '--cluster', `nats://127.0.0.1:${own.routePort}`, '--routes', routes.join(',')],
       { stdio: 'ignore' },
     );
     try {
-      await waitForPort(own.port, 30_000);
+      const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`nats-server on port ${own.port} ended at start (${signal ?? code})`))));
+      exited.catch(() => undefined);
+      await Promise.race([waitForPort(own.port, 30_000), exited]);
+      // Whatever answers must be this server, not another process that took the port.
+      const varz = await Promise.race([fetch(`http://127.0.0.1:${own.monitorPort}/varz`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.json() as Promise<{ server_name?: string }>), exited]);
+      if (varz.server_name !== name) throw new Error(`port ${own.monitorPort} is held by another process`);
     } catch (error) {
       child.kill('SIGKILL');
       throw error;

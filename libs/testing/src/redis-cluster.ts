@@ -18,6 +18,8 @@ const REDIS_CLI = '/usr/bin/redis-cli';
 
 /** One redis-server of a test cluster. */
 export interface RedisClusterNode {
+  /** Names its nodes.conf, which keeps its cluster identity across restarts (its ports may change). */
+  index: number;
   port: number;
   /** The cluster bus port (given explicitly: port + 10000 may be past 65535). */
   busPort: number;
@@ -53,7 +55,7 @@ export class RedisClusterHarness {
     const primaries = options.primaries ?? 3;
     const harness = new RedisClusterHarness(mkdtempSync(join(tmpdir(), 'appcat-redis-cluster-')), options.nodeTimeoutMs ?? 1_000);
     try {
-      for (let i = 0; i < primaries * 2; i++) harness.nodes.push(await harness.spawnNode(await freePort(), await freePort()));
+      for (let i = 0; i < primaries * 2; i++) harness.nodes.push(await harness.spawnNode(i, await freePort(), await freePort()));
       await run(REDIS_CLI, ['--cluster', 'create', ...harness.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], DEADLINE_MS);
       await harness.waitUntilHealthy();
       // A replica that never synced refuses to take over (its data counts as infinitely old), so a
@@ -131,18 +133,26 @@ export class RedisClusterHarness {
   /**
    * Kills a node and starts it again at once with no data but its cluster identity (nodes.conf): a
    * primary back before its replica could take over serves its slots empty, and its replica copies the
-   * emptiness (Redis Cluster without persistence).
+   * emptiness (Redis Cluster without persistence). Returns its port: the same, unless another process
+   * took it meanwhile (suites on this machine pick free ports all the time); then the node comes back on
+   * fresh ports, and the cluster learns its new address from its own gossip.
    */
-  async restartEmpty(port: number): Promise<void> {
+  async restartEmpty(port: number): Promise<number> {
     await this.kill(port);
     const node = this.node(port);
-    const restarted = await this.spawnNode(node.port, node.busPort);
+    let restarted: RedisClusterNode;
+    try {
+      restarted = await this.spawnNode(node.index, node.port, node.busPort);
+    } catch {
+      restarted = await this.spawnNode(node.index, await freePort(), await freePort());
+    }
     this.nodes[this.nodes.indexOf(node)] = restarted;
+    return restarted.port;
   }
 
-  /** Starts a killed node again where it was (it rejoins, as a replica of whoever took over). */
-  async restart(port: number): Promise<void> {
-    await this.restartEmpty(port);
+  /** Starts a killed node again (it rejoins, as a replica of whoever took over); returns its port, as restartEmpty. */
+  async restart(port: number): Promise<number> {
+    return this.restartEmpty(port);
   }
 
   /**
@@ -213,7 +223,8 @@ export class RedisClusterHarness {
     return node;
   }
 
-  private async spawnNode(port: number, busPort: number): Promise<RedisClusterNode> {
+  /** Starts node `index`; fails if it does not come up as itself on `port` (another process holds it). */
+  private async spawnNode(index: number, port: number, busPort: number): Promise<RedisClusterNode> {
     const child = spawn(
       REDIS_SERVER,
       [
@@ -221,7 +232,7 @@ export class RedisClusterHarness {
         '--cluster-port', String(busPort),
         '--bind', '127.0.0.1',
         '--cluster-enabled', 'yes',
-        '--cluster-config-file', join(this.dir, `nodes-${port}.conf`),
+        '--cluster-config-file', join(this.dir, `nodes-${index}.conf`),
         '--cluster-node-timeout', String(this.nodeTimeoutMs),
         '--save', '',
         // Replicas sync at once instead of after diskless replication's default 5 s wait.
@@ -232,11 +243,16 @@ export class RedisClusterHarness {
       { stdio: 'ignore' },
     );
     try {
-      await waitForPort(port, 30_000);
+      const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`redis-server on port ${port} ended at start (${signal ?? code})`))));
+      exited.catch(() => undefined);
+      await Promise.race([waitForPort(port, 30_000), exited]);
+      // Whatever answers on the port must be this process, not another that took the port.
+      const { stdout } = await Promise.race([run(REDIS_CLI, ['-p', String(port), 'info', 'server']), exited]);
+      if (!stdout.includes(`process_id:${child.pid}\r`) && !stdout.includes(`process_id:${child.pid}\n`)) throw new Error(`port ${port} is held by another process`);
     } catch (error) {
       child.kill('SIGKILL');
       throw error;
     }
-    return { port, busPort, process: child };
+    return { index, port, busPort, process: child };
   }
 }
