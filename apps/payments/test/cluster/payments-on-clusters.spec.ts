@@ -135,10 +135,10 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
   /**
    * Runs traffic, injects a fault once every key is being debited, waits for `healed`, then until no
    * call sent before the fault is still in flight and every key has been debited by a call sent after
-   * the last failure. Returns the time that took from the fault, and what Postgres lacked at the fault.
+   * the last failure. Returns the time that took from the fault, and what Redis may have lost.
    */
-  const underFault = (inject: () => Promise<void>, healed: () => Promise<void>): Promise<FaultOutcome> =>
-    withTraffic(async () => {
+  const underFault = async (inject: () => Promise<void>, healed: () => Promise<void>): Promise<FaultOutcome> => {
+    const { recoveryMs, healedAt, inPostgres } = await withTraffic(async () => {
       const warmFrom = Date.now();
       await until('every key debited before the fault', () => everyKeyDebitedSince(warmFrom));
       const inPostgres = await debitsInPostgres();
@@ -152,9 +152,12 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
       });
       const lastFailure = lastFailureAfter(faultAt);
       const servedAgain = keys.map((_, key) => calls.find((c) => c.key === key && c.debitId && c.at > lastFailure)!.end!);
-      const exposed = keys.map((key, index) => calls.filter((c) => c.key === index && c.at < healedAt).length - (inPostgres.get(key.id) ?? 0));
-      return { recoveryMs: Math.max(...servedAgain) - faultAt, exposed };
+      return { recoveryMs: Math.max(...servedAgain) - faultAt, healedAt, inPostgres };
     });
+    // Counted once the traffic has stopped, so that calls still in flight at recovery count too.
+    const exposed = keys.map((key, index) => calls.filter((c) => c.key === index && c.at < healedAt).length - (inPostgres.get(key.id) ?? 0));
+    return { recoveryMs, exposed };
+  };
 
   const reconcile = () => clusters.clients[0].call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 20_000 }, 60_000);
 
