@@ -61,7 +61,16 @@ export async function startPaymentsOnClusters(suite: string, replicas: number, e
 
   try {
     for (const started of [redisStart, natsStart, dbStart]) if (started.status === 'rejected') throw started.reason;
-    const settings = { REDIS_CLUSTER_NODES: redisCluster!.nodesSetting, LEDGER_FLUSH_INTERVAL_MS: '50', REDIS_COMMAND_TIMEOUT_MS: '1000', ...env };
+    const settings = {
+      REDIS_CLUSTER_NODES: redisCluster!.nodesSetting,
+      LEDGER_FLUSH_INTERVAL_MS: '50',
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
+      // After a failover the promoted replica may hold ledger entries pending under a consumer whose read
+      // or acknowledgement never reached it; a flusher takes them over after this (30 s by default),
+      // which reconciliation waits for.
+      LEDGER_CLAIM_IDLE_MS: '3000',
+      ...env,
+    };
     const urls = { nats: natsCluster!.url, redis: 'redis://127.0.0.1:6379', database: db!.url };
     // Each replica reads its config separately (its own ledger consumer name), as separate processes would.
     for (let i = 0; i < replicas; i += 1) apps.push(await createPaymentsApp(testConfig(urls, settings), { logger: ['error'] }));

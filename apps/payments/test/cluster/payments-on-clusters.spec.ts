@@ -159,7 +159,8 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
     return { recoveryMs, exposed };
   };
 
-  const reconcile = () => clusters.clients[0].call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 20_000 }, 60_000);
+  // Waits until the write-behind is done (at most 60 s: a guard), then answers.
+  const reconcile = () => clusters.clients[0].call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 60_000 }, 90_000);
 
   /**
    * No debit in Postgres the callers did not ask for; Postgres's totals equal its rows; no key holds less
