@@ -185,7 +185,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       creditWorkers,
       x402Workers,
     });
-    const inFlightBound = creditWorkers + x402Workers + cluster.gatewayUrls.length;
+    // The recovery probe calls once per gateway, or once per key after a cluster's fault.
+    const inFlightBound = creditWorkers + x402Workers + (options.clusters ? KEYS : cluster.gatewayUrls.length);
     traffic.start();
     await sleep(options.ci ? 2_000 : 5_000);
     const baseline = traffic.cut();
