@@ -19,11 +19,20 @@ export class NatsClusterHarness {
   private constructor(private readonly nodes: NatsClusterNode[]) {}
 
   static async start(size = 3): Promise<NatsClusterHarness> {
-    const ports = [];
-    for (let i = 0; i < size; i++) ports.push({ port: await freePort(), routePort: await freePort(), monitorPort: await freePort() });
+    const ports: Omit<NatsClusterNode, 'process'>[] = [];
+    for (let i = 0; i < size; i++) ports.push(await freePorts());
     const harness = new NatsClusterHarness([]);
     try {
-      for (const port of ports) harness.nodes.push(await harness.spawn(port, ports.filter((other) => other !== port)));
+      for (const [index, own] of ports.entries()) {
+        const others = ports.filter((other) => other !== own);
+        try {
+          harness.nodes.push(await harness.spawn(own, others));
+        } catch {
+          // Its ports were taken since they were free: fresh ones. It routes to the others itself, so the mesh still forms.
+          ports[index] = await freePorts();
+          harness.nodes.push(await harness.spawn(ports[index], others));
+        }
+      }
       await harness.waitForRoutes();
     } catch (error) {
       // Leave no server behind: a live child process keeps the test runner from exiting.
@@ -62,8 +71,7 @@ export class NatsClusterHarness {
     try {
       this.nodes[index] = await this.spawn(this.nodes[index], others);
     } catch {
-      const fresh = { port: await freePort(), routePort: await freePort(), monitorPort: await freePort() };
-      this.nodes[index] = await this.spawn(fresh, others);
+      this.nodes[index] = await this.spawn(await freePorts(), others);
     }
     await this.waitForRoutes();
   }
@@ -118,4 +126,8 @@ export class NatsClusterHarness {
     }
     return { port: own.port, routePort: own.routePort, monitorPort: own.monitorPort, process: child };
   }
+}
+
+async function freePorts(): Promise<Omit<NatsClusterNode, 'process'>> {
+  return { port: await freePort(), routePort: await freePort(), monitorPort: await freePort() };
 }

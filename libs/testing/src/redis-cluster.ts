@@ -55,7 +55,11 @@ export class RedisClusterHarness {
     const primaries = options.primaries ?? 3;
     const harness = new RedisClusterHarness(mkdtempSync(join(tmpdir(), 'appcat-redis-cluster-')), options.nodeTimeoutMs ?? 1_000);
     try {
-      for (let i = 0; i < primaries * 2; i++) harness.nodes.push(await harness.spawnNode(i, await freePort(), await freePort()));
+      for (let i = 0; i < primaries * 2; i++) {
+        // Ports free a moment ago may have been taken since (suites on this machine pick them all the time).
+        const node = await harness.spawnNode(i, await freePort(), await freePort()).catch(async () => harness.spawnNode(i, await freePort(), await freePort()));
+        harness.nodes.push(node);
+      }
       await run(REDIS_CLI, ['--cluster', 'create', ...harness.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], DEADLINE_MS);
       await harness.waitUntilHealthy();
       // A replica that never synced refuses to take over (its data counts as infinitely old), so a
