@@ -1,6 +1,7 @@
 import type { NatsConfig } from '@appcat/config';
 import { ErrorCode, isWireError, REQUEST_ID_HEADER, type WireError } from '@appcat/contracts';
 import { readJsonTextReply } from './json-text-reply.js';
+import { decodeNestReply, encodeNestRequest, type NestReplyPacket } from './nest-nats-packets.js';
 import { PublishBatch } from './publish-batch.js';
 import { connect, createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/transport-node';
 
@@ -16,13 +17,6 @@ export class RpcCallError extends Error implements WireError {
   }
 }
 
-interface NestReplyPacket {
-  id?: string;
-  response?: unknown;
-  err?: unknown;
-  isDisposed?: boolean;
-}
-
 interface PendingRequest {
   resolve(response: unknown): void;
   reject(error: RpcCallError): void;
@@ -35,11 +29,11 @@ const NO_RESPONDERS_STATUS = 503;
 
 /**
  * Request/reply client for NestJS NATS microservices. It speaks Nest's packet format
- * (`{pattern, data, id}` → `{id, response | err, isDisposed}`). Every reply comes back on one
- * wildcard subscription of this client's own (`<inbox>.<token>`), matched to its request by token:
- * not Nest's ClientNats, which subscribes a new inbox per request, nor the NATS client's own
- * `request()`, which builds an Error with a stack trace for every request that succeeds (it rejects
- * an already-settled promise to clean up), a twentieth of the gateway's CPU under load.
+ * (`{pattern, data, id}` → `{id, response | err, isDisposed}`; nest-nats-packets.ts). Every reply
+ * comes back on one wildcard subscription of this client's own (`<inbox>.<token>`), matched to its
+ * request by token: not Nest's ClientNats, which subscribes a new inbox per request, nor the NATS
+ * client's own `request()`, which builds an Error with a stack trace for every request that succeeds
+ * (it rejects an already-settled promise to clean up), a twentieth of the gateway's CPU under load.
  * Every failure comes out as an {@link RpcCallError} with a typed code.
  */
 export class NatsRpcClient {
@@ -109,7 +103,7 @@ export class NatsRpcClient {
     const token = (this.nextToken++).toString(36);
     const headers = natsHeaders();
     if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);
-    const payload = JSON.stringify({ pattern: subject, data, id: token });
+    const payload = encodeNestRequest(subject, data, token);
     return new Promise<Res>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(token);
@@ -140,7 +134,7 @@ export class NatsRpcClient {
         request.resolve(textReply);
         return;
       }
-      reply = message.json<NestReplyPacket>();
+      reply = decodeNestReply(message);
     } catch {
       request.reject(new RpcCallError(ErrorCode.Internal, `${service} sent a reply that is not JSON`, service));
       return;
