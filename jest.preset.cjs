@@ -19,7 +19,7 @@ module.exports = function jestPreset(projectDir) {
     },
     moduleFileExtensions: ['ts', 'js', 'json'],
     moduleNameMapper: {
-      '^@appcat/(contracts|config|routes|microservice|testing|api-docs)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+      '^@appcat/(contracts|config|routes|microservice|ops|redis|testing|api-docs)$': path.join(__dirname, 'libs/$1/src/index.ts'),
       // Apps export their factories (createXxxApp) for the end-to-end suite; services never import each other.
       '^@appcat/(gateway|payments|catalog)$': path.join(__dirname, 'apps/$1/src/index.ts'),
       '^@appcat/(store-emulator|local-chain|facilitator|solana-ledger)$': path.join(__dirname, 'tools/$1/src/index.ts'),

@@ -1,4 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Injection token of a service's metrics {@link Registry} (see opsProviders): its metrics class and its ops port share it. */
+export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
 
 /** A registry with the process metrics (memory, CPU, event-loop lag) and the service label. */
 export function createRegistry(service: string): Registry {
@@ -16,13 +20,14 @@ function latencyHistogram<L extends string>(registry: Registry, name: string, he
 }
 
 /** What the gateway counts: requests by route and status, charges, declines, NATS round trips. */
+@Injectable()
 export class GatewayMetrics {
   readonly requests: Counter<'route' | 'status'>;
   readonly charges: Counter<'method' | 'network'>;
   readonly declines: Counter<'reason'>;
   readonly natsRequestSeconds: Histogram<'subject' | 'outcome'>;
 
-  constructor(readonly registry: Registry) {
+  constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
     this.requests = new Counter({ name: 'appcat_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers: [registry] });
     this.charges = new Counter({ name: 'appcat_charges_total', help: 'Charged calls by payment method and network', labelNames: ['method', 'network'], registers: [registry] });
     this.declines = new Counter({ name: 'appcat_declines_total', help: 'Requests refused before delivery, by reason', labelNames: ['reason'], registers: [registry] });
@@ -31,6 +36,7 @@ export class GatewayMetrics {
 }
 
 /** What payments counts: debits, settlements and their latency, the write-behind ledger's lag. */
+@Injectable()
 export class PaymentsMetrics {
   readonly debits: Counter<'outcome'>;
   readonly settlementSeconds: Histogram<'network' | 'outcome'>;
@@ -38,7 +44,7 @@ export class PaymentsMetrics {
   readonly ledgerFlushLagSeconds: Gauge;
   readonly ledgerFlushed: Counter;
 
-  constructor(readonly registry: Registry) {
+  constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
     this.debits = new Counter({ name: 'appcat_credit_debits_total', help: 'Credit debit attempts by outcome', labelNames: ['outcome'], registers: [registry] });
     this.settlementSeconds = latencyHistogram(registry, 'appcat_x402_settlement_seconds', 'x402 payment latency in payments, from the replay claim to the facilitator settlement', ['network', 'outcome']);
     this.facilitatorRequestSeconds = latencyHistogram(registry, 'appcat_x402_facilitator_request_seconds', 'Time spent waiting on the facilitator per /verify or /settle request (answered, failed or timeout)', ['operation', 'outcome']);
@@ -59,6 +65,7 @@ export interface FetchBudgetState {
 }
 
 /** What the catalog counts: upstream latency and errors by host, cache results, its fetch budget. */
+@Injectable()
 export class CatalogMetrics {
   readonly upstreamSeconds: Histogram<'host' | 'outcome'>;
   readonly upstreamErrors: Counter<'host' | 'code'>;
@@ -69,7 +76,7 @@ export class CatalogMetrics {
   readonly fetchWaitSeconds: Histogram<'outcome'>;
   private fetchBudgetState: () => FetchBudgetState | undefined = () => undefined;
 
-  constructor(readonly registry: Registry) {
+  constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
     this.upstreamSeconds = latencyHistogram(registry, 'appcat_upstream_request_seconds', 'Upstream store request latency by host', ['host', 'outcome']);
     this.upstreamErrors = new Counter({ name: 'appcat_upstream_errors_total', help: 'Upstream failures by host and code', labelNames: ['host', 'code'], registers: [registry] });
     this.upstreamUnreadable = new Counter({

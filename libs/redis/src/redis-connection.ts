@@ -1,0 +1,66 @@
+import type { RedisEndpoint } from '@appcat/config';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+
+/** One Redis server or a Redis Cluster: what payments and the catalog run on (REDIS_URL or REDIS_CLUSTER_NODES). */
+export type RedisClient = Redis | Cluster;
+
+/** How a cluster client waits out a failover; each service picks its own (see where it connects). */
+export type ClusterFailoverOptions = Pick<ClusterOptions, 'retryDelayOnFailover' | 'retryDelayOnClusterDown'>;
+
+/**
+ * A Redis connection speaking RESP2, so stream replies (XREADGROUP, XAUTOCLAIM) and script replies keep
+ * their documented nested-array shapes instead of RESP3 maps flattened by the client. `options` are the
+ * service's own (timeouts, offline queue, retries, connection name): nothing is assumed here.
+ *
+ * With cluster nodes, a Redis Cluster client: commands go to the primary owning their slot, and after a
+ * failover it learns the new owner from the MOVED reply (refreshing the slot table) and retries there,
+ * after `failover`'s delays. The offline queue, auto-pipelining and reconnecting (`retryStrategy`) are the
+ * cluster client's; every other option applies to each node, with the URL's credentials and TLS.
+ */
+export function connectRedis(endpoint: RedisEndpoint, options?: RedisOptions, failover?: ClusterFailoverOptions): RedisClient;
+/** One server by URL (tools and tests). */
+export function connectRedis(url: string, options?: RedisOptions): Redis;
+export function connectRedis(endpoint: RedisEndpoint | string, options: RedisOptions = {}, failover: ClusterFailoverOptions = {}): RedisClient {
+  const resp2: RedisOptions = { protocol: 2, ...options };
+  if (typeof endpoint === 'string') return new Redis(endpoint, resp2);
+  if (endpoint.clusterNodes.length === 0) return new Redis(endpoint.url, resp2);
+  const { enableOfflineQueue, enableAutoPipelining, retryStrategy, ...nodeOptions } = resp2;
+  const url = new URL(endpoint.url);
+  return new Cluster(endpoint.clusterNodes, {
+    enableOfflineQueue,
+    enableAutoPipelining,
+    ...(retryStrategy ? { clusterRetryStrategy: retryStrategy } : {}),
+    scaleReads: 'master',
+    ...failover,
+    redisOptions: {
+      ...nodeOptions,
+      username: url.username ? decodeURIComponent(url.username) : undefined,
+      password: url.password ? decodeURIComponent(url.password) : undefined,
+      tls: url.protocol === 'rediss:' ? {} : undefined,
+    },
+  });
+}
+
+/** Whether a client talks to a Redis Cluster (some commands must then go slot by slot). */
+export function isCluster(redis: RedisClient): redis is Cluster {
+  return (redis as Cluster).isCluster === true;
+}
+
+/**
+ * Waits until the connection is ready; false after `timeoutMs` without it. Services start anyway and
+ * keep reconnecting (a Redis down at boot is Redis down for a while, which each already survives), but
+ * do not turn their first requests away only because the connection is still being made.
+ */
+export function redisReady(redis: RedisClient, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise<boolean>((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.once('ready', onReady);
+  });
+}
