@@ -50,6 +50,7 @@ describe('admin CLI against a running payments service', () => {
       readPaymentsConfig({ NATS_URL: nats.url, REDIS_URL: redis.url, DATABASE_URL: databaseUrl, NATS_SHUTDOWN_GRACE_MS: '50', OPS_PORT: '0' }),
       { logger: false },
     );
+    await app.listen();
   });
 
   afterAll(async () => {

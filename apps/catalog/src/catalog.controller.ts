@@ -14,13 +14,13 @@ import {
   type WireError,
 } from '@appcat/contracts';
 import { JsonTextReply, WireException } from '@appcat/microservice';
+import { CatalogMetrics } from '@appcat/ops';
 import { PRICED_ROUTES } from '@appcat/routes';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { listJson } from './cache/json-source.js';
 import { NotCachedError, type Provenance, ProvenanceTrace } from './cache/provenance.js';
 import { CatalogInfrastructure } from './catalog-infrastructure.js';
-import { CatalogOps } from './catalog-ops.js';
 import { FetchBudget } from './fetch-budget.js';
 import { isUnreadableAnswer } from './upstream/upstream-failures.js';
 import { fetchFromStore, type ListData, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
@@ -29,7 +29,7 @@ import { fetchFromStore, type ListData, STORE_ADAPTER, type StoreAdapter } from 
 export class CatalogController {
   constructor(
     @Inject(STORE_ADAPTER) private readonly store: StoreAdapter,
-    @Inject(CatalogOps) private readonly ops: CatalogOps,
+    @Inject(CatalogMetrics) private readonly metrics: CatalogMetrics,
     @Inject(FetchBudget) private readonly budget: FetchBudget,
     @Inject(CatalogInfrastructure) private readonly infrastructure: CatalogInfrastructure,
   ) {}
@@ -80,7 +80,7 @@ export class CatalogController {
   private countUnreadable(query: CatalogQuery, error: unknown): void {
     if (!isUnreadableAnswer(error)) return;
     const route = PRICED_ROUTES.find((r) => r.id === query.route);
-    if (route) this.ops.metrics.upstreamUnreadable.inc({ route: route.path });
+    if (route) this.metrics.upstreamUnreadable.inc({ route: route.path });
   }
 
   /** Whether the upstream a missing resource is loaded from is known to be unavailable now. */
@@ -114,7 +114,7 @@ export class CatalogController {
   }
 
   private reply(query: CatalogQuery, source: NonNullable<CatalogReply['source']>, result: ListData, provenance: Provenance): JsonTextReply<CatalogReply> {
-    this.ops.metrics.cache.inc({ kind: query.route, result: source });
+    this.metrics.cache.inc({ kind: query.route, result: source });
     const dataJson = listJson(result);
     // The fields in the order callers have always had them: source, then the age when there is one.
     const { ageSeconds, ageMs, freshForMs } = provenance;

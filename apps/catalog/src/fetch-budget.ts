@@ -1,6 +1,8 @@
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import type { CatalogMetrics } from '@appcat/ops';
+import { CatalogMetrics } from '@appcat/ops';
+import { Inject, Injectable } from '@nestjs/common';
+import { FETCH_BUDGET_SETTINGS } from './catalog-tokens.js';
 
 /** How much work one catalog replica takes on at once (see docs/catalog-resilience.md#fetch-budget). */
 export interface FetchBudgetSettings {
@@ -29,6 +31,7 @@ interface Waiter {
  * runs, or times out by itself. A freed slot goes straight to the oldest waiter, so a newcomer cannot
  * overtake the queue.
  */
+@Injectable()
 export class FetchBudget {
   private inFlight = 0;
   private waiting = 0;
@@ -37,8 +40,8 @@ export class FetchBudget {
   private head = 0;
 
   constructor(
-    readonly settings: FetchBudgetSettings,
-    private readonly metrics: CatalogMetrics,
+    @Inject(FETCH_BUDGET_SETTINGS) readonly settings: FetchBudgetSettings,
+    @Inject(CatalogMetrics) private readonly metrics: CatalogMetrics,
   ) {
     metrics.watchFetchBudget(() => ({ limit: settings.maxInFlight, inFlight: this.inFlight, waiting: this.waiting }));
   }

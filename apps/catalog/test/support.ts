@@ -9,7 +9,6 @@ import { createCatalogApp } from '../src/catalog-app.js';
 import { CatalogController } from '../src/catalog.controller.js';
 import { readCatalogConfig, type CatalogConfig } from '../src/config.js';
 import type { ListData } from '../src/store/store-adapter.js';
-import type { UpstreamHttpClient, UpstreamRequest, UpstreamResponse } from '../src/upstream/upstream-http-client.js';
 
 /** Catalog settings pointing every upstream at one emulator (or any local server). */
 export function configFor(upstreamUrl: string, env: Record<string, string> = {}): CatalogConfig {
@@ -21,17 +20,6 @@ export function configFor(upstreamUrl: string, env: Record<string, string> = {})
     OPS_PORT: '0',
     ...env,
   });
-}
-
-/** Wraps a client and counts the requests made through it. */
-export class CountingHttpClient implements UpstreamHttpClient {
-  count = 0;
-  constructor(private readonly inner: UpstreamHttpClient) {}
-
-  get(request: UpstreamRequest): Promise<UpstreamResponse> {
-    this.count++;
-    return this.inner.get(request);
-  }
 }
 
 /** The typed failure a promise rejects with; fails the test if it resolves or throws anything else. */

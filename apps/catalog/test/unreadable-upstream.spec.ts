@@ -1,13 +1,13 @@
 import { ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS, TODAYS_SHAPES } from '@appcat/store-emulator';
-import { CatalogOps } from '../src/catalog-ops.js';
+import { CatalogMetrics } from '@appcat/ops';
 import { CatalogSystem } from './support.js';
 
 /** An upstream answer the catalog cannot read is a 502 naming the upstream, counted per route as drift. */
 describe('unreadable upstream answers', () => {
   let system: CatalogSystem;
   const counted = async () => {
-    const metric = await system.replicas[0].get(CatalogOps).metrics.registry.getSingleMetric('appcat_upstream_unreadable_total')!.get();
+    const metric = await system.replicas[0].get(CatalogMetrics).registry.getSingleMetric('appcat_upstream_unreadable_total')!.get();
     return Object.fromEntries(metric.values.map((v) => [v.labels.route, v.value]));
   };
 

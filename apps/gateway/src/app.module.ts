@@ -1,3 +1,4 @@
+import { GatewayMetrics, opsProviders } from '@appcat/ops';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { GATEWAY_CONFIG } from './config.provider.js';
 import type { GatewayConfig } from './config.js';
@@ -13,6 +14,7 @@ import { NatsRpcShutdown, gatewayRpcProvider, natsRpcProvider } from './nats-rpc
 import { McpEndpointRegistrar } from './mcp/mcp-endpoint.registrar.js';
 import { McpToolCallsService } from './mcp/mcp-tool-calls.service.js';
 import { GatewayOps } from './ops/gateway-ops.js';
+import { GatewayReadiness } from './ops/gateway-readiness.js';
 import { HealthController } from './ops/health.controller.js';
 import { PaymentChallenge } from './payment/payment-challenge.js';
 import { X402PaymentService } from './payment/x402-payment.service.js';
@@ -32,6 +34,7 @@ export class GatewayModule {
       controllers: [CreditsController, HealthController, TopUpPageController, DiscoveryController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
+        ...opsProviders({ service: 'gateway', ops: config.ops, shutdownDelayMs: config.shutdownDelayMs, metrics: GatewayMetrics, readiness: GatewayReadiness }),
         natsRpcProvider,
         gatewayRpcProvider,
         NatsRpcShutdown,

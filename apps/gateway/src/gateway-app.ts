@@ -1,4 +1,4 @@
-import { type LoggerService, type LogLevel } from '@nestjs/common';
+import { GatewayMetrics, type ServiceAppOptions } from '@appcat/ops';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { GatewayModule } from './app.module.js';
@@ -6,12 +6,11 @@ import type { GatewayConfig } from './config.js';
 import { EnvelopeExceptionFilter } from './envelope/envelope-exception.filter.js';
 import { type ErrorAnswer, ErrorAnswers } from './errors/error-answers.js';
 import { fastifyOptions } from './http/fastify-options.js';
-import { GatewayOps } from './ops/gateway-ops.js';
 
 /** Builds the gateway, initialised but not listening: `app.listen(port, host)` or `app.inject()` next. */
 export async function createGatewayApp(
   config: GatewayConfig,
-  options: { logger?: LoggerService | LogLevel[] | false } = {},
+  options: ServiceAppOptions = {},
 ): Promise<NestFastifyApplication> {
   // Fastify takes its error handlers when it is built, before the module's providers exist; it calls
   // them only while serving, when the app and its ErrorAnswers do.
@@ -21,12 +20,11 @@ export async function createGatewayApp(
     abortOnError: false,
   });
   app.useGlobalFilters(new EnvelopeExceptionFilter(app.get(ErrorAnswers)));
-  app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  const { metrics } = app.get(GatewayOps);
+  const metrics = app.get(GatewayMetrics);
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.requests.inc({ route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
   });

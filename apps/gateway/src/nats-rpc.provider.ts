@@ -1,4 +1,5 @@
 import { NatsRpcClient, TypedRpc } from '@appcat/microservice';
+import { GatewayMetrics } from '@appcat/ops';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { GATEWAY_CONFIG } from './config.provider.js';
 import type { GatewayConfig } from './config.js';
@@ -11,12 +12,18 @@ export const GATEWAY_RPC = Symbol('GATEWAY_RPC');
 /** What every gateway client calls payments and catalog through: a failure comes out as its HttpError. */
 export type GatewayRpc = TypedRpc<HttpError>;
 
+/** The gateway's one NATS connection (a factory: connecting is asynchronous), each request timed in the metrics. */
 export const natsRpcProvider = {
   provide: NATS_RPC,
-  inject: [GATEWAY_CONFIG],
-  useFactory: (config: GatewayConfig) => NatsRpcClient.connect(config.nats, 'gateway'),
+  inject: [GATEWAY_CONFIG, GatewayMetrics],
+  useFactory: async (config: GatewayConfig, metrics: GatewayMetrics) => {
+    const nats = await NatsRpcClient.connect(config.nats, 'gateway');
+    nats.onRequest = (subject, seconds, outcome) => metrics.natsRequestSeconds.observe({ subject, outcome }, seconds);
+    return nats;
+  },
 };
 
+/** TypedRpc over that connection, failures translated by httpErrorFor (a factory: the translation is a function). */
 export const gatewayRpcProvider = {
   provide: GATEWAY_RPC,
   inject: [NATS_RPC, GATEWAY_CONFIG],

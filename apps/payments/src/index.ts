@@ -1,4 +1,4 @@
-export { createPaymentsApp, type PaymentsAppOptions } from './app.js';
+export { createPaymentsApp } from './app.js';
 export {
   DEFAULT_DATABASE_URL,
   DEFAULT_REDIS_URL,

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { CreditService } from '../src/credits/credit-service.js';
 import { CreditStore } from '../src/credits/credit-store.js';
 import { createPool, createPrisma } from '../src/database/database.js';
-import { connectRedis } from '../src/database/redis.js';
+import { connectRedis } from '@appcat/redis';
 import { issueApiKey } from '../src/keys/api-key.js';
 import { KeyRepository } from '../src/keys/key-repository.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ManagedProcess, startRedisServer } from '@appcat/testing';
 import type { Redis } from 'ioredis';
-import { connectRedis } from '../src/database/redis.js';
+import { connectRedis } from '@appcat/redis';
 import { CreditStore, type KeySnapshot } from '../src/credits/credit-store.js';
 import { hashApiKey } from '@appcat/contracts';
 import { issueApiKey } from '../src/keys/api-key.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Socket } from 'node:net';
 import { type ManagedProcess, startRedisServer } from '@appcat/testing';
 import type { Redis } from 'ioredis';
-import { connectRedis } from '../src/database/redis.js';
+import { connectRedis } from '@appcat/redis';
 import type { LedgerConfig } from '../src/config/payments-config.js';
 import { CreditKeyspace } from '../src/credits/credit-keyspace.js';
 import { CreditStore } from '../src/credits/credit-store.js';

@@ -29,6 +29,7 @@ describe('payments ops port', () => {
       testConfig({ nats: nats.url, redis: redis.url, database: database.url }, { OPS_PORT: String(port), X402_FACILITATOR_URL: facilitator.url }),
       { logger: false },
     );
+    await app.listen();
     base = `http://127.0.0.1:${port}`;
   });
 

@@ -6,7 +6,7 @@ import { type AdminReconcileReply, Subject } from '@appcat/contracts';
 import { jest } from '@jest/globals';
 import calculateSlot from 'cluster-key-slot';
 import pg from 'pg';
-import { connectRedis } from '../src/database/redis.js';
+import { connectRedis } from '@appcat/redis';
 import { PaymentsResources } from '../src/payments-resources.js';
 import { PaymentLock } from '../src/x402/payment-lock.js';
 import { type SettlementRecord, SettlementRecords } from '../src/x402/settlement-records.js';

@@ -4,7 +4,7 @@ import { freePort, startNatsServer, startRedisServer } from '@appcat/testing';
 import { jest } from '@jest/globals';
 import { createPaymentsApp } from '../src/app.js';
 import { CreditStore } from '../src/credits/credit-store.js';
-import { connectRedis } from '../src/database/redis.js';
+import { connectRedis } from '@appcat/redis';
 import { issueApiKey } from '../src/keys/api-key.js';
 import { NatsRequester, type Reply } from './support/nats-requester.js';
 import { startPaymentsCluster } from './support/payments-cluster.js';
@@ -38,6 +38,7 @@ describe('when a credit store is unavailable', () => {
     const [nats, redisServer] = await Promise.all([startNatsServer(), startRedisServer()]);
     const deadDatabase = `postgresql://postgres@127.0.0.1:${await freePort()}/appcat`;
     const app = await createPaymentsApp(testConfig({ nats: nats.url, redis: redisServer.url, database: deadDatabase }), { logger: false });
+    await app.listen();
     const client = await NatsRequester.connect(nats.url);
     const redis = connectRedis(redisServer.url);
     try {

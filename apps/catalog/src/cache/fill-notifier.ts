@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis/redis-connection.js';
+import type { RedisClient } from '@appcat/redis';
 
 /**
  * Wakes requests waiting for another replica to fill a cache entry, over one Redis pub/sub channel.

@@ -2,7 +2,7 @@ import type { CatalogSource, WireError } from '@appcat/contracts';
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Logger } from '@nestjs/common';
-import type { RedisClient } from '../redis/redis-connection.js';
+import type { RedisClient } from '@appcat/redis';
 import { resourceKeys } from './resource-keys.js';
 import { randomUUID } from 'node:crypto';
 import { isUpstreamFailure } from '../upstream/upstream-failures.js';

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis/redis-connection.js';
+import type { RedisClient } from '@appcat/redis';
 import { ENQUEUE_SCRIPT, NOTE_DEMAND_SCRIPT, PUT_BACK_SCRIPT, TAKE_SCRIPT, TURN_SCRIPT } from './refresh-scripts.js';
 
 /**

@@ -1,6 +1,6 @@
 import { ErrorCode } from '@appcat/contracts';
 import { Logger } from '@nestjs/common';
-import type { RedisClient } from '../redis/redis-connection.js';
+import type { RedisClient } from '@appcat/redis';
 import type { BreakerSettings } from '../config.js';
 import { BREAKER_CHECK_SCRIPT, BREAKER_RECORD_SCRIPT } from './guard-scripts.js';
 

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { RedisClient } from '../redis/redis-connection.js';
+import type { RedisClient } from '@appcat/redis';
 import type { Egress, UpstreamRateLimit } from '../config.js';
 import { TOKEN_BUCKET_PEEK_SCRIPT, TOKEN_BUCKET_SCRIPT } from './guard-scripts.js';
 

@@ -1,5 +1,5 @@
 import { type CatalogUnavailable, ErrorCode } from '@appcat/contracts';
-import type { RedisClient } from '../redis/redis-connection.js';
+import type { RedisClient } from '@appcat/redis';
 import type { BudgetState, RedisRateLimiter } from './rate-limiter.js';
 import { type BreakerCause, CAUSE_CODES } from './circuit-breaker.js';
 import { openMessage } from './guarded-http-client.js';

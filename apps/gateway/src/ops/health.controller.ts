@@ -1,12 +1,12 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { ServiceOps } from '@appcat/ops';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { sendEnvelope } from '../envelope/envelope.js';
-import { GatewayOps } from './gateway-ops.js';
 
 /** Liveness and readiness on the public port too, for load balancers that probe only that. Free. */
 @Controller()
 export class HealthController {
-  constructor(private readonly ops: GatewayOps) {}
+  constructor(@Inject(ServiceOps) private readonly ops: ServiceOps) {}
 
   @Get('healthz')
   healthz(@Res() reply: FastifyReply): void {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type BalanceReply, type BatchItemResult, type DebitReply, ErrorCode, MAX_BATCH_ITEMS, MAX_TOPUP_MICROS, parseMicros, type WireError } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KEY_HASH_PATTERN } from '../keys/api-key.js';
-import { type KeyRepository, snapshotOf } from '../keys/key-repository.js';
-import type { CreditStore, DebitOutcome } from './credit-store.js';
+import { KeyRepository, snapshotOf } from '../keys/key-repository.js';
+import { UNKNOWN_KEY_TTL_MS } from '../payments-tokens.js';
+import { CreditStore, type DebitOutcome } from './credit-store.js';
 import { invalidArgument, usingStores } from './store-errors.js';
 
 /** How often one key may be re-read from Postgres because its balance looked too low, ms. */
@@ -24,14 +25,15 @@ interface DebitInput {
  * hold the key (first use, or after Redis lost its data) and, at most every few seconds per key, when a
  * balance looks too low, in case a top-up committed in Postgres never reached Redis.
  */
+@Injectable()
 export class CreditService {
   private readonly logger = new Logger('CreditService');
   private readonly loading = new Map<string, Promise<'loaded' | 'unknown'>>();
 
   constructor(
-    private readonly store: CreditStore,
-    private readonly keys: KeyRepository,
-    private readonly unknownKeyTtlMs: number,
+    @Inject(CreditStore) private readonly store: CreditStore,
+    @Inject(KeyRepository) private readonly keys: KeyRepository,
+    @Inject(UNKNOWN_KEY_TTL_MS) private readonly unknownKeyTtlMs: number,
   ) {}
 
   async debit(request: unknown): Promise<DebitReply> {

@@ -1,5 +1,7 @@
-import type { RedisClient } from '../database/redis.js';
-import type { CreditKeyspace } from './credit-keyspace.js';
+import type { RedisClient } from '@appcat/redis';
+import { Inject, Injectable } from '@nestjs/common';
+import { PAYMENTS_REDIS } from '../payments-tokens.js';
+import { CreditKeyspace } from './credit-keyspace.js';
 import { BALANCE_SCRIPT, DEBIT_SCRIPT, MARK_UNKNOWN_SCRIPT, SYNC_SCRIPT } from './credit-scripts.js';
 
 /** What Redis knows about a key, as of one script run. */
@@ -51,13 +53,14 @@ export function balanceFromSnapshot(snapshot: Pick<KeySnapshot, 'toppedUp' | 'sp
  * The hot balances in Redis. Every operation is one Lua script, so a check and the change it allows
  * can never be separated by another replica's request.
  */
+@Injectable()
 export class CreditStore {
   private readonly redis: RedisClient & CreditCommands;
 
   constructor(
-    redis: RedisClient,
+    @Inject(PAYMENTS_REDIS) redis: RedisClient,
     /** Key names: a key's hash, marker and ledger stream share one hash slot. */
-    readonly keyspace: CreditKeyspace,
+    @Inject(CreditKeyspace) readonly keyspace: CreditKeyspace,
   ) {
     redis.defineCommand('creditDebit', { numberOfKeys: 3, lua: DEBIT_SCRIPT });
     redis.defineCommand('creditBalance', { numberOfKeys: 2, lua: BALANCE_SCRIPT });

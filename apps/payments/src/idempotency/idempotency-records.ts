@@ -1,8 +1,9 @@
 import { ErrorCode, type IdempotencyBeginReply, type IdempotencyBeginRequest, type IdempotencyFinishReply, type IdempotencyFinishRequest } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import type { RedisClient } from '../database/redis.js';
+import type { RedisClient } from '@appcat/redis';
+import { IDEMPOTENCY_SETTINGS, PAYMENTS_REDIS } from '../payments-tokens.js';
 
 export interface IdempotencySettings {
   /** How long a finished call's answer is remembered, ms (IDEMPOTENCY_TTL_SECONDS). */
@@ -55,14 +56,15 @@ interface IdempotencyCommands {
  * and the other waits for its answer. Redis holds them with a TTL and a bounded size; losing Redis
  * forgets records (a retry is then a new call) and never touches credit, which is in Postgres.
  */
+@Injectable()
 export class IdempotencyRecords {
   private readonly logger = new Logger('IdempotencyRecords');
   private readonly redis: RedisClient & IdempotencyCommands;
   private lastWarning = 0;
 
   constructor(
-    redis: RedisClient,
-    private readonly settings: IdempotencySettings,
+    @Inject(PAYMENTS_REDIS) redis: RedisClient,
+    @Inject(IDEMPOTENCY_SETTINGS) private readonly settings: IdempotencySettings,
   ) {
     redis.defineCommand('idempotencyBegin', { numberOfKeys: 1, lua: BEGIN_SCRIPT });
     redis.defineCommand('idempotencyFinish', { numberOfKeys: 1, lua: FINISH_SCRIPT });

@@ -1,4 +1,6 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { PrismaClient } from '../database/database.js';
+import { PRISMA } from '../payments-tokens.js';
 import type { ApiKey, TopUp, TopUpMethod } from '../generated/prisma/client.js';
 import type { KeySnapshot } from '../credits/credit-store.js';
 import type { IssuedKey } from './api-key.js';
@@ -25,8 +27,9 @@ export type TopUpResult =
   | { kind: 'key-revoked'; key: ApiKey };
 
 /** Keys and top-ups in Postgres. Running totals change in the same transaction as the rows they sum. */
+@Injectable()
 export class KeyRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   findByHash(keyHash: string): Promise<ApiKey | null> {
     return this.prisma.apiKey.findUnique({ where: { keyHash } });

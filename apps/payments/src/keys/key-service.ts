@@ -10,11 +10,11 @@ import {
   parseMicros,
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { Logger } from '@nestjs/common';
-import { balanceFromSnapshot, type CreditStore } from '../credits/credit-store.js';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { balanceFromSnapshot, CreditStore } from '../credits/credit-store.js';
 import { invalidArgument, usingStores } from '../credits/store-errors.js';
 import { classifyKeyRef, issueApiKey } from './api-key.js';
-import { type ApiKey, type KeyRepository, snapshotOf, type TopUp, type TopUpMethod } from './key-repository.js';
+import { type ApiKey, KeyRepository, snapshotOf, type TopUp, type TopUpMethod } from './key-repository.js';
 
 const MAX_NOTE_LENGTH = 500;
 const MAX_EXTERNAL_REF_LENGTH = 200;
@@ -31,12 +31,13 @@ export interface TopUpOutcome {
  * Keys and their credit, for admins and for top-ups. Postgres is written first; Redis is then brought
  * in line with the sync script, so a change is never visible in Redis before it is durable.
  */
+@Injectable()
 export class KeyService {
   private readonly logger = new Logger('KeyService');
 
   constructor(
-    private readonly keys: KeyRepository,
-    private readonly store: CreditStore,
+    @Inject(KeyRepository) private readonly keys: KeyRepository,
+    @Inject(CreditStore) private readonly store: CreditStore,
   ) {}
 
   async create(request: unknown): Promise<AdminKeyCreated> {

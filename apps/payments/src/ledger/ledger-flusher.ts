@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { RedisOptions } from 'ioredis';
 import type { LedgerConfig } from '../config/payments-config.js';
 import { CreditKeyspace } from '../credits/credit-keyspace.js';
-import { isCluster, type RedisClient } from '../database/redis.js';
+import { isCluster, type RedisClient } from '@appcat/redis';
 import { applyLedgerBatch, type LedgerEntry, parseLedgerEntry } from './ledger-batch.js';
 
 type StreamEntry = [id: string, fields: string[] | null];

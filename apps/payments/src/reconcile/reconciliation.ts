@@ -8,11 +8,13 @@ import {
   type SettlementReconciliation,
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
+import type { RedisClient } from '@appcat/redis';
+import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import type { CreditStore } from '../credits/credit-store.js';
-import type { RedisClient } from '../database/redis.js';
+import { CreditStore } from '../credits/credit-store.js';
 import { parseLedgerEntry } from '../ledger/ledger-batch.js';
-import type { SettlementRecords } from '../x402/settlement-records.js';
+import { PAYMENTS_REDIS, PG_POOL } from '../payments-tokens.js';
+import { SettlementRecords } from '../x402/settlement-records.js';
 
 const DEFAULT_WAIT_MS = 10_000;
 const MAX_WAIT_MS = 120_000;
@@ -65,13 +67,14 @@ SELECT
  * settlement credited a key; no payment was settled twice. Waits for the write-behind first, so on a
  * quiet system the answer is exact; with traffic running, `pending` is expected.
  */
+@Injectable()
 export class Reconciliation {
   constructor(
-    private readonly pool: pg.Pool,
-    private readonly redis: RedisClient,
+    @Inject(PG_POOL) private readonly pool: pg.Pool,
+    @Inject(PAYMENTS_REDIS) private readonly redis: RedisClient,
     /** Also names the ledger's shards, each checked on its own (on a Redis Cluster they live on different primaries). */
-    private readonly store: CreditStore,
-    private readonly settlements: SettlementRecords,
+    @Inject(CreditStore) private readonly store: CreditStore,
+    @Inject(SettlementRecords) private readonly settlements: SettlementRecords,
   ) {}
 
   async run(request: AdminReconcileRequest | undefined): Promise<AdminReconcileReply> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getBase58Decoder, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from '../database/redis.js';
+import type { RedisClient } from '@appcat/redis';
 import type { X402Keyspace } from './x402-keyspace.js';
 
 /**

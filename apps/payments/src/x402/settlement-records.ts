@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from '../database/redis.js';
+import type { RedisClient } from '@appcat/redis';
 import type pg from 'pg';
 import { X402Keyspace } from './x402-keyspace.js';
 

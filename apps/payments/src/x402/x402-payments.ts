@@ -9,19 +9,20 @@ import {
   type X402Resource,
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { createFacilitatorConfig } from '@coinbase/x402';
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader, type FacilitatorConfig } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
 import { FacilitatorTimeoutError, type PaymentPayload, type PaymentRequirements, SettleError, type SettleResponse, VerifyError } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
-import type { PaymentsMetrics } from '@appcat/ops';
-import type { RedisClient } from '../database/redis.js';
+import { PaymentsMetrics } from '@appcat/ops';
+import type { RedisClient } from '@appcat/redis';
+import { PAYMENTS_REDIS, X402_CONFIG } from '../payments-tokens.js';
 import { FacilitatorClient } from './facilitator-client.js';
 import { PaymentLock } from './payment-lock.js';
 import { paymentValidity } from './payment-validity.js';
-import type { SettlementRecord, SettlementRecords } from './settlement-records.js';
+import { type SettlementRecord, SettlementRecords } from './settlement-records.js';
 import { X402Keyspace } from './x402-keyspace.js';
 import type { X402Config, X402Network } from './x402-config.js';
 
@@ -58,7 +59,8 @@ export interface Settlement {
  * lists, and settles a payment (the facilitator verifying it as it settles) before anything is delivered. Built on @x402/core's
  * x402ResourceServer with the exact EVM and SVM schemes.
  */
-export class X402Payments {
+@Injectable()
+export class X402Payments implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('X402Payments');
   private readonly server: x402ResourceServer;
   private readonly lock: PaymentLock;
@@ -70,11 +72,11 @@ export class X402Payments {
   private readonly unsupportedWarned = new Set<string>();
 
   constructor(
-    private readonly config: X402Config,
-    redis: RedisClient,
-    private readonly metrics?: PaymentsMetrics,
+    @Inject(X402_CONFIG) private readonly config: X402Config,
+    @Inject(PAYMENTS_REDIS) redis: RedisClient,
+    @Inject(PaymentsMetrics) private readonly metrics?: PaymentsMetrics,
     /** Where each settlement is recorded for reconciliation; tests of the offer alone go without. */
-    private readonly records?: SettlementRecords,
+    @Inject(SettlementRecords) private readonly records?: SettlementRecords,
   ) {
     const facilitator = new FacilitatorClient({
       url: config.facilitatorUrl,
@@ -88,6 +90,11 @@ export class X402Payments {
     }
     // The lock shares the records' keyspace, so its "used" mark joins a record's transaction (one slot).
     this.lock = new PaymentLock(redis, records?.keyspace ?? new X402Keyspace(1));
+  }
+
+  /** Nest calls it as the app starts: the start-up check runs in the background from then on. */
+  onModuleInit(): void {
+    this.startFacilitatorCheck();
   }
 
   /**

@@ -1,20 +1,21 @@
 import { ErrorCode, MAX_TOPUP_MICROS, MIN_TOPUP_MICROS, parseMicros, topUpOffer, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { Logger } from '@nestjs/common';
-import type { KeyService } from '../keys/key-service.js';
-import type { X402Payments } from './x402-payments.js';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { KeyService } from '../keys/key-service.js';
+import { X402Payments } from './x402-payments.js';
 
 /**
  * Buying credit with x402: settle first, then create a key holding exactly the amount paid, or add it
  * to the caller's key. The settlement's transaction is the top-up's unique reference, so one payment
  * can never credit twice, whatever is retried.
  */
+@Injectable()
 export class X402TopUps {
   private readonly logger = new Logger('X402TopUps');
 
   constructor(
-    private readonly payments: X402Payments,
-    private readonly keys: KeyService,
+    @Inject(X402Payments) private readonly payments: X402Payments,
+    @Inject(KeyService) private readonly keys: KeyService,
   ) {}
 
   async topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {

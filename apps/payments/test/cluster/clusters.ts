@@ -1,8 +1,9 @@
 import { NatsClusterHarness, RedisClusterHarness } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
 import { createPaymentsApp } from '../../src/app.js';
+import { PAYMENTS_CLUSTER_FAILOVER } from '../../src/payments-resources.js';
 import { type PaymentsConfig } from '../../src/config/payments-config.js';
-import { connectRedis, type RedisClient } from '../../src/database/redis.js';
+import { connectRedis, type RedisClient } from '@appcat/redis';
 import { NatsRequester } from '../support/nats-requester.js';
 import { testConfig } from '../support/test-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -73,11 +74,15 @@ export async function startPaymentsOnClusters(suite: string, replicas: number, e
     };
     const urls = { nats: natsCluster!.url, redis: 'redis://127.0.0.1:6379', database: db!.url };
     // Each replica reads its config separately (its own ledger consumer name), as separate processes would.
-    for (let i = 0; i < replicas; i += 1) apps.push(await createPaymentsApp(testConfig(urls, settings), { logger: ['error'] }));
+    for (let i = 0; i < replicas; i += 1) {
+      const app = await createPaymentsApp(testConfig(urls, settings), { logger: ['error'] });
+      apps.push(app);
+      await app.listen();
+    }
     const all = natsCluster!.urls;
     for (const url of all) clients.push(await NatsRequester.connect([url, ...all.filter((other) => other !== url)]));
     const config = testConfig(urls, settings);
-    redis = connectRedis(config.redis);
+    redis = connectRedis(config.redis, {}, PAYMENTS_CLUSTER_FAILOVER);
     return { redisCluster: redisCluster!, natsCluster: natsCluster!, db: db!, redis, apps, config, clients, stop };
   } catch (error) {
     await stop().catch(() => undefined);

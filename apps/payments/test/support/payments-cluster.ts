@@ -3,7 +3,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { createPaymentsApp } from '../../src/app.js';
 import type { PaymentsConfig } from '../../src/config/payments-config.js';
-import { connectRedis } from '../../src/database/redis.js';
+import { connectRedis } from '@appcat/redis';
 import { NatsRequester } from './nats-requester.js';
 import { testConfig } from './test-config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -26,7 +26,9 @@ export async function startPaymentsCluster(suite: string, replicas: number, env:
   const apps: INestMicroservice[] = [];
   // Each replica reads its config separately, as separate processes would (own ledger consumer name).
   for (let i = 0; i < replicas; i += 1) {
-    apps.push(await createPaymentsApp(testConfig({ nats: nats.url, redis: redisServer.url, database: db.url }, env), { logger: ['error'] }));
+    const app = await createPaymentsApp(testConfig({ nats: nats.url, redis: redisServer.url, database: db.url }, env), { logger: ['error'] });
+    await app.listen();
+    apps.push(app);
   }
   const client = await NatsRequester.connect(nats.url);
   const redis = connectRedis(redisServer.url);

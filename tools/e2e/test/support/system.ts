@@ -76,7 +76,9 @@ export class System {
     };
     const payments: INestMicroservice[] = [];
     for (let i = 0; i < (options.paymentsReplicas ?? 1); i++) {
-      payments.push(await createPaymentsApp(readPaymentsConfig({ ...env, LEDGER_CONSUMER: `e2e-${i}` }), { logger: false }));
+      const app = await createPaymentsApp(readPaymentsConfig({ ...env, LEDGER_CONSUMER: `e2e-${i}` }), { logger: false });
+      await app.listen();
+      payments.push(app);
     }
     const catalog = await createCatalogApp(readCatalogConfig(env), { logger: false });
     await catalog.listen();
