@@ -15,7 +15,8 @@ import { Redis } from 'ioredis';
 import { generateKeyPairSync } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import { readPaymentsConfig } from '../src/config/payments-config.js';
-import { X402Payments } from '../src/x402/x402-payments.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { x402Payments } from './support/x402-payments.js';
 
 /** A CDP API key secret as CDP issues them: base64 of the Ed25519 seed and public key (64 bytes). */
 function ed25519Secret(): string {
@@ -33,10 +34,11 @@ const EC_KEY = { id: 'organizations/test-org/apiKeys/ec-key', secret: ecSecret()
 describe('payments with X402_FACILITATOR=cdp against the dev facilitator checking CDP JWTs', () => {
   let redisServer: ManagedProcess;
   let redis: Redis;
+  let database: TestDatabase;
   let stack: LocalPaymentStack;
 
   beforeAll(async () => {
-    redisServer = await startRedisServer();
+    [redisServer, database] = await Promise.all([startRedisServer(), createTestDatabase('cdp')]);
     redis = new Redis(redisServer.url);
     stack = await startLocalPaymentStack({ networks: ['base'], cdpKeys: [ED_KEY, EC_KEY] });
   }, 60_000);
@@ -44,17 +46,18 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
     await stack?.stop();
     redis?.disconnect();
     await redisServer?.stop();
+    await database?.drop();
   });
 
   const payments = (key: { id: string; secret: string }) =>
-    new X402Payments(
+    x402Payments(
       readPaymentsConfig({
         ...stack.paymentsEnv,
         X402_FACILITATOR: 'cdp',
         CDP_API_KEY_ID: key.id,
         CDP_API_KEY_SECRET: key.secret,
-      }).x402,
-      redis,
+      }),
+      { redis, pool: database.pool },
     );
   /** What the official package sends for /supported. */
   const supportedWith = async (headers: Record<string, string>) => {
@@ -67,7 +70,7 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
     ['an EC key', EC_KEY],
   ])('reads /supported and settles a real payment, every request signed with %s', async (_kind, key) => {
     const refusedBefore = stack.facilitator.stats().refusedUnauthorized;
-    const x402 = payments(key);
+    const { payments: x402, records } = payments(key);
     await x402.checkFacilitator(50);
     const offer = { price: '3000', networks: 'standard' } as const;
     const resource = { url: 'http://127.0.0.1/api/apps/1', description: 'one call', mimeType: 'application/json' };
@@ -81,6 +84,10 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
     expect(settled.receipt).toMatchObject({ network: 'eip155:8453', transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect((await chain.balanceOf(chain.accounts.payTo.address)) - before).toBe(3000n);
     expect(stack.facilitator.stats().refusedUnauthorized).toBe(refusedBefore);
+    // Recorded for reconciliation, as every settlement is.
+    await records.flush();
+    const recorded = await database.pool.query('SELECT request_id FROM x402_settlements WHERE transaction = $1', [settled.receipt.transaction]);
+    expect(recorded.rows).toEqual([{ request_id: 'cdp-test' }]);
   });
 
   it('refuses a request without a JWT, or with one signed by another key under a known key id', async () => {

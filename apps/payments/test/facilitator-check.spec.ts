@@ -5,10 +5,11 @@
  */
 import { X402_EVM_NETWORKS, x402Network } from '@appcat/contracts';
 import { startDevFacilitator, type DevFacilitator } from '@appcat/facilitator';
-import { freePort, type ManagedProcess, startRedisServer } from '@appcat/testing';
+import { freePort, type ManagedProcess, startRedisServer, TEST_POSTGRES_URL } from '@appcat/testing';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { readPaymentsConfig } from '../src/config/payments-config.js';
-import { X402Payments } from '../src/x402/x402-payments.js';
+import { x402Payments } from './support/x402-payments.js';
 
 const EVM_NETWORKS = X402_EVM_NETWORKS.map((n) => n.network);
 const SOLANA = x402Network('solana').network;
@@ -16,6 +17,8 @@ const SOLANA = x402Network('solana').network;
 describe('payments checks the facilitator at start-up', () => {
   let redisServer: ManagedProcess;
   let redis: Redis;
+  // No payment settles here, so nothing is recorded: the settlement records' pool is never asked.
+  let pool: pg.Pool;
   const started: DevFacilitator[] = [];
   // No payment is made: /supported needs no chain or ledger behind it.
   const facilitator = async (port: number, networks: string[], solana = true) => {
@@ -23,15 +26,17 @@ describe('payments checks the facilitator at start-up', () => {
     started.push(f);
     return f;
   };
-  const payments = (url: string) => new X402Payments(readPaymentsConfig({ X402_FACILITATOR_URL: url }).x402, redis);
+  const payments = (url: string) => x402Payments(readPaymentsConfig({ X402_FACILITATOR_URL: url }), { redis, pool }).payments;
 
   beforeAll(async () => {
     redisServer = await startRedisServer();
     redis = new Redis(redisServer.url);
+    pool = new pg.Pool({ connectionString: `${TEST_POSTGRES_URL}/postgres`, max: 1 });
   });
   afterAll(async () => {
     for (const f of started) await f.stop();
     redis.disconnect();
+    await pool.end();
     await redisServer.stop();
   });
 

@@ -3,11 +3,12 @@
  * whose /supported we choose (the dev facilitator is EVM-only, so Solana's entry is checked here).
  */
 import { ErrorCode } from '@appcat/contracts';
-import { type ManagedProcess, startRedisServer } from '@appcat/testing';
+import { type ManagedProcess, startRedisServer, TEST_POSTGRES_URL } from '@appcat/testing';
 import { createServer, type Server } from 'node:http';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { readPaymentsConfig } from '../src/config/payments-config.js';
-import { X402Payments } from '../src/x402/x402-payments.js';
+import { x402Payments } from './support/x402-payments.js';
 
 const FEE_PAYER = 'FeePayer1111111111111111111111111111111111';
 const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
@@ -15,6 +16,8 @@ const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 describe('x402 accepts lists', () => {
   let redisServer: ManagedProcess;
   let redis: Redis;
+  // Only offers are built here, so nothing is recorded: the settlement records' pool is never asked.
+  let pool: pg.Pool;
   let facilitator: Server;
   let facilitatorUrl: string;
   let supported: string[];
@@ -22,6 +25,7 @@ describe('x402 accepts lists', () => {
   beforeAll(async () => {
     redisServer = await startRedisServer();
     redis = new Redis(redisServer.url);
+    pool = new pg.Pool({ connectionString: `${TEST_POSTGRES_URL}/postgres`, max: 1 });
     facilitator = createServer((request, response) => {
       response.setHeader('content-type', 'application/json');
       if (request.url !== '/supported') return response.writeHead(404).end('{}');
@@ -34,12 +38,13 @@ describe('x402 accepts lists', () => {
 
   afterAll(async () => {
     redis.disconnect();
+    await pool.end();
     await new Promise((resolve) => facilitator.close(resolve));
     await redisServer.stop();
   });
 
   const payments = (env: Record<string, string> = {}) =>
-    new X402Payments(
+    x402Payments(
       readPaymentsConfig({
         X402_FACILITATOR_URL: facilitatorUrl,
         X402_MONAD_PAY_TO: '0x00000000000000000000000000000000000000a1',
@@ -47,9 +52,9 @@ describe('x402 accepts lists', () => {
         X402_POLYGON_PAY_TO: '0x00000000000000000000000000000000000000a2',
         X402_ARBITRUM_PAY_TO: '0x00000000000000000000000000000000000000a3',
         ...env,
-      }).x402,
-      redis,
-    );
+      }),
+      { redis, pool },
+    ).payments;
 
   it('lists Base first, then Monad and Solana; the extended set adds Polygon and Arbitrum', async () => {
     supported = ['eip155:8453', 'eip155:143', SOLANA, 'eip155:137', 'eip155:42161'];

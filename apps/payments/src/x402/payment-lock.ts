@@ -63,11 +63,6 @@ export class PaymentLock {
     }
   }
 
-  /** Marks the payload used for the rest of its validity. */
-  async markUsed(identity: string, ttlMs: number): Promise<void> {
-    await this.redis.set(this.keyspace.lockOf(identity), 'used', 'PX', ttlMs).catch(() => undefined);
-  }
-
   /** Adds the "used" mark to a Redis transaction, so it travels with the settlement's record (same slot). */
   markUsedIn(transaction: ChainableCommander, identity: string, ttlMs: number): ChainableCommander {
     return transaction.set(this.keyspace.lockOf(identity), 'used', 'PX', ttlMs);

@@ -23,7 +23,6 @@ import { FacilitatorClient } from './facilitator-client.js';
 import { PaymentLock } from './payment-lock.js';
 import { paymentValidity } from './payment-validity.js';
 import { type SettlementRecord, SettlementRecords } from './settlement-records.js';
-import { X402Keyspace } from './x402-keyspace.js';
 import type { X402Config, X402Network } from './x402-config.js';
 
 /** The largest `payment-signature` header accepted; real payloads are well under 4 KiB. */
@@ -74,14 +73,14 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(X402_CONFIG) private readonly config: X402Config,
     @Inject(PAYMENTS_REDIS) redis: RedisClient,
-    @Inject(PaymentsMetrics) private readonly metrics?: PaymentsMetrics,
-    /** Where each settlement is recorded for reconciliation; tests of the offer alone go without. */
-    @Inject(SettlementRecords) private readonly records?: SettlementRecords,
+    @Inject(PaymentsMetrics) private readonly metrics: PaymentsMetrics,
+    /** Where each settlement is recorded for reconciliation. */
+    @Inject(SettlementRecords) private readonly records: SettlementRecords,
   ) {
     const facilitator = new FacilitatorClient({
       url: config.facilitatorUrl,
       timeoutMs: config.facilitatorTimeoutMs,
-      observe: metrics ? (operation, outcome, seconds) => metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds) : undefined,
+      observe: (operation, outcome, seconds) => metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds),
       createAuthHeaders: facilitatorAuthHeaders(config),
     });
     this.server = new x402ResourceServer(facilitator);
@@ -89,7 +88,7 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
       this.server.register(network.network as `${string}:${string}`, network.kind === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme());
     }
     // The lock shares the records' keyspace, so its "used" mark joins a record's transaction (one slot).
-    this.lock = new PaymentLock(redis, records?.keyspace ?? new X402Keyspace(1));
+    this.lock = new PaymentLock(redis, records.keyspace);
   }
 
   /** Nest calls it as the app starts: the start-up check runs in the background from then on. */
@@ -212,7 +211,7 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
 
     let settled: SettleResponse;
     const observe = (outcome: string) =>
-      this.metrics?.settlementSeconds.observe({ network: requirement.network, outcome }, (performance.now() - started) / 1000);
+      this.metrics.settlementSeconds.observe({ network: requirement.network, outcome }, (performance.now() - started) / 1000);
     try {
       // Under the upfront flow this asks the facilitator nothing (settle verifies); it runs @x402/core's hooks.
       const verified = await this.server.verifyPayment(payload, requirement);
@@ -227,27 +226,23 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
       throw failure;
     }
     observe('settled');
-    if (this.records) {
-      // Recorded before the reply, so no delivery goes out for a settlement reconciliation cannot see;
-      // the record and the "used" mark go to Redis in one round trip (Postgres gets it right after).
-      await this.records.record(
-        {
-          paymentId: identity,
-          network: settled.network,
-          transaction: settled.transaction,
-          payer: settled.payer ?? '',
-          amount: BigInt(requirement.amount),
-          purpose: paidFor.purpose,
-          route: paidFor.route,
-          requestId: paidFor.requestId,
-          resourceUrl: resource.url,
-          settledAtMs: Date.now(),
-        },
-        (transaction) => this.lock.markUsedIn(transaction, identity, lockMs),
-      );
-    } else {
-      await this.lock.markUsed(identity, lockMs);
-    }
+    // Recorded before the reply, so no delivery goes out for a settlement reconciliation cannot see;
+    // the record and the "used" mark go to Redis in one round trip (Postgres gets it right after).
+    await this.records.record(
+      {
+        paymentId: identity,
+        network: settled.network,
+        transaction: settled.transaction,
+        payer: settled.payer ?? '',
+        amount: BigInt(requirement.amount),
+        purpose: paidFor.purpose,
+        route: paidFor.route,
+        requestId: paidFor.requestId,
+        resourceUrl: resource.url,
+        settledAtMs: Date.now(),
+      },
+      (transaction) => this.lock.markUsedIn(transaction, identity, lockMs),
+    );
     const receipt: X402Receipt = {
       paymentResponse: encodePaymentResponseHeader({
         success: true,
