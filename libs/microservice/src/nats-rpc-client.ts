@@ -167,11 +167,3 @@ export class NatsRpcClient {
   }
 }
 
-/**
- * A small connection of a service's own for its readiness check, with the service's credentials: it
- * asks the server, not the Nest transport. Waits for the first connection and reconnects forever.
- */
-export function connectNatsProbe(config: NatsConfig, name: string): Promise<NatsConnection> {
-  const { servers, user, password: pass, inboxPrefix } = config;
-  return connect({ servers, user, pass, inboxPrefix, name, maxReconnectAttempts: -1, waitOnFirstConnect: true });
-}
