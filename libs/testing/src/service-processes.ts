@@ -29,6 +29,11 @@ export class ServiceProcess {
     return this.exited;
   }
 
+  /** Resolves once the process has ended by itself, with how: "exit N" or the signal. */
+  ended(): Promise<string> {
+    return this.exited;
+  }
+
   async kill(): Promise<void> {
     if (this.child.exitCode === null) this.child.kill('SIGKILL');
     await this.exited;
