@@ -2,6 +2,7 @@
  * Our facilitator client (verify and settle over node:http) against @x402/core's HTTPFacilitatorClient
  * (fetch): the same request, and for every answer a facilitator may give, the same result or error.
  */
+import { createRegistry, PaymentsMetrics } from '@appcat/ops';
 import { jest } from '@jest/globals';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { FacilitatorTimeoutError, type PaymentPayload, type PaymentRequirements } from '@x402/core/types';
@@ -51,8 +52,13 @@ describe('facilitator client', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
+  // Ours reports each request's time to the metrics, as payments wires it; the library has no such hook.
+  const metrics = new PaymentsMetrics(createRegistry('payments'));
   const ours = (options: { url?: string; timeoutMs?: number; token?: string } = {}) => {
-    const client = new FacilitatorClient(config(options));
+    const client = new FacilitatorClient({
+      ...config(options),
+      observe: (operation, outcome, seconds) => metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds),
+    });
     clients.push(client);
     return client;
   };

@@ -40,9 +40,9 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
 
   private readonly observe: FacilitatorObserver;
 
-  constructor(config: FacilitatorConfig & { url: string; observe?: FacilitatorObserver }) {
+  constructor(config: FacilitatorConfig & { url: string; observe: FacilitatorObserver }) {
     super(config);
-    this.observe = config.observe ?? (() => undefined);
+    this.observe = config.observe;
     this.endpoints = { verify: new URL(`${this.url}/verify`), settle: new URL(`${this.url}/settle`) };
     const secure = this.endpoints.verify.protocol === 'https:';
     this.agent = secure ? new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) : new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
