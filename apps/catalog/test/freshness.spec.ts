@@ -1,14 +1,20 @@
 import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
-import { CatalogSystem, listOf, sleep, until } from './support.js';
+import { CatalogSystem, catalogClock, listOf, sleep, until } from './support.js';
 
 /** Wide enough that a loaded machine does not time out a healthy upstream call (300 ms did). */
 const UPSTREAM_TIMEOUT_MS = 3_000;
 
-/** Short TTLs, so expiry is seen within a test; long ones for what must not expire. */
+/**
+ * Short TTLs, so expiry is seen within a test; long ones for what must not expire. The catalog's clock
+ * is the test's (catalogClock): it moves past a lifetime at once, and a loaded machine's stalls do not
+ * age entries meanwhile. "Not found" is kept by Redis itself (PX) for its lifetime, on the real clock:
+ * a minute, so it outlives any step, and the test moves the catalog's clock past it.
+ */
+const NOT_FOUND_TTL_S = 60;
 const ENV = {
   CACHE_TTL_DETAILS_S: '1',
-  CACHE_TTL_NOT_FOUND_S: '1',
+  CACHE_TTL_NOT_FOUND_S: String(NOT_FOUND_TTL_S),
   CACHE_TTL_RECENT_REVIEWS_S: '1',
   CACHE_TTL_REVIEWS_S: '600',
   CACHE_STALE_MAX_AGE_S: '600',
@@ -25,16 +31,20 @@ describe('cache freshness, expiry and stale answers', () => {
 
   beforeAll(async () => {
     system = await CatalogSystem.start({ replicas: 2, env: ENV });
+    catalogClock.install();
   });
   beforeEach(() => system.reset());
-  afterAll(() => system?.stop());
+  afterAll(async () => {
+    catalogClock.uninstall();
+    await system?.stop();
+  });
 
   // Stale-while-revalidate: an expired entry is answered stale at once and refreshed once in the
   // background (the refresh queue), no longer loaded while the caller waits.
   it('refreshes an entry once it has expired, answering stale until the refresh lands', async () => {
     expect((await system.fetch(app('us'))).source).toBe('upstream');
     expect((await system.fetch(app('us'))).source).toBe('cache');
-    await sleep(1100);
+    catalogClock.advance(1100);
     expect((await system.fetch(app('us'))).source).toBe('stale');
     await until(async () => (await system.fetch(app('us'))).source === 'cache');
     expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
@@ -45,11 +55,11 @@ describe('cache freshness, expiry and stale answers', () => {
     await system.fetch(page(1));
     const secondAsked = Date.now();
     await system.fetch(page(2));
-    await sleep(1100);
+    catalogClock.advance(1100);
     expect((await system.fetch(page(1))).source).toBe('stale');
     const second = await system.fetch(page(2));
     expect(second.source).toBe('cache');
-    // Its age: at least the second slept, at most the time since it was asked for (a loaded machine adds to it).
+    // Its age: at least the second moved past, at most the time since it was asked for, on the catalog's clock.
     expect(second.ageSeconds).toBeGreaterThanOrEqual(1);
     expect(second.ageSeconds).toBeLessThanOrEqual(Math.ceil((Date.now() - secondAsked) / 1000));
     await until(async () => (await system.fetch(page(1))).source === 'cache');
@@ -60,14 +70,14 @@ describe('cache freshness, expiry and stale answers', () => {
     const unknown: CatalogQuery = { route: 'apps.get', appId: '999999999', country: 'us' };
     expect(await system.fetch(unknown)).toMatchObject({ data: { resultCount: 0, results: [] }, source: 'upstream' });
     expect(await system.fetch(unknown)).toMatchObject({ data: { resultCount: 0, results: [] }, source: 'cache' });
-    await sleep(1100);
+    catalogClock.advance(NOT_FOUND_TTL_S * 1000 + 100);
     expect((await system.fetch(unknown)).source).toBe('upstream');
     expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
   });
 
   it('serves stale data at once while the refresh times out, reads an unreadable answer or is throttled', async () => {
     await system.fetch(app('de'));
-    await sleep(1100);
+    catalogClock.advance(1100);
     for (const fault of [{ delayMs: 60_000 }, { malformed: true }, { status: 403 }]) {
       system.emulator.clearFaults();
       system.emulator.addFault({ match: { endpoint: 'lookup' }, ...fault });
@@ -97,7 +107,7 @@ describe('cache freshness, expiry and stale answers', () => {
   it('a stale answer used for a derived route marks the whole reply stale', async () => {
     const query: CatalogQuery = { route: 'bundles.reviews', bundleId: String(REFERENCE_IDS.bundle), page: 1, country: 'us', sort: 'recent' };
     const fresh = await system.fetch(query);
-    await sleep(1100);
+    catalogClock.advance(1100);
     // The bundle (12 h kind, 1 s here) and page 1 of recent reviews have expired; the feed now fails.
     system.emulator.addFault({ match: { endpoint: 'reviews' }, status: 500 });
     const reply = await system.fetch(query);
@@ -113,12 +123,16 @@ describe('a failed refresh, remembered', () => {
 
   beforeAll(async () => {
     system = await CatalogSystem.start({ replicas: 2, env: { ...ENV, CACHE_FAILURE_TTL_MS: '5000' } });
+    catalogClock.install();
   });
-  afterAll(() => system?.stop());
+  afterAll(async () => {
+    catalogClock.uninstall();
+    await system?.stop();
+  });
 
   it('serves an expired entry, marked stale with its age, while its refresh fails; and does not ask again at once', async () => {
     const fresh = await system.fetch(app('gb'));
-    await sleep(1100);
+    catalogClock.advance(1100);
     system.emulator.addFault({ match: { endpoint: 'lookup' }, status: 503 });
     const stale = await system.fetch(app('gb'));
     expect(stale).toEqual({ data: fresh.data, source: 'stale', ageSeconds: expect.any(Number) });

@@ -5,7 +5,7 @@
  */
 import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
-import { CatalogSystem, requestsDuring, sleep } from './support.js';
+import { CatalogSystem, catalogClock, requestsDuring } from './support.js';
 
 const app: CatalogQuery = { route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us' };
 const other: CatalogQuery = { route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'gb' };
@@ -27,9 +27,14 @@ describe('catalog.peek: availability on a miss', () => {
         UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0',
       },
     });
+    // The catalog's clock is the test's: it moves past the 1 s lifetime, a loaded machine does not.
+    catalogClock.install();
   });
   beforeEach(() => system.reset());
-  afterAll(() => system?.stop());
+  afterAll(async () => {
+    catalogClock.uninstall();
+    await system?.stop();
+  });
 
   it('a miss with every upstream available is null, and asks the upstream nothing', async () => {
     expect(await requestsDuring(system.emulator, async () => expect(await system.peekReply(app)).toBeNull())).toBe(0);
@@ -54,7 +59,7 @@ describe('catalog.peek: availability on a miss', () => {
 
   it('an open breaker with a stale copy held: null (the fetch serves the copy, and is charged)', async () => {
     await system.fetch(app);
-    await sleep(1100);
+    catalogClock.advance(1100);
     system.emulator.addFault({ status: 503 });
     await expect(system.fetch(other)).rejects.toMatchObject({ code: ErrorCode.UpstreamHttpError });
     expect(await system.peekReply(app)).toBeNull();

@@ -1,5 +1,6 @@
 import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, isCatalogUnavailable, Subject, type WireError } from '@appcat/contracts';
 import { NatsRpcClient, RpcCallError, WireException } from '@appcat/microservice';
+import { jest } from '@jest/globals';
 import { type Endpoint, endpointOf, type RequestFault, startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
@@ -56,6 +57,28 @@ export async function requestsDuring(emulator: StoreEmulator, work: () => Promis
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The catalog's clock (Date) under the test's control, everything else real. Installed, it advances
+ * only while this process runs (20 ms per tick of a real timer), so a loaded machine's stalls do not
+ * age cache entries between two steps of a test; `advance` moves it past a lifetime instead of
+ * sleeping through it. Lifetimes kept by Redis itself (locks, failure memos, keys' PX) stay real.
+ */
+export const catalogClock = {
+  install(): void {
+    jest.useFakeTimers({
+      now: Date.now(),
+      advanceTimers: true,
+      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+    });
+  },
+  advance(ms: number): void {
+    jest.setSystemTime(Date.now() + ms);
+  },
+  uninstall(): void {
+    jest.useRealTimers();
+  },
+};
 
 /**
  * Waits until `condition` holds. The deadline only guards against a hang (a condition that never

@@ -3,7 +3,7 @@ import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { CatalogInfrastructure } from '../src/catalog-infrastructure.js';
-import { CatalogSystem, HeldRequests, recordGrants, sleep, until, worstExcess, wireErrorOf } from './support.js';
+import { CatalogSystem, catalogClock, HeldRequests, recordGrants, sleep, until, worstExcess, wireErrorOf } from './support.js';
 
 const search = (term: string): CatalogQuery => ({ route: 'apps.search', term, page: 1, country: 'us' });
 const app = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
@@ -23,14 +23,18 @@ describe('stale-while-revalidate', () => {
   let system: CatalogSystem;
   beforeAll(async () => {
     system = await CatalogSystem.start({ replicas: 2, env: { CACHE_TTL_DETAILS_S: '1', CACHE_REFRESH_INTERVAL_MS: '50' } });
+    catalogClock.install();
   });
   beforeEach(() => system.reset());
-  afterAll(() => system?.stop());
+  afterAll(async () => {
+    catalogClock.uninstall();
+    await system?.stop();
+  });
 
   it('serves a STALE copy at once to every caller while exactly one refresh runs', async () => {
     const fresh = await system.fetch(app('us'));
     expect(fresh.source).toBe('upstream');
-    await sleep(1100);
+    catalogClock.advance(1100);
     // The refresh's lookup is held at the upstream until the test lets it answer: every caller is
     // answered while it is held, so none waited for it.
     const held = new HeldRequests(system.emulator, 'lookup');
@@ -48,7 +52,7 @@ describe('stale-while-revalidate', () => {
 
   it('a refresh that fails keeps the stale copy in service and is tried again when next asked for', async () => {
     await system.fetch(app('gb'));
-    await sleep(1100);
+    catalogClock.advance(1100);
     system.emulator.addFault({ match: { endpoint: 'lookup' }, status: 503 });
     expect((await system.fetch(app('gb'))).source).toBe('stale');
     await until(() => system.emulator.stats().byEndpoint.lookup === 2);
@@ -72,7 +76,7 @@ describe('the refresh queue, shared by two replicas', () => {
   /** Searches `terms` once each (within the budget: one at a time), lets them expire, then asks term i i+1 more times (all answered stale). */
   async function staleWithDemand(system: CatalogSystem, terms: string[]): Promise<void> {
     for (const term of terms) expect((await system.fetch(search(term))).source).toBe('upstream');
-    await sleep(1100);
+    catalogClock.advance(1100);
     for (let i = 0; i < terms.length; i++) {
       const replies = await Promise.all(Array.from({ length: i + 1 }, () => system.fetch(search(terms[i]))));
       expect(replies.every((r) => r.source === 'stale')).toBe(true);
@@ -84,8 +88,12 @@ describe('the refresh queue, shared by two replicas', () => {
     beforeAll(async () => {
       // The drainers' timers stay quiet; the test drives them in turn.
       system = await CatalogSystem.start({ replicas: 2, env: { ...env, CACHE_REFRESH_INTERVAL_MS: '600000' } });
+      catalogClock.install();
     });
-    afterAll(() => system?.stop());
+    afterAll(async () => {
+      catalogClock.uninstall();
+      await system?.stop();
+    });
 
     it('refreshes the most requested keys first', async () => {
       const terms = ['queue one', 'queue two', 'queue three', 'queue four', 'queue five', 'queue six'];
@@ -105,8 +113,12 @@ describe('the refresh queue, shared by two replicas', () => {
     let system: CatalogSystem;
     beforeAll(async () => {
       system = await CatalogSystem.start({ replicas: 2, env: { ...env, CACHE_REFRESH_INTERVAL_MS: '20' } });
+      catalogClock.install();
     });
-    afterAll(() => system?.stop());
+    afterAll(async () => {
+      catalogClock.uninstall();
+      await system?.stop();
+    });
 
     it('holds the budget: no window of calls exceeds burst + rate × window, and every key is refreshed', async () => {
       const seen = recordSearches(system);
