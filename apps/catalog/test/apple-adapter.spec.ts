@@ -19,7 +19,7 @@ describe('Apple store adapter against the store emulator', () => {
   beforeAll(async () => {
     emulator = await startStoreEmulator({ seed: 11 });
     const config = configFor(emulator.url);
-    adapter = new AppleStoreAdapter(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 3000, userAgent: config.apple.userAgent }));
+    adapter = new AppleStoreAdapter(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }));
   });
   afterAll(() => emulator.close());
 
@@ -110,7 +110,7 @@ describe('Apple store adapter against the store emulator', () => {
 
   describe('apps.similar', () => {
     it('returns customers-also-bought apps, reading the token (page, then its module script) once and again only after a 401', async () => {
-      const fresh = new AppleStoreAdapter(configFor(emulator.url).apple, new FetchUpstreamHttpClient({ timeoutMs: 3000, userAgent: 'x' }));
+      const fresh = new AppleStoreAdapter(configFor(emulator.url).apple, new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: 'x' }));
       const query = { route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' } as const;
       let similar: Resource[] = [];
       expect(await requestsDuring(emulator, async () => (similar = (await fresh.similarApps(query)).results as Resource[]))).toBe(3);

@@ -13,7 +13,7 @@ describe('Apple adapter: fidelity to today\'s App Store', () => {
   let seen: URL[];
   const adapterFor = (url = emulator.url, onDrift?: (note: string) => void) => {
     const config = configFor(url);
-    return new AppleStoreAdapter(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 3000, userAgent: config.apple.userAgent }), { onDrift });
+    return new AppleStoreAdapter(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }), { onDrift });
   };
   const host = () => new URL(emulator.url).host;
   const asked = (path: string | RegExp) => seen.filter((u) => (typeof path === 'string' ? u.pathname.startsWith(path) : path.test(u.pathname)));

@@ -1,11 +1,12 @@
 import type { CatalogQuery } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
-import { CatalogSystem, requestsDuring, sleep } from './support.js';
+import { CatalogSystem, catalogClock, requestsDuring } from './support.js';
 
 /**
  * Only the expiry test runs with details that expire within it, on a system of its own: with a 1 s
  * lifetime for every test, a loaded machine let entries expire between a fetch and the peek after it.
- * Its lifetime is long enough that the first peek comes well within it.
+ * There the catalog's clock is the test's (catalogClock), which a loaded machine's stalls do not move
+ * and the test moves past the lifetime.
  */
 const DETAILS_TTL_S = 5;
 const EXPIRING = { CACHE_TTL_DETAILS_S: String(DETAILS_TTL_S), CACHE_TTL_NOT_FOUND_S: String(DETAILS_TTL_S), CACHE_STALE_MAX_AGE_S: '600' };
@@ -54,13 +55,17 @@ describe('catalog.peek once an entry has expired', () => {
 
   beforeAll(async () => {
     system = await CatalogSystem.start({ replicas: 2, env: EXPIRING });
+    catalogClock.install();
   });
-  afterAll(() => system?.stop());
+  afterAll(async () => {
+    catalogClock.uninstall();
+    await system?.stop();
+  });
 
   it('answers null once an entry has expired, even though a stale copy is kept', async () => {
     await system.fetch(app);
     expect(await system.peek(app)).not.toBeNull();
-    await sleep(DETAILS_TTL_S * 1000 + 100);
+    catalogClock.advance(DETAILS_TTL_S * 1000 + 100);
     expect(await requestsDuring(system.emulator, () => expect(system.peek(app)).resolves.toBeNull())).toBe(0);
   });
 });

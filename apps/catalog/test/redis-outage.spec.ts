@@ -1,6 +1,6 @@
 import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
-import { CatalogSystem, listOf, requestsDuring } from './support.js';
+import { CatalogSystem, HeldRequests, listOf, requestsDuring, until } from './support.js';
 
 describe('when Redis goes away', () => {
   let system: CatalogSystem;
@@ -21,8 +21,13 @@ describe('when Redis goes away', () => {
     expect(await requestsDuring(system.emulator, () => expect(system.peek(query)).resolves.toBeNull())).toBe(0);
     system.emulator.resetStats();
 
-    system.emulator.addFault({ match: { endpoint: 'lookup' }, delayMs: 100, count: 1 });
-    const merged = await Promise.all(Array.from({ length: 50 }, () => system.fetch(query)));
+    // The one lookup is held at the upstream until all fifty are at the replica.
+    const held = new HeldRequests(system.emulator, 'lookup');
+    const sent = Promise.all(Array.from({ length: 50 }, () => system.fetch(query)));
+    await until(async () => held.held === 1 && (await system.pending()) === 50);
+    held.release();
+    system.emulator.setRequestHook();
+    const merged = await sent;
     expect(merged.every((r) => listOf(r).resultCount === 1)).toBe(true);
     expect(system.emulator.stats().byEndpoint.lookup).toBe(1);
 

@@ -1,14 +1,18 @@
 import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, isCatalogUnavailable, Subject, type WireError } from '@appcat/contracts';
 import { NatsRpcClient, RpcCallError, WireException } from '@appcat/microservice';
-import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
+import { CatalogMetrics } from '@appcat/ops';
+import { jest } from '@jest/globals';
+import { type Endpoint, endpointOf, type RequestFault, startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import { type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { createCatalogApp } from '../src/catalog-app.js';
+import { CatalogInfrastructure } from '../src/catalog-infrastructure.js';
 import { CatalogController } from '../src/catalog.controller.js';
 import { readCatalogConfig, type CatalogConfig } from '../src/config.js';
 import type { ListData } from '../src/store/store-adapter.js';
+import { RedisRateLimiter } from '../src/upstream/rate-limiter.js';
 
 /** Catalog settings pointing every upstream at one emulator (or any local server). */
 export function configFor(upstreamUrl: string, env: Record<string, string> = {}): CatalogConfig {
@@ -41,6 +45,104 @@ export async function requestsDuring(emulator: StoreEmulator, work: () => Promis
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The catalog's clock (Date) under the test's control, everything else real. Installed, it advances
+ * only while this process runs (20 ms per tick of a real timer), so a loaded machine's stalls do not
+ * age cache entries between two steps of a test; `advance` moves it past a lifetime instead of
+ * sleeping through it. Lifetimes kept by Redis itself (locks, failure memos, keys' PX) stay real.
+ */
+export const catalogClock = {
+  install(): void {
+    jest.useFakeTimers({
+      now: Date.now(),
+      advanceTimers: true,
+      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+    });
+  },
+  advance(ms: number): void {
+    jest.setSystemTime(Date.now() + ms);
+  },
+  uninstall(): void {
+    jest.useRealTimers();
+  },
+};
+
+/**
+ * Waits until `condition` holds. The deadline only guards against a hang (a condition that never
+ * comes true fails the test); it is no measure of speed, so it is generous.
+ */
+export async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 30_000, state?: () => unknown): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${state ? `: ${JSON.stringify(state())}` : ''}`);
+    await sleep(10);
+  }
+}
+
+/**
+ * Holds every request to one endpoint of the emulator until the test releases it: what arrived, in
+ * order (a search's term, else the path and query), and the most held at once. Holding on a gate the
+ * test opens, rather than for a delay, makes "N at the upstream at once" a state the test waits for,
+ * whatever the machine's speed.
+ */
+export class HeldRequests {
+  readonly arrived: string[] = [];
+  mostHeld = 0;
+  private gates: (() => void)[] = [];
+
+  /** @param answer what a released request is answered instead of the real response (a 503, say). */
+  constructor(emulator: StoreEmulator, endpoint: Endpoint = 'search', answer: Omit<RequestFault, 'until'> = {}) {
+    emulator.setRequestHook((request) => {
+      if (endpointOf(request.path) !== endpoint) return undefined;
+      this.arrived.push(request.query.get('term') ?? `${request.path}?${request.query}`);
+      const until = new Promise<void>((open) => this.gates.push(open));
+      this.mostHeld = Math.max(this.mostHeld, this.gates.length);
+      return { ...answer, until };
+    });
+  }
+
+  /** Requests at the emulator now, waiting for their answer. */
+  get held(): number {
+    return this.gates.length;
+  }
+
+  /** Answers every request held now. */
+  release(): void {
+    for (const open of this.gates.splice(0)) open();
+  }
+}
+
+/**
+ * When each token the replicas' rate limiters grant from now on is due, on the limiter's own clock
+ * (Redis's): the schedule it keeps. A loaded machine can delay the calls after their tokens by varying
+ * amounts, bunching them at the upstream whatever the limiter did, so windows are measured on these.
+ */
+export function recordGrants(system: CatalogSystem): number[] {
+  const dueAt: number[] = [];
+  for (const replica of system.replicas) {
+    const limiter = replica.get(CatalogInfrastructure).limiter;
+    limiter.take = async (upstream) => {
+      const grant = await RedisRateLimiter.prototype.take.call(limiter, upstream);
+      if (grant.granted && limiter.limitOf(upstream)) dueAt.push(grant.dueAt);
+      return grant;
+    };
+  }
+  return dueAt;
+}
+
+/**
+ * The most grants in any window beyond what a bucket allows in it, `burst + rate × window`: positive
+ * means more went out than the limiter should have let through.
+ */
+export function worstExcess(times: number[], burst: number, perMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let worst = -Infinity;
+  for (let i = 0; i < sorted.length; i++) {
+    for (let j = i; j < sorted.length; j++) worst = Math.max(worst, j - i + 1 - (burst + perMs * (sorted[j] - sorted[i])));
+  }
+  return worst;
+}
 
 /** A failed request rejects with the error as the catalog sent it, `{code, message}`, not the client's wrapper. */
 async function wireErrorsAsSent<T>(request: Promise<T>): Promise<T> {
@@ -92,7 +194,14 @@ export class CatalogSystem {
       ITUNES_RATE_PER_MIN: '0',
       APPLE_WEB_RATE_PER_MIN: '0',
       APPLE_AMP_API_RATE_PER_MIN: '0',
-      UPSTREAM_TIMEOUT_MS: '2000',
+      // Bounds on healthy paths that a loaded machine must not reach (a call, a wait for a slot or a
+      // lock, a Redis command, a lock its holder renews): tests of a bound set their own against a
+      // much longer fault.
+      UPSTREAM_TIMEOUT_MS: '30000',
+      CATALOG_MAX_QUEUE_WAIT_MS: '30000',
+      CACHE_LOCK_WAIT_MS: '30000',
+      CACHE_LOCK_TTL_MS: '30000',
+      CATALOG_REDIS_COMMAND_TIMEOUT_MS: '10000',
       ...options.env,
     };
     const config = configFor(emulator.url, baseEnv);
@@ -129,6 +238,19 @@ export class CatalogSystem {
   /** The same request handled by one given replica (its controller called directly). */
   async via(replica: number, query: CatalogQuery): Promise<DecodedReply> {
     return decoded((await this.replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() })).toValue());
+  }
+
+  /** A replica's fetch budget now, from its gauges: fetches holding a slot and fetches waiting for one. */
+  async budget(replica: number): Promise<{ inFlight: number; waiting: number }> {
+    const { registry } = this.replicas[replica].get(CatalogMetrics);
+    const read = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value ?? 0;
+    return { inFlight: await read('appcat_catalog_fetches_in_flight'), waiting: await read('appcat_catalog_fetches_waiting') };
+  }
+
+  /** Fetches every replica holds now, running or waiting for a slot. */
+  async pending(): Promise<number> {
+    const budgets = await Promise.all(this.replicas.map((_, i) => this.budget(i)));
+    return budgets.reduce((sum, b) => sum + b.inFlight + b.waiting, 0);
   }
 
   /** Forgets everything shared (cache, limiter buckets, breakers) and every injected fault. */

@@ -3,7 +3,7 @@ import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { CatalogInfrastructure } from '../src/catalog-infrastructure.js';
-import { CatalogSystem, sleep, wireErrorOf } from './support.js';
+import { CatalogSystem, catalogClock, HeldRequests, recordGrants, sleep, until, worstExcess, wireErrorOf } from './support.js';
 
 const search = (term: string): CatalogQuery => ({ route: 'apps.search', term, page: 1, country: 'us' });
 const app = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
@@ -19,62 +19,47 @@ function recordSearches(system: CatalogSystem): { term: string; at: number }[] {
   return seen;
 }
 
-/** Most calls in any window beyond what the bucket allows in it (`burst + rate × window`); ≤ 0 means within budget. */
-function worstExcess(times: number[], burst: number, perMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let worst = -Infinity;
-  for (let i = 0; i < sorted.length; i++) for (let j = i; j < sorted.length; j++) worst = Math.max(worst, j - i + 1 - (burst + perMs * (sorted[j] - sorted[i])));
-  return worst;
-}
-
-async function until(condition: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
-
 describe('stale-while-revalidate', () => {
   let system: CatalogSystem;
   beforeAll(async () => {
     system = await CatalogSystem.start({ replicas: 2, env: { CACHE_TTL_DETAILS_S: '1', CACHE_REFRESH_INTERVAL_MS: '50' } });
+    catalogClock.install();
   });
   beforeEach(() => system.reset());
-  afterAll(() => system?.stop());
+  afterAll(async () => {
+    catalogClock.uninstall();
+    await system?.stop();
+  });
 
   it('serves a STALE copy at once to every caller while exactly one refresh runs', async () => {
     const fresh = await system.fetch(app('us'));
     expect(fresh.source).toBe('upstream');
-    await sleep(1100);
-    // The refresh's lookup is held for 1.5 s: callers answered before it returns did not wait for it.
-    const REFRESH_MS = 1500;
-    let refreshArrived: number | undefined;
-    system.emulator.setRequestHook((request) => {
-      if (request.path !== '/lookup') return undefined;
-      refreshArrived ??= performance.now();
-      return { delayMs: REFRESH_MS };
-    });
+    catalogClock.advance(1100);
+    // The refresh's lookup is held at the upstream until the test lets it answer: every caller is
+    // answered while it is held, so none waited for it.
+    const held = new HeldRequests(system.emulator, 'lookup');
     const replies = await Promise.all(Array.from({ length: 40 }, () => system.fetch(app('us'))));
-    const answeredAt = performance.now();
     for (const reply of replies) expect(reply).toEqual({ data: fresh.data, source: 'stale', ageSeconds: expect.any(Number) });
-    expect(answeredAt).toBeLessThan((refreshArrived ?? Infinity) + REFRESH_MS);
+    await until(() => held.held === 1);
+    held.release();
+    system.emulator.setRequestHook();
+    expect(held.arrived).toHaveLength(1);
     // The one refresh lands; then the entry is fresh again and nothing else was asked.
-    await until(async () => (await system.fetch(app('us'))).source === 'cache', 10_000);
+    await until(async () => (await system.fetch(app('us'))).source === 'cache');
     await sleep(300);
     expect(system.emulator.stats().byEndpoint.lookup).toBe(2);
-  }, 30_000);
+  });
 
   it('a refresh that fails keeps the stale copy in service and is tried again when next asked for', async () => {
     await system.fetch(app('gb'));
-    await sleep(1100);
+    catalogClock.advance(1100);
     system.emulator.addFault({ match: { endpoint: 'lookup' }, status: 503 });
     expect((await system.fetch(app('gb'))).source).toBe('stale');
-    await until(() => system.emulator.stats().byEndpoint.lookup === 2, 5000);
+    await until(() => system.emulator.stats().byEndpoint.lookup === 2);
     expect((await system.fetch(app('gb'))).source).toBe('stale');
     system.emulator.clearFaults();
-    await until(async () => (await system.fetch(app('gb'))).source === 'cache', 10_000);
-  }, 30_000);
+    await until(async () => (await system.fetch(app('gb'))).source === 'cache');
+  });
 });
 
 describe('the refresh queue, shared by two replicas', () => {
@@ -91,7 +76,7 @@ describe('the refresh queue, shared by two replicas', () => {
   /** Searches `terms` once each (within the budget: one at a time), lets them expire, then asks term i i+1 more times (all answered stale). */
   async function staleWithDemand(system: CatalogSystem, terms: string[]): Promise<void> {
     for (const term of terms) expect((await system.fetch(search(term))).source).toBe('upstream');
-    await sleep(1100);
+    catalogClock.advance(1100);
     for (let i = 0; i < terms.length; i++) {
       const replies = await Promise.all(Array.from({ length: i + 1 }, () => system.fetch(search(terms[i]))));
       expect(replies.every((r) => r.source === 'stale')).toBe(true);
@@ -103,8 +88,12 @@ describe('the refresh queue, shared by two replicas', () => {
     beforeAll(async () => {
       // The drainers' timers stay quiet; the test drives them in turn.
       system = await CatalogSystem.start({ replicas: 2, env: { ...env, CACHE_REFRESH_INTERVAL_MS: '600000' } });
+      catalogClock.install();
     });
-    afterAll(() => system?.stop());
+    afterAll(async () => {
+      catalogClock.uninstall();
+      await system?.stop();
+    });
 
     it('refreshes the most requested keys first', async () => {
       const terms = ['queue one', 'queue two', 'queue three', 'queue four', 'queue five', 'queue six'];
@@ -124,18 +113,29 @@ describe('the refresh queue, shared by two replicas', () => {
     let system: CatalogSystem;
     beforeAll(async () => {
       system = await CatalogSystem.start({ replicas: 2, env: { ...env, CACHE_REFRESH_INTERVAL_MS: '20' } });
+      catalogClock.install();
     });
-    afterAll(() => system?.stop());
+    afterAll(async () => {
+      catalogClock.uninstall();
+      await system?.stop();
+    });
 
     it('holds the budget: no window of calls exceeds burst + rate × window, and every key is refreshed', async () => {
       const seen = recordSearches(system);
+      const grants = recordGrants(system);
       const terms = Array.from({ length: 8 }, (_, i) => `budget ${i}`);
+      // The drainers start once the demand is in: a refresh landing while its term is still being asked
+      // for would have it queued again and, with a 1 s lifetime, refreshed twice on a slow machine.
+      const drainers = [0, 1].map((i) => infrastructureOf(system, i).refreshDrainer!);
+      await Promise.all(drainers.map((drainer) => drainer.stop()));
       await staleWithDemand(system, terms);
-      await until(() => seen.length === 2 * terms.length, 20_000);
+      for (const drainer of drainers) drainer.start();
+      await until(() => seen.length === 2 * terms.length);
       await sleep(500);
-      // Each term once to warm, once refreshed: nothing asked twice.
+      // Each term once to warm, once refreshed: nothing asked twice, and every call had its token.
       expect(seen).toHaveLength(2 * terms.length);
-      expect(worstExcess(seen.map((s) => s.at), BURST, PER_MIN / 60_000)).toBeLessThanOrEqual(1);
+      expect(grants).toHaveLength(2 * terms.length);
+      expect(worstExcess(grants, BURST, PER_MIN / 60_000)).toBeLessThanOrEqual(1e-9);
       expect(new Set(seen.slice(terms.length).map((s) => s.term))).toEqual(new Set(terms));
     }, 60_000);
   });

@@ -25,7 +25,7 @@ describe('upstream check against the store emulator', () => {
   let control: EmulatorControlClient;
   const check = () => {
     const config = configFor(emulator.url);
-    return checkUpstream(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 3000, userAgent: config.apple.userAgent }));
+    return checkUpstream(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }));
   };
 
   beforeAll(async () => {
@@ -73,7 +73,7 @@ describe('upstream check against the store emulator', () => {
 
   it('reports drift for a well-known item that answers nothing', async () => {
     const config = configFor(emulator.url);
-    const checks = await checkUpstream(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 3000, userAgent: config.apple.userAgent }), {
+    const checks = await checkUpstream(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }), {
       appId: '999999999',
       bundleId: '999999999',
       developerId: '999999999',
@@ -92,7 +92,7 @@ describe('upstream check against the store emulator', () => {
       const code = await runUpstreamCheckCli(args, env, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
       return { code, stdout, stderr };
     };
-    const envFor = (url: string) => ({ ITUNES_BASE_URL: url, APPLE_WEB_BASE_URL: url, APPLE_AMP_API_BASE_URL: url, UPSTREAM_TIMEOUT_MS: '2000' });
+    const envFor = (url: string) => ({ ITUNES_BASE_URL: url, APPLE_WEB_BASE_URL: url, APPLE_AMP_API_BASE_URL: url, UPSTREAM_TIMEOUT_MS: '30000' });
 
     it('--json prints exactly one object, and exits 0 only when all nine are ok', async () => {
       const ok = await run(['--json'], envFor(emulator.url));

@@ -1,13 +1,10 @@
 import { type AdminKeyCreated, type AdminReconcileReply, type DebitReply, ErrorCode, hashApiKey, PRICE_PER_CALL_MICROS, Subject } from '@appcat/contracts';
-import { jest } from '@jest/globals';
 import pg from 'pg';
 import { KeyService } from '../src/keys/key-service.js';
 import { PaymentsResources } from '../src/payments-resources.js';
 import { type SettlementRecord, SettlementRecords } from '../src/x402/settlement-records.js';
 import { startPaymentsCluster, type PaymentsCluster } from './support/payments-cluster.js';
 import { testKeyspace } from './support/test-config.js';
-
-jest.setTimeout(30_000);
 
 describe('reconciliation (payments.admin.reconcile)', () => {
   let cluster: PaymentsCluster;

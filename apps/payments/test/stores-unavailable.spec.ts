@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type AdminKeyCreated, ErrorCode, Subject } from '@appcat/contracts';
 import { freePort, startNatsServer, startRedisServer } from '@appcat/testing';
-import { jest } from '@jest/globals';
 import { createPaymentsApp } from '../src/app.js';
 import { CreditStore } from '../src/credits/credit-store.js';
 import { connectRedis } from '@appcat/redis';
@@ -9,8 +8,6 @@ import { issueApiKey } from '../src/keys/api-key.js';
 import { NatsRequester, type Reply } from './support/nats-requester.js';
 import { startPaymentsCluster } from './support/payments-cluster.js';
 import { testConfig, testKeyspace } from './support/test-config.js';
-
-jest.setTimeout(30_000);
 
 const codeOf = (reply: Reply<unknown>) => (reply.ok ? 'ok' : reply.error.code);
 

@@ -19,6 +19,9 @@ import pg from 'pg';
 
 export type ServiceName = 'gateway' | 'payments' | 'catalog';
 
+/** How long payments waits for the facilitator here (X402_FACILITATOR_TIMEOUT_MS): as long as a held facilitator keeps an x402 call hanging. */
+export const FACILITATOR_TIMEOUT_MS = 120_000;
+
 /** One replica: a built service process, restartable with the same settings. */
 export class Replica {
   process: ServiceProcess;
@@ -154,6 +157,10 @@ export class ChaosCluster {
       APPLE_AMP_API_RATE_PER_MIN: '0',
       UPSTREAM_TIMEOUT_MS: '2000',
       NATS_REQUEST_TIMEOUT_MS: '5000',
+      // A held facilitator keeps x402 calls hanging this long (the slow-facilitator measurement counts
+      // credit calls meanwhile); the gateway waits longer than payments, as the README asks.
+      X402_FACILITATOR_TIMEOUT_MS: String(FACILITATOR_TIMEOUT_MS),
+      X402_PAY_TIMEOUT_MS: String(FACILITATOR_TIMEOUT_MS + 30_000),
       LEDGER_BLOCK_MS: '200',
       LEDGER_CLAIM_IDLE_MS: '3000',
       NATS_SHUTDOWN_GRACE_MS: '500',

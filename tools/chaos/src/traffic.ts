@@ -197,9 +197,19 @@ export class Traffic {
     return sum;
   }
 
-  /** Fires `count` x402 calls at once and leaves them running; resolves when all have answered. */
-  burstX402(count: number): Promise<void> {
-    return Promise.all(Array.from({ length: count }, () => this.x402Call().catch(() => undefined))).then(() => undefined);
+  /**
+   * Fires `count` x402 calls at once and leaves them running; resolves when all have answered.
+   * `answered` counts them as they end. Each waits up to `timeoutMs` (the callers' usual timeout when
+   * not given).
+   */
+  burstX402(count: number, timeoutMs?: number): { answered: () => number; done: Promise<void> } {
+    let answered = 0;
+    const calls = Array.from({ length: count }, () =>
+      this.x402Call(timeoutMs)
+        .catch(() => undefined)
+        .finally(() => answered++),
+    );
+    return { answered: () => answered, done: Promise.all(calls).then(() => undefined) };
   }
 
   private async loop(call: () => Promise<void>): Promise<void> {
@@ -218,9 +228,9 @@ export class Traffic {
     if (outcome !== 'conn' && !allowed(outcome)) this.violations.push(`${kind} ${detail} answered ${outcome}`);
   }
 
-  private async send(url: string, headers: Record<string, string>, useFetch: typeof fetch = fetch): Promise<Response | null> {
+  private async send(url: string, headers: Record<string, string>, useFetch: typeof fetch = fetch, timeoutMs = this.options.requestTimeoutMs ?? 20_000): Promise<Response | null> {
     try {
-      return await useFetch(url, { headers, signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 20_000) });
+      return await useFetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
     } catch {
       return null;
     }
@@ -300,13 +310,13 @@ export class Traffic {
     this.record('bad', response ? response.status : 'conn', (s) => s === expected || s === 502, path);
   }
 
-  private async x402Call(): Promise<void> {
+  private async x402Call(timeoutMs?: number): Promise<void> {
     const requestId = `x402-${randomUUID()}`;
     const payer = this.payers[this.nextPayer++ % this.payers.length];
     const paths = payer.network.set === 'standard' ? CREDIT_PATHS : CREDIT_PATHS.filter((p) => p.startsWith('/api/developers/'));
     const path = paths[Math.floor(Math.random() * paths.length)];
     // Either gateway: both advertise the public address, which the payment names as its resource.
-    const response = await this.send(this.gateway() + path, { 'x-request-id': requestId }, payer.fetch);
+    const response = await this.send(this.gateway() + path, { 'x-request-id': requestId }, payer.fetch, timeoutMs);
     const outcome: Outcome = response ? response.status : 'conn';
     if (outcome !== 200) await this.noteFailure(response, outcome === 502 && response!.headers.has('payment-response'));
     else await response?.arrayBuffer().catch(() => undefined);

@@ -18,6 +18,7 @@ describe('chaos (CI size)', () => {
     expect(report.violations).toEqual([]);
     for (const fault of report.faults) expect({ fault: fault.fault, recovered: fault.recoveryMs >= 0 }).toEqual({ fault: fault.fault, recovered: true });
     // Credit calls kept being delivered while x402 calls hung on a slow facilitator (the ratio is printed, not asserted).
+    expect(report.throughput?.hungThroughout).toBe(true);
     expect(report.throughput?.creditPerSecondWithSlowX402).toBeGreaterThan(0);
   });
 });

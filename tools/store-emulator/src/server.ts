@@ -165,12 +165,17 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
       response = json(500, { errorMessage: error instanceof Error ? error.message : 'emulator failure' });
     }
     const finish = () => (fault?.destroy ? req.socket.destroy() : send(res, response));
-    if (!fault?.delayMs) return finish();
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      finish();
-    }, fault.delayMs);
-    timers.add(timer);
+    const delay = () => {
+      if (!fault?.delayMs) return finish();
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        finish();
+      }, fault.delayMs);
+      timers.add(timer);
+    };
+    if (!fault?.until) return delay();
+    // A rejected gate opens it too; a request still held when the emulator closes loses its socket.
+    void fault.until.then(delay, delay);
   };
 
   const server = createServer(handle);

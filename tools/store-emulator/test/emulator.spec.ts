@@ -57,6 +57,16 @@ describe('store emulator', () => {
     const began = performance.now();
     expect((await get(emulator.url, '/lookup?id=1')).status).toBe(200);
     expect(performance.now() - began).toBeGreaterThanOrEqual(140);
+    // Held on a gate: no answer until the test opens it, however long that is.
+    let open!: () => void;
+    emulator.setRequestHook(() => ({ until: new Promise<void>((resolve) => (open = resolve)) }));
+    let answered = false;
+    const held = get(emulator.url, '/lookup?id=1').then((response) => ((answered = true), response));
+    while (emulator.requestCount() < 4) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toBe(false);
+    open();
+    expect((await held).status).toBe(200);
     emulator.setRequestHook(() => ({ destroy: true }));
     await expect(get(emulator.url, '/lookup?id=1')).rejects.toThrow();
     emulator.setRequestHook();

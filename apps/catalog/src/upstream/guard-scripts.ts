@@ -7,9 +7,10 @@
  * Token buckets of one upstream host, one per egress identity, with reservations. KEYS: the buckets
  * (one hash slot: they share a hash tag). ARGV: perMinute, burst, maxWaitMs, first (0-based index to
  * start looking at, so egresses take turns).
- * Returns {1, waitMs, index}: a token is taken from bucket `index`, one with a token now if any, else
- * the one whose token frees up first, within maxWaitMs (the caller sleeps waitMs, so callers queue in
- * order instead of retrying in a herd); or {0, retryAfterMs, -1}: refused, nothing taken.
+ * Returns {1, waitMs, index, dueAt}: a token is taken from bucket `index`, one with a token now if any,
+ * else the one whose token frees up first, within maxWaitMs (the caller sleeps waitMs, so callers queue
+ * in order instead of retrying in a herd), due at dueAt (ms, Redis's clock); or {0, retryAfterMs, -1}:
+ * refused, nothing taken.
  */
 export const TOKEN_BUCKET_SCRIPT = `
 local time = redis.call('TIME')
@@ -43,7 +44,7 @@ if left < 0 then wait = math.ceil(-left / perMs) end
 if wait > maxWait then return {0, math.ceil((1 - bestTokens) / perMs), -1} end
 redis.call('HSET', KEYS[best], 'tokens', tostring(left), 'at', tostring(bestAt))
 redis.call('PEXPIRE', KEYS[best], math.ceil((burst - left) / perMs) + 1000)
-return {1, wait, best - 1}
+return {1, wait, best - 1, now + wait}
 `;
 
 /**

@@ -3,8 +3,12 @@ import type { RedisClient } from '@appcat/redis';
 import type { Egress, UpstreamRateLimit } from '../config.js';
 import { TOKEN_BUCKET_PEEK_SCRIPT, TOKEN_BUCKET_SCRIPT } from './guard-scripts.js';
 
-/** A token taken from `egress`'s bucket (maybe one that frees up in `waitMs`), or a refusal. */
-export type TokenGrant = { granted: true; waitMs: number; egress: Egress } | { granted: false; retryAfterMs: number };
+/**
+ * A token taken from `egress`'s bucket (maybe one that frees up in `waitMs`), or a refusal. `dueAt` is
+ * when the token is due on the limiter's clock (Redis's; this process's while Redis is away), ms since
+ * the epoch: the schedule the limiter keeps, whatever delays the call after it.
+ */
+export type TokenGrant = { granted: true; waitMs: number; dueAt: number; egress: Egress } | { granted: false; retryAfterMs: number };
 
 /** What a host's budget holds right now, over every egress of this replica. */
 export interface BudgetState {
@@ -15,7 +19,7 @@ export interface BudgetState {
 }
 
 interface LimiterCommands {
-  catalogTakeToken(...args: string[]): Promise<[number, number, number]>;
+  catalogTakeToken(...args: string[]): Promise<[number, number, number, number?]>;
   catalogPeekTokens(...args: string[]): Promise<[number, number]>;
 }
 
@@ -80,12 +84,12 @@ export class RedisRateLimiter {
   /** A token for a call to `upstream`, granted by one of the egresses (always granted when the host has no limit). */
   async take(upstream: string): Promise<TokenGrant> {
     const limit = this.limitOf(upstream);
-    if (!limit) return { granted: true, waitMs: 0, egress: this.egresses[this.turn++ % this.egresses.length] };
+    if (!limit) return { granted: true, waitMs: 0, dueAt: Date.now(), egress: this.egresses[this.turn++ % this.egresses.length] };
     const first = this.turn++ % this.egresses.length;
     try {
       const keys = this.bucketKeys(upstream);
-      const [granted, ms, index] = await this.redis.catalogTakeToken(String(keys.length), ...keys, String(limit.perMinute), String(limit.burst), String(this.maxWaitMs), String(first));
-      return granted === 1 ? { granted: true, waitMs: ms, egress: this.egresses[index] } : { granted: false, retryAfterMs: ms };
+      const [granted, ms, index, dueAt] = await this.redis.catalogTakeToken(String(keys.length), ...keys, String(limit.perMinute), String(limit.burst), String(this.maxWaitMs), String(first));
+      return granted === 1 ? { granted: true, waitMs: ms, dueAt: dueAt!, egress: this.egresses[index] } : { granted: false, retryAfterMs: ms };
     } catch (error) {
       this.warn(error);
       return this.takeLocally(upstream, limit, first);
@@ -149,7 +153,7 @@ export class RedisRateLimiter {
     const waitMs = level >= 1 ? 0 : Math.ceil((1 - level) / perMs);
     if (waitMs > this.maxWaitMs) return { granted: false, retryAfterMs: waitMs };
     buckets[best].take();
-    return { granted: true, waitMs, egress: this.egresses[best] };
+    return { granted: true, waitMs, dueAt: Date.now() + waitMs, egress: this.egresses[best] };
   }
 
   private warn(error: unknown): void {

@@ -43,8 +43,10 @@ export function serveStandIn(responder: NatsConnection, subject: string, standIn
 }
 
 /**
- * A gateway on a free port talking to `natsUrl`, with short NATS timeouts so a silent stand-in fails fast.
- * Requests are not coalesced (the stand-ins answer each subject alone) unless `overrides` say so.
+ * A gateway on a free port talking to `natsUrl`. Its NATS timeouts are well under jest's per-test
+ * limit, so a silent stand-in fails the test with a clear error, and far above any healthy round trip
+ * on a loaded machine (1 s was not). Requests are not coalesced (the stand-ins answer each subject
+ * alone) unless `overrides` say so.
  */
 export async function startGatewayOnStandIns(
   natsUrl: string,
@@ -56,8 +58,8 @@ export async function startGatewayOnStandIns(
       host: '127.0.0.1',
       port: 0,
       publicBaseUrl,
-      nats: { servers: [natsUrl], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
-      x402PayTimeoutMs: 1000,
+      nats: { servers: [natsUrl], requestTimeoutMs: 15_000, shutdownGraceMs: 0 },
+      x402PayTimeoutMs: 15_000,
       bodyLimitBytes: 16_384,
       trustProxy: false,
       ops: { port: 0, host: '127.0.0.1', logLevel: 'error', heapGrowthPercent: 0 },

@@ -18,7 +18,11 @@ export function testConfig(urls: { nats: string; redis: string; database: string
   });
 }
 
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+/**
+ * Probes until `accept` takes the value, and answers the last value probed (the caller asserts on it).
+ * The deadline only bounds a wait for something that never comes; it is no measure of speed.
+ */
+export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

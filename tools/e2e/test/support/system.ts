@@ -61,6 +61,9 @@ export class System {
       ITUNES_RATE_PER_MIN: '0',
       APPLE_WEB_RATE_PER_MIN: '0',
       APPLE_AMP_API_RATE_PER_MIN: '0',
+      // Bounds on healthy paths that a loaded machine must not reach (they had 2 s of upstream time).
+      UPSTREAM_TIMEOUT_MS: '30000',
+      NATS_REQUEST_TIMEOUT_MS: '30000',
       ...options.env,
       NATS_URL: nats.url,
       REDIS_URL: redis.url,
@@ -70,7 +73,6 @@ export class System {
       ITUNES_BASE_URL: emulator.url,
       APPLE_WEB_BASE_URL: emulator.url,
       APPLE_AMP_API_BASE_URL: emulator.url,
-      UPSTREAM_TIMEOUT_MS: '2000',
       PORT: String(gatewayPort),
       OPS_PORT: '0',
     };
@@ -93,7 +95,7 @@ export class System {
       await app.listen(extraPort, '127.0.0.1');
       extraGateways.push({ app, url: `http://127.0.0.1:${extraPort}` });
     }
-    const admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 5000, shutdownGraceMs: 0 }, 'e2e-admin');
+    const admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 }, 'e2e-admin');
     const db = new pg.Pool({ connectionString: database.url, max: 2 });
     const system = new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
     system.stack = stack;
@@ -172,7 +174,7 @@ export class System {
   }
 
   /** Waits until Postgres holds `spent` for the key (the write-behind lags by about a second at most). */
-  async waitForSpent(keyId: string, spent: bigint, timeoutMs = 5000): Promise<void> {
+  async waitForSpent(keyId: string, spent: bigint, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const ledger = await this.ledger(keyId);
