@@ -60,7 +60,7 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
       { redis, pool: database.pool },
     );
   /** What the official package sends for /supported. */
-  const supportedWith = async (headers: Record<string, string>) => {
+  const supportedWith = async (headers: Record<string, string> | undefined) => {
     const response = await fetch(`${stack.facilitator.url}/supported`, { headers });
     return { status: response.status, body: (await response.json()) as { error?: string } };
   };

@@ -73,7 +73,7 @@ describe('x402 accepts lists', () => {
     const extended = await x402.accepts({ price: '3000', networks: 'extended' });
     expect(extended.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', SOLANA, 'eip155:137', 'eip155:42161']);
     // Every entry declares the upfront flow: the payment is settled (and so verified) before delivery, with no /verify.
-    expect(extended.map((a) => a.extra.paymentFlow)).toEqual(Array(5).fill('upfront'));
+    expect(extended.map((a) => (a.extra as { paymentFlow?: string }).paymentFlow)).toEqual(Array(5).fill('upfront'));
     expect((await x402.accepts({ price: '5000000', networks: 'standard' })).map((a) => a.amount)).toEqual(['5000000', '5000000', '5000000']);
   });
 

@@ -1,8 +1,8 @@
 import { ErrorCode } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
-import { Controller, Module } from '@nestjs/common';
+import { Controller, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern, Payload, type INestMicroservice } from '@nestjs/microservices';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { natsServerOptions } from '../src/nats-transport.js';
 import { NatsRpcClient, RpcCallError } from '../src/nats-rpc-client.js';
 import { JSON_TEXT_REPLY_HEADER, JsonTextReply } from '../src/json-text-reply.js';

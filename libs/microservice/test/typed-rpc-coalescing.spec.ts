@@ -2,6 +2,7 @@ import {
   type BatchReply,
   type BatchRequest,
   type CatalogPeekReply,
+  type CatalogReply,
   type CatalogRequest,
   type DebitReply,
   type DebitRequest,
@@ -11,9 +12,9 @@ import {
 } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { jest } from '@jest/globals';
-import { Controller, Module } from '@nestjs/common';
+import { Controller, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern, Payload, type INestMicroservice } from '@nestjs/microservices';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { natsServerOptions } from '../src/nats-transport.js';
 import { NatsRpcClient, type RpcCallError } from '../src/nats-rpc-client.js';
 import { TypedRpc } from '../src/typed-rpc.js';
@@ -126,7 +127,7 @@ describe('TypedRpc coalescing over a Nest NATS microservice', () => {
     await nextTurn();
     expect(published).toEqual([Subject.CatalogPeekBatch, Subject.CatalogPeekBatch, Subject.CatalogPeek]);
     const results = await answers;
-    expect(results.map((result) => (result.ok ? JSON.parse(result.value!.dataJson).asked : result.error.code))).toEqual(['1', '2', '3', '4', '5']);
+    expect(results.map((result) => (result.ok ? JSON.parse((result.value as CatalogReply).dataJson).asked : result.error.code))).toEqual(['1', '2', '3', '4', '5']);
   });
 
   it('with a bound of 1, sends every request alone', async () => {

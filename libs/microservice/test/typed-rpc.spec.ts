@@ -1,8 +1,8 @@
 import { type CatalogReply, type CatalogRequest, type DebitRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
-import { Controller, Module } from '@nestjs/common';
+import { Controller, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern, Payload, type INestMicroservice } from '@nestjs/microservices';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { natsServerOptions } from '../src/nats-transport.js';
 import { NatsRpcClient, type RpcCallError } from '../src/nats-rpc-client.js';
 import { TypedRpc } from '../src/typed-rpc.js';
@@ -52,7 +52,7 @@ describe('TypedRpc over a Nest NATS microservice', () => {
     await nats.stop();
   });
 
-  const query = { route: 'apps.get', id: '1' } as CatalogRequest['query'];
+  const query: CatalogRequest['query'] = { route: 'apps.get', appId: '1', country: 'us' };
 
   it('gives the reply as a value, or the typed error as a value, without throwing', async () => {
     const fetched = await rpc.result(Subject.CatalogFetch, { query, requestId: 'r1' });

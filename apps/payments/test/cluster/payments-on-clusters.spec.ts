@@ -230,7 +230,9 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
   it('loses no credit when a primary comes back empty before its replica took over', async () => {
     const [victim] = await clusters.redisCluster.primaryPorts();
     const outcome = await underFault(
-      () => clusters.redisCluster.restartEmpty(victim),
+      async () => {
+        await clusters.redisCluster.restartEmpty(victim);
+      },
       () => clusters.redisCluster.waitUntilHealthy(),
     );
     report('Redis primary restarted empty', outcome, await expectBooksHold(outcome, true));
