@@ -2,7 +2,8 @@ import { cp, mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { testPool } from '@appcat/testing';
+import type pg from 'pg';
 import { applyMigrations, DEFAULT_MIGRATIONS_DIR, migrationChecksum, MigrationError, readLocalMigrations } from '../src/migrate/apply-migrations.js';
 import { databaseShape, declaredShape } from './support/schema-shape.js';
 import { dropDatabase, uniqueDatabaseUrl } from './support/test-database.js';
@@ -17,7 +18,7 @@ describe('migrations', () => {
     return target;
   };
   const withPool = async <T>(url: string, use: (pool: pg.Pool) => Promise<T>): Promise<T> => {
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const pool = testPool(url, 2);
     try {
       return await use(pool);
     } finally {

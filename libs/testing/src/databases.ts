@@ -21,6 +21,18 @@ export async function createTestDatabase(prefix: string, prepare: (url: string) 
   return { url, name, drop: () => dropTestDatabase(name) };
 }
 
+/**
+ * A pg pool on a test database. `pool.end()` resolves once it has asked its clients to close, not once
+ * their backends are gone, so a `DROP DATABASE ... WITH (FORCE)` right after can still terminate one;
+ * the FATAL it sends then reaches the pool as an idle client's error, which without a listener is an
+ * unhandled error that fails whichever test is running.
+ */
+export function testPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 export async function dropTestDatabase(name: string): Promise<void> {
   const admin = new pg.Client({ connectionString: `${TEST_POSTGRES_URL}/postgres` });
   await admin.connect();

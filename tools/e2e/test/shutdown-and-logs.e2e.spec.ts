@@ -9,8 +9,7 @@ import { NatsRpcClient } from '@appcat/microservice';
 import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
 import { applyMigrations } from '@appcat/payments';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
-import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
-import pg from 'pg';
+import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase, testPool } from '@appcat/testing';
 import { jest } from '@jest/globals';
 import { ServiceProcess, waitReady } from './support/service-processes.js';
 
@@ -123,7 +122,7 @@ describe('graceful shutdown under load, and logs without secrets', () => {
     expect(outcomes.other).toEqual([]);
     expect(outcomes.ok).toBeGreaterThan(100);
     // Every debit is an answered call, and every answered call one debit.
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const pool = testPool(database.url, 1);
     try {
       let spent = 0n;
       for (let i = 0; i < 300 && spent !== BigInt(outcomes.ok) * 3000n; i++) {

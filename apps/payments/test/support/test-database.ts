@@ -1,6 +1,6 @@
-import { createTestDatabase as createDatabase, dropTestDatabase, TEST_POSTGRES_URL } from '@appcat/testing';
+import { createTestDatabase as createDatabase, dropTestDatabase, TEST_POSTGRES_URL, testPool } from '@appcat/testing';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { applyMigrations } from '../../src/migrate/apply-migrations.js';
 
 export interface TestDatabase {
@@ -18,7 +18,7 @@ export function uniqueDatabaseUrl(suite: string): { url: string; name: string } 
 /** A freshly migrated database of its own for one suite, with a pool on it, dropped afterwards. */
 export async function createTestDatabase(suite: string): Promise<TestDatabase> {
   const database = await createDatabase(`payments_${suite}`, applyMigrations);
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  const pool = testPool(database.url, 4);
   return {
     url: database.url,
     name: database.name,

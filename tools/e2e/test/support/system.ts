@@ -7,12 +7,12 @@ import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
 import type { SolanaLedger } from '@appcat/solana-ledger';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
-import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
+import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase, testPool } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
-import pg from 'pg';
+import type pg from 'pg';
 
 export interface HttpAnswer {
   status: number;
@@ -96,7 +96,7 @@ export class System {
       extraGateways.push({ app, url: `http://127.0.0.1:${extraPort}` });
     }
     const admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 }, 'e2e-admin');
-    const db = new pg.Pool({ connectionString: database.url, max: 2 });
+    const db = testPool(database.url, 2);
     const system = new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
     system.stack = stack;
     system.chain = stack?.chain('base');
