@@ -1,16 +1,16 @@
 import { spawn } from 'node:child_process';
-import { ROOT } from '../processes.js';
+import { repoPath, ROOT } from '../processes.js';
 import type { Report } from '../report.js';
 import type { BenchSettings } from '../settings.js';
 
 /**
- * Section 4: the catalog's own upstream-calls benchmark (apps/catalog/bench, owned by the catalog),
- * run as it is with `npm run bench -w @appcat/catalog`; its table goes into the report unchanged.
+ * Section 4: the catalog's upstream-calls benchmark (catalog/upstream-calls.ts), run as a process of
+ * its own as `npm run bench:upstream -w @appcat/bench` runs it; its table goes into the report unchanged.
  */
 export async function upstreamSection(settings: BenchSettings, report: Report): Promise<void> {
   const output: string[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'bench', '-w', '@appcat/catalog'], {
+    const child = spawn(process.execPath, [repoPath('tools/bench/dist/catalog/upstream-calls.js')], {
       cwd: ROOT,
       env: { ...process.env, BENCH_ROUNDS: process.env.BENCH_ROUNDS ?? String(settings.rounds) },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -23,5 +23,5 @@ export async function upstreamSection(settings: BenchSettings, report: Report): 
     child.once('exit', resolve);
   });
   if (code !== 0) throw new Error(`the catalog's upstream-calls benchmark exited with ${code}`);
-  report.add('Catalog upstream calls (apps/catalog/bench)', `Output of \`npm run bench -w @appcat/catalog\`, run as one section:\n\n${output.join('').trim()}`);
+  report.add('Catalog upstream calls (tools/bench/src/catalog)', `Output of \`npm run bench:upstream -w @appcat/bench\`, run as one section:\n\n${output.join('').trim()}`);
 }

@@ -3,7 +3,7 @@
  * prints a table. Starts its own Redis, NATS, store emulator and catalog replicas (separate
  * processes), then sends catalog.fetch requests drawn from a Zipf mix (see workload.ts) in rounds.
  *
- *   npm run bench -w @appcat/catalog
+ *   npm run bench:upstream -w @appcat/bench   (also the `upstream` section of `npm run bench`)
  *
  * Settings (environment): BENCH_REQUESTS (1000 a round), BENCH_ROUNDS (3), BENCH_CONCURRENCY (100
  * requests in flight), BENCH_APPS (10000), BENCH_STOREFRONTS (20), BENCH_ZIPF_S (1.0), BENCH_SEED (1),
@@ -17,8 +17,10 @@ import { NatsRpcClient, RpcCallError } from '@appcat/microservice';
 import { EmulatorControlClient, type EndpointStatsSnapshot } from '@appcat/store-emulator';
 import { startNatsServer, startRedisServer } from '@appcat/testing';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { startNode, stopNode } from './processes.js';
+import { NodeProcess, repoPath } from '../processes.js';
+import { startEmulator } from '../stack.js';
+import { percentile } from '../stats.js';
+import { markdownTable } from '../table.js';
 import { ROUTE_MIX, Workload } from './workload.js';
 
 function setting(name: string, fallback: number, min = Number.MIN_VALUE): number {
@@ -61,11 +63,6 @@ interface RoundResult {
 
 const write = (line = '') => process.stdout.write(`${line}\n`);
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
 function diff(after: EndpointStatsSnapshot, before: EndpointStatsSnapshot): Record<string, number> {
   return Object.fromEntries(Object.entries(after.byEndpoint).map(([k, v]) => [k, v - before.byEndpoint[k as keyof typeof before.byEndpoint]]));
 }
@@ -99,7 +96,6 @@ async function runRound(client: NatsRpcClient, control: EmulatorControlClient, q
 function printTable(rows: [string, RoundResult][]): void {
   const header = ['round', 'requests', 'upstream calls', 'calls / 1,000 req', 'cache hit ratio', 'stale', 'errors', 'p50 ms', 'p99 ms'];
   const lines = rows.map(([name, r]) => {
-    const sorted = [...r.latenciesMs].sort((a, b) => a - b);
     const errors = [...r.errors.values()].reduce((a, b) => a + b, 0);
     return [
       name,
@@ -109,15 +105,11 @@ function printTable(rows: [string, RoundResult][]): void {
       `${((100 * (r.fromCache + r.stale)) / r.requests).toFixed(1)} %`,
       String(r.stale),
       String(errors),
-      percentile(sorted, 50).toFixed(1),
-      percentile(sorted, 99).toFixed(1),
+      percentile(r.latenciesMs, 50).toFixed(1),
+      percentile(r.latenciesMs, 99).toFixed(1),
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const format = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  write(format(header));
-  write(`|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-  for (const line of lines) write(format(line));
+  write(markdownTable(header, lines));
 }
 
 function combine(results: RoundResult[]): RoundResult {
@@ -136,13 +128,11 @@ function combine(results: RoundResult[]): RoundResult {
 
 async function main(): Promise<void> {
   const [redis, nats] = await Promise.all([startRedisServer(), startNatsServer()]);
-  const emulatorMain = fileURLToPath(new URL('./main.js', import.meta.resolve('@appcat/store-emulator')));
-  const catalogMain = fileURLToPath(new URL('../main.js', import.meta.url));
-  const children = [];
+  const children: NodeProcess[] = [];
   try {
-    const emulator = await startNode(emulatorMain, { STORE_EMULATOR_PORT: '0' }, /listening on (http:\/\/\S+)/, 'store emulator');
-    children.push(emulator.child);
-    const emulatorUrl = emulator.match[1];
+    const emulator = await startEmulator();
+    children.push(emulator.process);
+    const emulatorUrl = emulator.url;
     const catalogEnv: Record<string, string> = {
       ...CATALOG_DEFAULTS,
       ...Object.fromEntries(Object.keys(CATALOG_DEFAULTS).flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
@@ -153,8 +143,9 @@ async function main(): Promise<void> {
       APPLE_AMP_API_BASE_URL: emulatorUrl,
     };
     for (let i = 0; i < settings.replicas; i++) {
-      const replica = await startNode(catalogMain, catalogEnv, /answering on NATS/, `catalog replica ${i + 1}`);
-      children.push(replica.child);
+      const replica = NodeProcess.start(`catalog replica ${i + 1}`, repoPath('apps/catalog/dist/main.js'), catalogEnv);
+      children.push(replica);
+      await replica.waitForLine(/answering on NATS/);
     }
     const control = new EmulatorControlClient(emulatorUrl);
     const listing = await control.catalogue();
@@ -182,7 +173,7 @@ async function main(): Promise<void> {
     if (total.errors.size > 0) write(`errors: ${[...total.errors].map(([code, n]) => `${code} ${n}`).join(', ')}`);
     await client.close();
   } finally {
-    await Promise.all(children.map(stopNode));
+    await Promise.all(children.map((child) => child.stop()));
     await Promise.all([redis.stop(), nats.stop()]);
   }
 }

@@ -8,8 +8,8 @@
  * that got a token), the age of what the most requested keys were served, the upstream calls, and
  * the most calls one egress made in any minute.
  *
- *   npm run bench:model -w @appcat/catalog   (BENCH_MODEL_RATES=1000,10000 calls/min, BENCH_MODEL_EGRESSES=1,2,4,8,
- *                                             BENCH_MODEL_HOURS=13; any catalog setting, e.g. ITUNES_RATE_PER_MIN)
+ *   npm run bench:model -w @appcat/bench   (BENCH_MODEL_RATES=1000,10000 calls/min, BENCH_MODEL_EGRESSES=1,2,4,8,
+ *                                           BENCH_MODEL_HOURS=13; any catalog setting, e.g. ITUNES_RATE_PER_MIN)
  *
  * Modelled as the catalog does it: an entry is fresh for its kind's TTL, then served stale at once (up
  * to CACHE_STALE_MAX_AGE_S) while its key waits in the refresh queue, ordered by requests over the
