@@ -32,6 +32,16 @@ export function zipf(n: number, s: number, random: () => number): () => number {
 }
 
 /**
+ * `count` of `items` (most popular first) drawn with Zipf exponent `s` from a generator seeded with
+ * `seed`: the same arguments draw the same sequence. A fixed mix a load generator can replay, so that
+ * everything in it can be fetched once before the measurement.
+ */
+export function zipfDraws<T>(items: readonly T[], count: number, s: number, seed: number): T[] {
+  const rank = zipf(items.length, s, seededRandom(seed));
+  return Array.from({ length: count }, () => items[rank()]);
+}
+
+/**
  * Ids for ranks past the emulator's catalogue, should a run ask for more apps than it has: ranks with
  * no app behind them (cached "not found" answers).
  */

@@ -7,7 +7,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import express from 'express';
 import { Redis } from 'ioredis';
-import { envelopeAround, FACILITATOR_WAIT_PATH, FLOOR_PAYLOAD_KEY, required } from './floor-env.js';
+import { envelopeAround, FACILITATOR_WAIT_PATH, floorPayloadKey, required } from './floor-env.js';
 
 const NETWORK = 'eip155:8453';
 const redis = new Redis(required('REDIS_URL'));
@@ -59,8 +59,8 @@ app.use(
     server,
   ),
 );
-app.get('/api/apps/:appId', async (_request: unknown, response: { type(t: string): { send(body: string): void } }) => {
-  const raw = await redis.get(FLOOR_PAYLOAD_KEY);
+app.get('/api/apps/:appId', async (request: { params: { appId: string } }, response: { type(t: string): { send(body: string): void } }) => {
+  const raw = await redis.get(floorPayloadKey(request.params.appId));
   response.type('application/json; charset=utf-8').send(envelopeAround(raw ?? 'null'));
 });
 const listener = app.listen(Number(required('PORT')), '127.0.0.1', () => process.stdout.write(`listening on http://127.0.0.1:${required('PORT')}\n`));

@@ -10,8 +10,10 @@ export const FLOOR_DEBIT_SUBJECT = 'bench.floor.debit';
 export const FLOOR_CATALOG_SUBJECT = 'bench.floor.catalog';
 export const FLOOR_QUEUE = 'bench-floor';
 
-/** Where the runner puts the payload the floors serve: the data our gateway answered for the same call. */
-export const FLOOR_PAYLOAD_KEY = 'bench:floor:payload';
+/** Where the runner puts the payload the floors serve for an app: the data our gateway answered for the same call. */
+export function floorPayloadKey(appId: string): string {
+  return `bench:floor:payload:${appId}`;
+}
 
 /** Where the @x402/express floor tells how long it waited on the facilitator since the last read. */
 export const FACILITATOR_WAIT_PATH = '/bench/facilitator-wait';

@@ -3,12 +3,21 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { HttpLoad, HttpLoadResult } from './http-load.js';
 
 const load = workerData as HttpLoad;
-let next = 0;
 const authorizations = load.authorizations ?? [];
-const requests =
-  authorizations.length > 0
-    ? [{ setupRequest: (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, authorization: authorizations[next++ % authorizations.length] } }) }]
-    : undefined;
+const paths = load.paths ?? [];
+let nextAuthorization = 0;
+let nextPath = 0;
+interface Request {
+  path?: string;
+  headers?: Record<string, string>;
+}
+// Only a load that varies per request rewrites each one: autocannon then builds every request anew.
+const rewrite = (request: Request): Request => ({
+  ...request,
+  ...(paths.length > 0 ? { path: paths[nextPath++ % paths.length] } : {}),
+  ...(authorizations.length > 0 ? { headers: { ...request.headers, authorization: authorizations[nextAuthorization++ % authorizations.length] } } : {}),
+});
+const requests = authorizations.length > 0 || paths.length > 0 ? [{ setupRequest: rewrite }] : undefined;
 const options = { url: load.url, connections: load.connections, duration: load.seconds, headers: load.headers, requests, timeout: 10 };
 // Inside a worker thread autocannon leaves its histograms raw; aggregating them is one call.
 const raw = await autocannon(options);

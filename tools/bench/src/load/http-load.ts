@@ -8,6 +8,8 @@ export interface HttpLoad {
   headers?: Record<string, string>;
   /** `Authorization` values sent in turn, one per request (many API keys' traffic); on top of `headers`. */
   authorizations?: string[];
+  /** Paths requested in turn, one per request, in place of `url`'s (a mix of resources, replayed from the first each run). */
+  paths?: string[];
 }
 
 export interface HttpLoadResult extends RoundFigures {
