@@ -4,6 +4,7 @@
  * one loop turn leave as one batch request, answered item by item).
  */
 import { type BatchItemResult, type CatalogRequest, type DebitRequest, ErrorCode, hashApiKey, Subject } from '@appcat/contracts';
+import { GatewayMetrics } from '@appcat/ops';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -93,6 +94,12 @@ describe('gateway hot path: near cache and coalescing', () => {
       // Another query is its own entry.
       await paid(nearBase, '/api/apps/111?country=gb');
       expect(peek.calls).toHaveLength(2);
+      // Ops see the reads and what the cache holds: two entries of this echo's size.
+      const metrics = await gateways[0].get(GatewayMetrics).registry.metrics();
+      expect(metrics).toMatch(/appcat_near_cache_reads_total\{outcome="hit"[^}]*\} 1\n/);
+      expect(metrics).toMatch(/appcat_near_cache_reads_total\{outcome="miss"[^}]*\} 2\n/);
+      const held = Number(/appcat_near_cache_bytes(?:\{[^}]*\})? (\d+)/.exec(metrics)?.[1]);
+      expect(held).toBeGreaterThan(2 * 2 * JSON.stringify(JSON.parse(first.body).data).length);
     });
 
     it('keeps an answer no longer than the catalog counts it fresh', async () => {

@@ -26,12 +26,16 @@ export class GatewayMetrics {
   readonly charges: Counter<'method' | 'network'>;
   readonly declines: Counter<'reason'>;
   readonly natsRequestSeconds: Histogram<'subject' | 'outcome'>;
+  readonly nearCacheReads: Counter<'outcome'>;
+  readonly nearCacheBytes: Gauge;
 
   constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
     this.requests = new Counter({ name: 'appcat_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers: [registry] });
     this.charges = new Counter({ name: 'appcat_charges_total', help: 'Charged calls by payment method and network', labelNames: ['method', 'network'], registers: [registry] });
     this.declines = new Counter({ name: 'appcat_declines_total', help: 'Requests refused before delivery, by reason', labelNames: ['reason'], registers: [registry] });
     this.natsRequestSeconds = latencyHistogram(registry, 'appcat_nats_request_seconds', 'NATS request/reply latency by subject', ['subject', 'outcome']);
+    this.nearCacheReads = new Counter({ name: 'appcat_near_cache_reads_total', help: "Catalog reads tried on the gateway's near cache, by outcome (hit, miss)", labelNames: ['outcome'], registers: [registry] });
+    this.nearCacheBytes = new Gauge({ name: 'appcat_near_cache_bytes', help: "Estimated size of the answers the gateway's near cache holds", registers: [registry] });
   }
 }
 

@@ -1,4 +1,5 @@
 import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, isCatalogUnavailable, Subject } from '@appcat/contracts';
+import { GatewayMetrics } from '@appcat/ops';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
@@ -14,7 +15,11 @@ export class CatalogClient {
   /** Answers served a moment ago (see NearCache): a hot query's peek is answered here, without a hop. */
   private readonly near: NearCache;
 
-  constructor(@Inject(GATEWAY_RPC) private readonly rpc: GatewayRpc, @Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+  constructor(
+    @Inject(GATEWAY_RPC) private readonly rpc: GatewayRpc,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
+  ) {
     this.near = new NearCache(config.nearCacheMs, config.nearCacheMaxBytes);
   }
 
@@ -22,7 +27,7 @@ export class CatalogClient {
     const request: CatalogRequest = { query, requestId };
     const sentAt = Date.now();
     const reply = await this.rpc.request(Subject.CatalogFetch, request, { requestId });
-    this.near.remember(query, reply, sentAt);
+    this.remember(query, reply, sentAt);
     return reply;
   }
 
@@ -33,13 +38,22 @@ export class CatalogClient {
    * fetch that follows reports what is wrong.
    */
   async peek(query: CatalogQuery, requestId: string): Promise<CatalogPeekReply> {
-    const near = this.near.get(query);
-    if (near) return near;
+    if (this.near.enabled) {
+      const near = this.near.get(query);
+      this.metrics.nearCacheReads.inc({ outcome: near ? 'hit' : 'miss' });
+      if (near) return near;
+    }
     const request: CatalogRequest = { query, requestId };
     const sentAt = Date.now();
     const peeked = await this.rpc.result(Subject.CatalogPeek, request, { requestId });
     if (!peeked.ok || peeked.value === null) return null;
-    if (!isCatalogUnavailable(peeked.value)) this.near.remember(query, peeked.value, sentAt);
+    if (!isCatalogUnavailable(peeked.value)) this.remember(query, peeked.value, sentAt);
     return peeked.value;
+  }
+
+  private remember(query: CatalogQuery, reply: CatalogReply, sentAt: number): void {
+    if (!this.near.enabled) return;
+    this.near.remember(query, reply, sentAt);
+    this.metrics.nearCacheBytes.set(this.near.heldBytes);
   }
 }

@@ -81,4 +81,19 @@ describe('NearCache', () => {
     cache.remember(query, fresh({ dataJson: 'y'.repeat(10_000) }), now);
     expect(cache.get(query)).toBeUndefined();
   });
+
+  it('drops expired entries as new ones arrive, so it holds about what was served in its time', () => {
+    const data = 'x'.repeat(1_000);
+    const cache = new NearCache(1_000, 1_000_000, clock);
+    const queryFor = (appId: string): CatalogQuery => ({ route: 'apps.get', appId, country: 'us' });
+    for (let i = 0; i < 100; i++) cache.remember(queryFor(`${i}`), fresh({ dataJson: data }), now);
+    const hundred = cache.heldBytes;
+    expect(hundred).toBeGreaterThan(100 * 2_000);
+    now += 1_000;
+    cache.remember(queryFor('new'), fresh({ dataJson: data }), now);
+    // Only the new entry is left (keys differ in length by a few characters).
+    expect(cache.heldBytes).toBeGreaterThan(2_000);
+    expect(cache.heldBytes).toBeLessThan((2 * hundred) / 100);
+    expect(cache.get(queryFor('new'))).toBeDefined();
+  });
 });

@@ -19,6 +19,8 @@ const ENTRY_OVERHEAD_BYTES = 160;
  * never kept. Times are taken conservatively: an answer is taken as produced and as fresh since the
  * moment the request was sent, so the age reported is never below the truth and an entry never outlives
  * the catalog's own freshness. Bounded by `maxBytes` (oldest entries go first); a `ttlMs` of 0 turns it off.
+ * Each new entry first drops the expired ones at the front, so that what it holds is about what was
+ * served in the last `ttlMs`, not `maxBytes` of dead answers after a burst of distinct queries.
  */
 export class NearCache {
   private readonly entries = new Map<string, NearEntry>();
@@ -29,6 +31,11 @@ export class NearCache {
     private readonly maxBytes: number,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** What the entries weigh, by the same estimate as the bound (UTF-16 strings plus a fixed overhead). */
+  get heldBytes(): number {
+    return this.bytes;
+  }
 
   get enabled(): boolean {
     return this.ttlMs > 0 && this.maxBytes > 0;
@@ -53,14 +60,15 @@ export class NearCache {
     if (!this.enabled || reply.source === 'stale' || reply.freshForMs === undefined || reply.freshForMs <= 0) return;
     const key = catalogQueryKey(query);
     const expiresAt = sentAt + Math.min(this.ttlMs, reply.freshForMs);
-    if (expiresAt <= this.now()) return;
+    const now = this.now();
+    if (expiresAt <= now) return;
     const bytes = 2 * (key.length + reply.dataJson.length) + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.maxBytes) return;
     const previous = this.entries.get(key);
     if (previous) this.delete(key, previous);
-    // Map order is insertion order: the first entries are the oldest, evicted first.
+    // Map order is insertion order: the first entries are the oldest, expired or evicted first.
     for (const [oldKey, old] of this.entries) {
-      if (this.bytes + bytes <= this.maxBytes) break;
+      if (old.expiresAt > now && this.bytes + bytes <= this.maxBytes) break;
       this.delete(oldKey, old);
     }
     this.entries.set(key, { dataJson: reply.dataJson, fetchedAt: sentAt - (reply.ageMs ?? 0), expiresAt, bytes });
