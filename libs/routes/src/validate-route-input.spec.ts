@@ -5,6 +5,7 @@ import { ParamLimits } from './param-rules.js';
 import { type JsonSchema, routeParamSchemas } from './param-schemas.js';
 import { PRICED_ROUTES, type PricedRoute, type RouteParams } from './route-table.js';
 import { type RawQuery, type RouteInputResult, validateRouteInput } from './validate-route-input.js';
+import { validateRouteInputReference } from '../test/validate-route-input.reference.js';
 
 const byId = (id: string): PricedRoute => PRICED_ROUTES.find((r) => r.id === id)!;
 const check = (id: string, path: Record<string, string>, query: Record<string, string | string[]>) =>
@@ -174,6 +175,37 @@ const queryValue: fc.Arbitrary<string | string[] | undefined> = fc.oneof(
 
 /** Every parameter name of any route, and one of none, so routes also get parameters they ignore. */
 const ANY_NAME = [...new Set(PRICED_ROUTES.flatMap((r) => [...r.pathParams, ...r.queryParams])), 'utm_source'];
+
+describe('validateRouteInput against class-validator', () => {
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: the same result and message as validateSync on random input', (_id, route) => {
+    const pathParams = fc.record(Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])), {
+      requiredKeys: [],
+    });
+    const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
+    fc.assert(
+      fc.property(pathParams, query, (path, raw) => {
+        const params = path as Record<string, string>;
+        expect(validateRouteInput(route, params, raw as RawQuery)).toStrictEqual(validateRouteInputReference(route, params, raw as RawQuery));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: the same result and message on every edge value of every parameter', (_id, route) => {
+    const valid: Record<string, string> = { term: 'chess', appId: '284882215', bundleId: '1482985563', developerId: '284882218' };
+    const path = Object.fromEntries(route.pathParams.map((name) => [name, valid[name]]));
+    const query: RawQuery = Object.fromEntries(route.queryParams.filter((name) => valid[name]).map((name) => [name, valid[name]]));
+    for (const name of [...route.pathParams, ...route.queryParams]) {
+      for (const value of [...EDGE_VALUES, undefined, null]) {
+        const input = route.pathParams.includes(name)
+          ? ([{ ...path, [name]: value }, query] as const)
+          : ([path, { ...query, [name]: value }] as const);
+        const [p, q] = input as unknown as [Record<string, string>, RawQuery];
+        expect([name, value, validateRouteInput(route, p, q)]).toStrictEqual([name, value, validateRouteInputReference(route, p, q)]);
+      }
+    }
+  });
+});
 
 /*
  * The documents promise what the generated JSON Schemas say (routeParamSchemas: OpenAPI, the MCP tool

@@ -1,4 +1,4 @@
-import { validateSync, type ValidatorOptions } from 'class-validator';
+import { compileDtoChecks, type DtoChecks, type DtoClass, firstFailedCheck, type PropertyChecks } from './dto-checks.js';
 import { assertDtoFitsRoute, PRICED_ROUTES, type PricedRoute, type RouteParams } from './route-table.js';
 
 export type RouteInputResult = { ok: true; params: RouteParams } | { ok: false; message: string };
@@ -6,38 +6,44 @@ export type RouteInputResult = { ok: true; params: RouteParams } | { ok: false; 
 /** A raw query as HTTP servers parse it: a repeated parameter arrives as an array. */
 export type RawQuery = Record<string, string | string[] | undefined>;
 
-/** One of a route's DTOs (path or query) with the parameters it is given, in documented order. */
+/** One of a route's DTOs (path or query) with its checked properties, in the route's documented order. */
 interface DtoStep {
-  dto: new () => object;
+  checks: DtoChecks;
   names: readonly string[];
+  properties: readonly PropertyChecks[];
 }
 
-// NoQueryDto has no rules: with forbidUnknownValues (on by default) class-validator would refuse it.
-const VALIDATION: ValidatorOptions = { stopAtFirstError: true, forbidUnknownValues: false };
-
+const DTO_CHECKS = new Map<DtoClass, DtoChecks>();
 const ROUTE_STEPS = new WeakMap<PricedRoute, readonly DtoStep[]>();
 
-/** The route's DTOs, path first, each checked once to validate only parameters of the route. */
+/** The route's compiled checks, path DTO first; compiled on first use and kept. */
 function routeSteps(route: PricedRoute): readonly DtoStep[] {
-  let steps = ROUTE_STEPS.get(route);
-  if (steps) return steps;
-  steps = [
-    { dto: route.pathDto, names: route.pathParams },
-    { dto: route.queryDto, names: route.queryParams },
-  ].filter((step): step is DtoStep => step.dto !== null);
-  for (const { dto, names } of steps) assertDtoFitsRoute(route, dto, names);
+  const compiled = ROUTE_STEPS.get(route);
+  if (compiled) return compiled;
+  const steps: DtoStep[] = [];
+  for (const [dto, names] of [
+    [route.pathDto, route.pathParams],
+    [route.queryDto, route.queryParams],
+  ] as const) {
+    if (!dto) continue;
+    let checks = DTO_CHECKS.get(dto);
+    if (!checks) DTO_CHECKS.set(dto, (checks = compileDtoChecks(dto)));
+    assertDtoFitsRoute(route, dto, names);
+    const properties = names.map((name) => checks.properties.get(name)).filter((p): p is PropertyChecks => p !== undefined && p.checks.length > 0);
+    steps.push({ checks, names, properties });
+  }
   ROUTE_STEPS.set(route, steps);
   return steps;
 }
 
-// Checked at start-up, so a DTO that validates something other than its route's parameters fails to load.
+// Compiled at start-up, so a DTO using validation the compiler does not understand fails to load, not on a request.
 for (const route of PRICED_ROUTES) routeSteps(route);
 
 /**
- * Validates a request's path and query parameters against a route's DTOs with class-validator
- * (`validateSync`, stopping at a property's first failure). Unknown query parameters are ignored; a
- * known one given twice is an error. The first problem wins, path before query, in documented order,
- * and its message names the parameter.
+ * Validates a request's path and query parameters against a route's DTOs. Unknown query parameters
+ * are ignored; a known one given twice is an error. The first problem wins, path before query, in
+ * documented order, and its message names the parameter. The DTOs' class-validator rules run as
+ * `validateSync` with stopAtFirstError would run them, compiled once per DTO (see dto-checks.ts).
  */
 export function validateRouteInput(route: PricedRoute, pathParams: Record<string, string>, query: RawQuery): RouteInputResult {
   const params: RouteParams = {};
@@ -47,15 +53,22 @@ export function validateRouteInput(route: PricedRoute, pathParams: Record<string
     if (Array.isArray(value)) return { ok: false, message: `${name} must be given only once` };
     params[name] = value;
   }
-  for (const { dto, names } of routeSteps(route)) {
-    const instance = new dto() as Record<string, unknown>;
-    for (const name of names) if (params[name] !== undefined) instance[name] = params[name];
-    const errors = validateSync(instance, VALIDATION);
-    if (errors.length > 0) {
-      const byName = new Map(errors.map((error) => [error.property, error]));
-      const first = names.map((name) => byName.get(name)).find((error) => error !== undefined) ?? errors[0];
-      return { ok: false, message: Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid` };
+  for (const step of routeSteps(route)) {
+    let instance: object | undefined;
+    for (const property of step.properties) {
+      const value = params[property.name];
+      if (property.optional && (value === undefined || value === null)) continue;
+      instance ??= instantiate(step, params);
+      const failure = firstFailedCheck(step.checks, property, value, instance);
+      if (failure) return { ok: false, message: failure.message ?? `${property.name} is invalid` };
     }
   }
   return { ok: true, params };
+}
+
+/** The DTO instance validateSync would have been given, for the validation arguments' `object`. */
+function instantiate(step: DtoStep, params: RouteParams): object {
+  const instance = new step.checks.dto() as Record<string, unknown>;
+  for (const name of step.names) if (params[name] !== undefined) instance[name] = params[name];
+  return instance;
 }

@@ -1,0 +1,36 @@
+import { validateSync } from 'class-validator';
+import type { PricedRoute, RouteParams } from '../src/route-table.js';
+import type { RawQuery, RouteInputResult } from '../src/validate-route-input.js';
+
+/*
+ * Test code, kept out of the package's src: validateRouteInput as it was before its checks were
+ * compiled, calling class-validator's validateSync on every call. The property test holds the compiled
+ * version to the same results and messages as this one.
+ */
+
+const VALIDATION = { stopAtFirstError: true, forbidUnknownValues: false } as const;
+
+export function validateRouteInputReference(route: PricedRoute, pathParams: Record<string, string>, query: RawQuery): RouteInputResult {
+  const params: RouteParams = {};
+  for (const name of route.pathParams) params[name] = pathParams[name];
+  for (const name of route.queryParams) {
+    const value = query[name];
+    if (Array.isArray(value)) return { ok: false, message: `${name} must be given only once` };
+    params[name] = value;
+  }
+  for (const [dto, names] of [
+    [route.pathDto, route.pathParams],
+    [route.queryDto, route.queryParams],
+  ] as const) {
+    if (!dto) continue;
+    const instance = new dto() as Record<string, unknown>;
+    for (const name of names) if (params[name] !== undefined) instance[name] = params[name];
+    const errors = validateSync(instance, VALIDATION);
+    if (errors.length > 0) {
+      const byName = new Map(errors.map((e) => [e.property, e]));
+      const first = names.map((n) => byName.get(n)).find(Boolean) ?? errors[0];
+      return { ok: false, message: Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid` };
+    }
+  }
+  return { ok: true, params };
+}
