@@ -79,17 +79,20 @@ function parseCommand(argv: string[]): { command: Command; json: boolean } {
   if (values.help || positionals.length === 0 || positionals[0] === 'help') return { command: { kind: 'help' }, json };
   const [group, action, ...rest] = positionals;
   if (group === 'reconcile') {
-    if (values.credit !== undefined || values.note !== undefined) throw new UsageError('reconcile takes only --wait and --json');
+    if (values.credit !== undefined || values.note !== undefined)
+      throw new UsageError('reconcile takes only --wait and --json');
     if (positionals.length > 1) throw new UsageError('reconcile takes no arguments');
     const seconds = values.wait ?? '10';
-    if (!/^\d{1,3}$/.test(seconds) || Number(seconds) > 120) throw new UsageError(`--wait must be whole seconds from 0 to 120, got ${JSON.stringify(seconds)}`);
+    if (!/^\d{1,3}$/.test(seconds) || Number(seconds) > 120)
+      throw new UsageError(`--wait must be whole seconds from 0 to 120, got ${JSON.stringify(seconds)}`);
     return { command: { kind: 'reconcile', waitMs: Number(seconds) * 1000 }, json };
   }
   if (values.wait !== undefined) throw new UsageError('--wait applies to reconcile only');
   if (group !== 'keys') throw new UsageError(`unknown command ${JSON.stringify(group)}`);
   const noOptionsBut = (...allowed: string[]) => {
     for (const name of ['credit', 'note'] as const) {
-      if (values[name] !== undefined && !allowed.includes(name)) throw new UsageError(`--${name} does not apply to keys ${action}`);
+      if (values[name] !== undefined && !allowed.includes(name))
+        throw new UsageError(`--${name} does not apply to keys ${action}`);
     }
   };
   switch (action) {
@@ -98,8 +101,17 @@ function parseCommand(argv: string[]): { command: Command; json: boolean } {
       if (rest.length > 0) throw new UsageError('keys create takes no arguments, only --credit and --note');
       if (values.credit === undefined) throw new UsageError('keys create needs --credit <usd> (0 for an empty key)');
       const micros = parseUsd(values.credit);
-      if (micros === null) throw new UsageError(`--credit must be a USD amount with at most 6 decimals, got ${JSON.stringify(values.credit)}`);
-      return { command: { kind: 'create', request: { credit: micros.toString(), ...(values.note ? { note: values.note } : {}) } }, json };
+      if (micros === null)
+        throw new UsageError(
+          `--credit must be a USD amount with at most 6 decimals, got ${JSON.stringify(values.credit)}`,
+        );
+      return {
+        command: {
+          kind: 'create',
+          request: { credit: micros.toString(), ...(values.note ? { note: values.note } : {}) },
+        },
+        json,
+      };
     }
     case 'revoke':
     case 'show':
@@ -167,7 +179,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       }
       case 'reconcile': {
         // The reply comes after the wait for the write-behind, plus the check itself.
-        const reply = await client.request<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: command.waitMs }, { ...payments, timeoutMs: command.waitMs + 30_000 });
+        const reply = await client.request<AdminReconcileReply>(
+          Subject.AdminReconcile,
+          { waitMs: command.waitMs },
+          { ...payments, timeoutMs: command.waitMs + 30_000 },
+        );
         io.stdout(json ? JSON.stringify(reconcileJson(reply)) : reconcileText(reply));
         return reconcileExitCode(reply);
       }

@@ -1,4 +1,11 @@
-import { type AdminKeyCreated, type AdminKeyDetails, type AdminKeyList, type AdminKeySummary, formatUsd, parseMicros } from '@appcat/contracts';
+import {
+  type AdminKeyCreated,
+  type AdminKeyDetails,
+  type AdminKeyList,
+  type AdminKeySummary,
+  formatUsd,
+  parseMicros,
+} from '@appcat/contracts';
 
 /** Amounts come from payments as µUSD strings and are shown as USD with six decimals, exactly. */
 const usd = (micros: string): string => formatUsd(parseMicros(micros));
@@ -56,7 +63,10 @@ export function detailsText(key: AdminKeyDetails): string {
     `balance    USD ${usd(key.balance)}`,
     `top-ups    ${key.topUps.length === 0 ? 'none' : ''}`,
   ];
-  for (const topUp of key.topUps) lines.push(`  ${topUp.createdAt}  ${topUp.method.padEnd(5)}  USD ${usd(topUp.amount).padStart(14)}  ${topUp.reference}`);
+  for (const topUp of key.topUps)
+    lines.push(
+      `  ${topUp.createdAt}  ${topUp.method.padEnd(5)}  USD ${usd(topUp.amount).padStart(14)}  ${topUp.reference}`,
+    );
   return lines.join('\n');
 }
 

@@ -2,13 +2,15 @@ import { type AdminReconcileReply, formatUsd, type KeyReconciliation, parseMicro
 import { ExitCode } from './exit-codes.js';
 
 /** Signed µUSD as USD with six decimals. */
-const usd = (micros: string): string => (micros.startsWith('-') ? `-${formatUsd(parseMicros(micros.slice(1)))}` : formatUsd(parseMicros(micros)));
+const usd = (micros: string): string =>
+  micros.startsWith('-') ? `-${formatUsd(parseMicros(micros.slice(1)))}` : formatUsd(parseMicros(micros));
 
 /** Differences other than `pending` are real ones; settlements must match too. */
 export function reconcileExitCode(reply: AdminReconcileReply): ExitCode {
   if (reply.exact) return ExitCode.Ok;
   const s = reply.settlements;
-  const settlementsDiffer = s.duplicates > 0 || s.topUpsWithoutSettlement.length > 0 || s.settlementsWithoutTopUp.length > 0;
+  const settlementsDiffer =
+    s.duplicates > 0 || s.topUpsWithoutSettlement.length > 0 || s.settlementsWithoutTopUp.length > 0;
   const keysDiffer = reply.differences.some((key) => key.status !== 'pending');
   return keysDiffer || settlementsDiffer ? ExitCode.Mismatch : ExitCode.Pending;
 }
@@ -49,7 +51,9 @@ export function reconcileText(reply: AdminReconcileReply): string {
     `${reply.exact ? 'EXACT' : 'DIFFERENCES'}  ${reply.keysChecked} keys checked at ${reply.checkedAt}`,
     `topped up USD ${usd(t.toppedUp)}   spent USD ${usd(t.spent)} (${t.debits} debits)   unflushed USD ${usd(t.pending)} (${reply.ledgerBacklog} debits)   live balances USD ${usd(t.redisBalance)}`,
     `x402 settlements: ${s.calls} calls, ${s.topUps} top-ups, ${s.queued} queued for Postgres, ${s.duplicates} duplicates` +
-      (s.sharedRequestIds > 0 ? `, ${s.sharedRequestIds} request ids named by several (callers reused x-request-id)` : ''),
+      (s.sharedRequestIds > 0
+        ? `, ${s.sharedRequestIds} request ids named by several (callers reused x-request-id)`
+        : ''),
   ];
   for (const ref of s.topUpsWithoutSettlement) lines.push(`  top-up credited without a settlement record: ${ref}`);
   for (const ref of s.settlementsWithoutTopUp) lines.push(`  top-up paid but not credited: ${ref}`);
@@ -63,7 +67,9 @@ export function reconcileText(reply: AdminReconcileReply): string {
         `${key.prefix.padEnd(14)}${key.status.padEnd(19)}${usd(key.toppedUp).padStart(16)}${usd(key.spent).padStart(16)}${String(key.debits).padStart(9)}${usd(key.pending).padStart(13)}${usd(key.expectedBalance).padStart(16)}${(key.redisBalance === null ? '-' : usd(key.redisBalance)).padStart(16)}${usd(key.difference).padStart(14)}`,
       );
       if (key.status === 'postgres_mismatch') {
-        lines.push(`  ${key.id}: top_ups rows sum to USD ${usd(key.topUpRows)}, credit_debits rows to USD ${usd(key.debitRows)}`);
+        lines.push(
+          `  ${key.id}: top_ups rows sum to USD ${usd(key.topUpRows)}, credit_debits rows to USD ${usd(key.debitRows)}`,
+        );
       }
     }
   }

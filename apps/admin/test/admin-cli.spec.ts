@@ -1,7 +1,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { applyMigrations, CreditKeyspace, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
-import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
+import {
+  createTestDatabase,
+  freePort,
+  type ManagedProcess,
+  startNatsServer,
+  startRedisServer,
+  type TestDatabase,
+} from '@appcat/testing';
 import { jest } from '@jest/globals';
 import type { INestMicroservice } from '@nestjs/common';
 
@@ -47,7 +54,13 @@ describe('admin CLI against a running payments service', () => {
     database = await createTestDatabase('admin_cli', applyMigrations);
     const databaseUrl = database.url;
     app = await createPaymentsApp(
-      readPaymentsConfig({ NATS_URL: nats.url, REDIS_URL: redis.url, DATABASE_URL: databaseUrl, NATS_SHUTDOWN_GRACE_MS: '50', OPS_PORT: '0' }),
+      readPaymentsConfig({
+        NATS_URL: nats.url,
+        REDIS_URL: redis.url,
+        DATABASE_URL: databaseUrl,
+        NATS_SHUTDOWN_GRACE_MS: '50',
+        OPS_PORT: '0',
+      }),
       { logger: false },
     );
     await app.listen();
@@ -143,12 +156,16 @@ describe('admin CLI against a running payments service', () => {
   it('exits 4 when payments cannot be reached', async () => {
     const noNats = await admin(['keys', 'list', '--json'], `nats://127.0.0.1:${await freePort()}`);
     expect(noNats.code).toBe(4);
-    expect(jsonOf(noNats)).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/^cannot connect to NATS at /) } });
+    expect(jsonOf(noNats)).toMatchObject({
+      error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/^cannot connect to NATS at /) },
+    });
     const emptyNats = await startNatsServer();
     try {
       const noPayments = await admin(['keys', 'list', '--json'], emptyNats.url);
       expect(noPayments.code).toBe(4);
-      expect(jsonOf(noPayments)).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', message: 'payments service unavailable' } });
+      expect(jsonOf(noPayments)).toMatchObject({
+        error: { code: 'SERVICE_UNAVAILABLE', message: 'payments service unavailable' },
+      });
     } finally {
       await emptyNats.stop();
     }
@@ -158,7 +175,10 @@ describe('admin CLI against a running payments service', () => {
     const create = await admin(['keys', 'create', '--credit', '2', '--json'], nats.url);
     const created = jsonOf(create) as { key: string; prefix: string };
     const exact = await admin(['reconcile', '--wait', '5'], nats.url);
-    expect({ code: exact.code, stdout: exact.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^EXACT {2}\d+ keys checked/) });
+    expect({ code: exact.code, stdout: exact.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^EXACT {2}\d+ keys checked/),
+    });
 
     const { createHash } = await import('node:crypto');
     const hash = createHash('sha256').update(created.key).digest('hex');
@@ -168,9 +188,16 @@ describe('admin CLI against a running payments service', () => {
     try {
       const short = await admin(['reconcile', '--wait', '0'], nats.url);
       expect(short.code).toBe(6);
-      expect(short.stdout).toMatch(new RegExp(`${created.prefix}\\s+short\\s+2\\.000000\\s+0\\.000000\\s+0\\s+0\\.000000\\s+2\\.000000\\s+1\\.997000\\s+-0\\.003000`));
+      expect(short.stdout).toMatch(
+        new RegExp(
+          `${created.prefix}\\s+short\\s+2\\.000000\\s+0\\.000000\\s+0\\s+0\\.000000\\s+2\\.000000\\s+1\\.997000\\s+-0\\.003000`,
+        ),
+      );
       const json = jsonOf(await admin(['reconcile', '--wait', '0', '--json'], nats.url));
-      expect(json).toMatchObject({ exact: false, differences: [{ prefix: created.prefix, status: 'short', difference: '-0.003000' }] });
+      expect(json).toMatchObject({
+        exact: false,
+        differences: [{ prefix: created.prefix, status: 'short', difference: '-0.003000' }],
+      });
     } finally {
       await redisClient.hincrby(balanceKey, 'bal', 3000);
       redisClient.disconnect();

@@ -14,7 +14,10 @@ import type { CatalogConfig } from './config.js';
  * replicas, waiting up to 3 s for it; if Redis is unreachable it still starts and works without it.
  * main.ts and the tests share it.
  */
-export async function createCatalogApp(config: CatalogConfig, options: ServiceAppOptions = {}): Promise<INestMicroservice> {
+export async function createCatalogApp(
+  config: CatalogConfig,
+  options: ServiceAppOptions = {},
+): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(CatalogModule.forRoot(config), {
     ...natsServerOptions(config.nats, QueueGroup.Catalog, 'catalog'),
     ...(options.logger === undefined ? {} : { logger: options.logger }),

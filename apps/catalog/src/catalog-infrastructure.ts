@@ -86,7 +86,11 @@ export class CatalogInfrastructure implements OnModuleInit, OnApplicationShutdow
     // Cache probes arriving together go out in one write instead of one syscall each.
     this.redis = connectCatalogRedis(config.redis, 'catalog', { enableAutoPipelining: true });
     // A subscriber queues SUBSCRIBE until connected and resubscribes after a reconnect.
-    this.subscriber = connectCatalogRedis(config.redis, 'catalog-fills', { enableOfflineQueue: true, commandTimeout: undefined, maxRetriesPerRequest: null });
+    this.subscriber = connectCatalogRedis(config.redis, 'catalog-fills', {
+      enableOfflineQueue: true,
+      commandTimeout: undefined,
+      maxRetriesPerRequest: null,
+    });
     for (const connection of [this.redis, this.subscriber]) connection.on('error', () => undefined);
     this.notifier = new FillNotifier(this.subscriber, `${keyPrefix}filled`);
     this.refreshQueue = new RefreshQueue(this.redis, keyPrefix, config.budget.demandWindowSeconds);
@@ -97,10 +101,24 @@ export class CatalogInfrastructure implements OnModuleInit, OnApplicationShutdow
       failureTtlMs: config.cache.failureTtlMs,
       refreshQueue: this.refreshQueue,
     });
-    this.network = new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent });
+    this.network = new FetchUpstreamHttpClient({
+      timeoutMs: config.upstreamTimeoutMs,
+      userAgent: config.apple.userAgent,
+    });
     const base = new MeasuredUpstreamHttpClient(this.network, metrics);
-    const breaker = new RedisCircuitBreaker(this.redis, keyPrefix, config.breaker, config.upstreamTimeoutMs + config.rateLimitMaxWaitMs + 1000);
-    this.limiter = new RedisRateLimiter(this.redis, keyPrefix, config.rateLimitMaxWaitMs, upstreamRateLimits(config), config.budget.egresses);
+    const breaker = new RedisCircuitBreaker(
+      this.redis,
+      keyPrefix,
+      config.breaker,
+      config.upstreamTimeoutMs + config.rateLimitMaxWaitMs + 1000,
+    );
+    this.limiter = new RedisRateLimiter(
+      this.redis,
+      keyPrefix,
+      config.rateLimitMaxWaitMs,
+      upstreamRateLimits(config),
+      config.budget.egresses,
+    );
     this.http = new GuardedHttpClient(base, breaker, this.limiter);
     this.availability = new UpstreamAvailability(this.redis, keyPrefix, this.limiter);
   }
@@ -108,7 +126,9 @@ export class CatalogInfrastructure implements OnModuleInit, OnApplicationShutdow
   /** Waits a moment for Redis; if it is unreachable the catalog starts without it and works uncached until it is back. */
   async onModuleInit(): Promise<void> {
     if (!(await redisReady(this.redis, REDIS_STARTUP_WAIT_MS))) {
-      this.logger.warn(`Redis at ${new URL(this.config.redis.url).host} not reachable; starting without the shared cache, rate limits are per replica until it is`);
+      this.logger.warn(
+        `Redis at ${new URL(this.config.redis.url).host} not reachable; starting without the shared cache, rate limits are per replica until it is`,
+      );
     }
     void this.notifier.start();
   }

@@ -97,15 +97,24 @@ export class CatalogController {
   async peekBatch(@Payload() request: BatchRequest<CatalogRequest>): Promise<BatchReply<CatalogPeekReply>> {
     const items = request?.items;
     if (!Array.isArray(items) || items.length === 0 || items.length > MAX_BATCH_ITEMS) {
-      throw new WireException(ErrorCode.InvalidArgument, `items must be an array of 1 to ${MAX_BATCH_ITEMS} catalog requests`);
+      throw new WireException(
+        ErrorCode.InvalidArgument,
+        `items must be an array of 1 to ${MAX_BATCH_ITEMS} catalog requests`,
+      );
     }
     const results = await Promise.all(
       items.map((item) =>
         this.peek(item).then(
-          (reply): BatchItemResult<CatalogPeekReply> => ({ ok: true, value: reply instanceof JsonTextReply ? reply.toValue() : reply }),
+          (reply): BatchItemResult<CatalogPeekReply> => ({
+            ok: true,
+            value: reply instanceof JsonTextReply ? reply.toValue() : reply,
+          }),
           (error: unknown): BatchItemResult<CatalogPeekReply> => ({
             ok: false,
-            error: error instanceof WireException ? (error.getError() as WireError) : { code: ErrorCode.Internal, message: 'internal error' },
+            error:
+              error instanceof WireException
+                ? (error.getError() as WireError)
+                : { code: ErrorCode.Internal, message: 'internal error' },
           }),
         ),
       ),
@@ -113,7 +122,12 @@ export class CatalogController {
     return { results };
   }
 
-  private reply(query: CatalogQuery, source: NonNullable<CatalogReply['source']>, result: ListData, provenance: Provenance): JsonTextReply<CatalogReply> {
+  private reply(
+    query: CatalogQuery,
+    source: NonNullable<CatalogReply['source']>,
+    result: ListData,
+    provenance: Provenance,
+  ): JsonTextReply<CatalogReply> {
     this.metrics.cache.inc({ kind: query.route, result: source });
     const dataJson = listJson(result);
     // The fields in the order callers have always had them: source, then the age when there is one.
@@ -125,6 +139,7 @@ export class CatalogController {
 }
 
 function queryOf(request: CatalogRequest): CatalogQuery {
-  if (typeof request?.query?.route !== 'string') throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
+  if (typeof request?.query?.route !== 'string')
+    throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
   return request.query;
 }

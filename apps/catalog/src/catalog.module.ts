@@ -19,13 +19,20 @@ export class CatalogModule {
       providers: [
         { provide: CATALOG_CONFIG, useValue: config },
         { provide: FETCH_BUDGET_SETTINGS, useValue: config.fetchBudget },
-        ...opsProviders({ service: 'catalog', ops: config.ops, natsProbe: config.nats, metrics: CatalogMetrics, readiness: CatalogReadiness }),
+        ...opsProviders({
+          service: 'catalog',
+          ops: config.ops,
+          natsProbe: config.nats,
+          metrics: CatalogMetrics,
+          readiness: CatalogReadiness,
+        }),
         CatalogInfrastructure,
         FetchBudget,
         // Which adapter answers is configuration (CATALOG_STORE), so it is chosen by a function, not by DI.
         {
           provide: STORE_ADAPTER,
-          useFactory: (infrastructure: CatalogInfrastructure) => createStoreAdapter(config, infrastructure.http, infrastructure.store),
+          useFactory: (infrastructure: CatalogInfrastructure) =>
+            createStoreAdapter(config, infrastructure.http, infrastructure.store),
           inject: [CatalogInfrastructure],
         },
         RefreshWorker,

@@ -14,7 +14,11 @@ describe('readCatalogConfig', () => {
         ampApiBaseUrl: 'http://127.0.0.1:4010',
         tokenPagePath: '/us/app/facebook/id284882215',
         userAgent: DEFAULT_UPSTREAM_USER_AGENT,
-        rateLimits: { itunes: { perMinute: 18, burst: 2 }, web: { perMinute: 6, burst: 2 }, ampApi: { perMinute: 60, burst: 10 } },
+        rateLimits: {
+          itunes: { perMinute: 18, burst: 2 },
+          web: { perMinute: 6, burst: 2 },
+          ampApi: { perMinute: 60, burst: 10 },
+        },
       },
       nats: { servers: ['nats://127.0.0.1:4222'], requestTimeoutMs: 10_000, shutdownGraceMs: 2000 },
       redis: { url: 'redis://127.0.0.1:6379', clusterNodes: [], keyPrefix: 'catalog:', commandTimeoutMs: 500 },
@@ -37,7 +41,14 @@ describe('readCatalogConfig', () => {
       },
       breaker: { failureThreshold: 5, openMs: 30_000, throttleOpenMs: 60_000, maxOpenMs: 600_000 },
       fetchBudget: { maxInFlight: 32, maxQueueWaitMs: 3000 },
-      budget: { egresses: [{ id: hostname() }], demandWindowSeconds: 900, refreshIntervalMs: 500, refreshMaxKeys: 200, refreshReserveTokens: 1, refreshMinSharePercent: 20 },
+      budget: {
+        egresses: [{ id: hostname() }],
+        demandWindowSeconds: 900,
+        refreshIntervalMs: 500,
+        refreshMaxKeys: 200,
+        refreshReserveTokens: 1,
+        refreshMinSharePercent: 20,
+      },
       ops: { port: 9102, host: '127.0.0.1', logLevel: 'info', heapGrowthPercent: 30 },
     });
   });
@@ -80,11 +91,18 @@ describe('readCatalogConfig', () => {
 
   it('reads the egresses: the proxies listed, each by host and port, or the pod by its id', () => {
     expect(readCatalogConfig({ UPSTREAM_EGRESS_ID: 'nat-eu-1' }).budget.egresses).toEqual([{ id: 'nat-eu-1' }]);
-    expect(readCatalogConfig({ UPSTREAM_EGRESS_PROXIES: 'http://user:secret@10.0.0.1:3128, http://10.0.0.2:3128' }).budget.egresses).toEqual([
+    expect(
+      readCatalogConfig({ UPSTREAM_EGRESS_PROXIES: 'http://user:secret@10.0.0.1:3128, http://10.0.0.2:3128' }).budget
+        .egresses,
+    ).toEqual([
       { id: 'proxy-10.0.0.1:3128', proxyUrl: 'http://user:secret@10.0.0.1:3128/' },
       { id: 'proxy-10.0.0.2:3128', proxyUrl: 'http://10.0.0.2:3128/' },
     ]);
-    for (const env of [{ UPSTREAM_EGRESS_PROXIES: 'socks5://10.0.0.1:1080' }, { UPSTREAM_EGRESS_PROXIES: 'http://a:1,http://a:1' }, { UPSTREAM_EGRESS_ID: 'has space' }]) {
+    for (const env of [
+      { UPSTREAM_EGRESS_PROXIES: 'socks5://10.0.0.1:1080' },
+      { UPSTREAM_EGRESS_PROXIES: 'http://a:1,http://a:1' },
+      { UPSTREAM_EGRESS_ID: 'has space' },
+    ]) {
       expect(() => readCatalogConfig(env)).toThrow(ConfigError);
     }
   });

@@ -1,5 +1,12 @@
 import { type OpsConfig, readOpsConfig } from '@appcat/ops';
-import { type EnvReader, readConfig, readNatsConfig, type NatsConfig, readRedisEndpoint, type RedisEndpoint } from '@appcat/config';
+import {
+  type EnvReader,
+  readConfig,
+  readNatsConfig,
+  type NatsConfig,
+  readRedisEndpoint,
+  type RedisEndpoint,
+} from '@appcat/config';
 import { hostname } from 'node:os';
 import type { FetchBudgetSettings } from './fetch-budget.js';
 
@@ -157,7 +164,8 @@ function readEgresses(e: EnvReader): Egress[] {
       e.fail(`UPSTREAM_EGRESS_PROXIES has an entry that is not a URL: ${JSON.stringify(proxy)}`);
       continue;
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') e.fail(`UPSTREAM_EGRESS_PROXIES entries must be http: or https: proxies, got ${url.protocol}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      e.fail(`UPSTREAM_EGRESS_PROXIES entries must be http: or https: proxies, got ${url.protocol}`);
     // Named without credentials, which must not reach Redis keys or logs.
     const id = `proxy-${url.host}`;
     if (egresses.some((x) => x.id === id)) e.fail(`UPSTREAM_EGRESS_PROXIES lists ${url.host} twice`);
@@ -166,7 +174,8 @@ function readEgresses(e: EnvReader): Egress[] {
   if (egresses.length > 0) return egresses;
   // The pod's own address by default; every pod behind one NAT sets the same id and shares one bucket.
   const id = e.string('UPSTREAM_EGRESS_ID', hostname() || 'local');
-  if (!/^[A-Za-z0-9._-]{1,100}$/.test(id)) e.fail(`UPSTREAM_EGRESS_ID must be 1-100 of A-Z a-z 0-9 . _ -, got ${JSON.stringify(id)}`);
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(id))
+    e.fail(`UPSTREAM_EGRESS_ID must be 1-100 of A-Z a-z 0-9 . _ -, got ${JSON.stringify(id)}`);
   return [{ id }];
 }
 
@@ -176,10 +185,12 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
   return readConfig((e) => {
     const tokenPagePath = e.string('APPLE_TOKEN_PAGE_PATH', '/us/app/facebook/id284882215');
     // A path only: "//host" or a scheme would let the setting move the request to another host.
-    if (!/^\/(?!\/)[^\s?#\\]*$/.test(tokenPagePath)) e.fail(`APPLE_TOKEN_PAGE_PATH must be a path starting with one "/", got ${JSON.stringify(tokenPagePath)}`);
+    if (!/^\/(?!\/)[^\s?#\\]*$/.test(tokenPagePath))
+      e.fail(`APPLE_TOKEN_PAGE_PATH must be a path starting with one "/", got ${JSON.stringify(tokenPagePath)}`);
     const keyPrefix = e.string('CATALOG_REDIS_PREFIX', 'catalog:');
     // Braces would make a hash tag of the prefix and put every key in one Redis Cluster slot.
-    if (/[\s{}]/.test(keyPrefix)) e.fail(`CATALOG_REDIS_PREFIX must not contain spaces or braces, got ${JSON.stringify(keyPrefix)}`);
+    if (/[\s{}]/.test(keyPrefix))
+      e.fail(`CATALOG_REDIS_PREFIX must not contain spaces or braces, got ${JSON.stringify(keyPrefix)}`);
     return {
       nats: readNatsConfig(e),
       ops: readOpsConfig(e, 9102),

@@ -20,9 +20,15 @@ const ticks = () => new Promise((resolve) => setImmediate(resolve));
 async function scraped(metrics: CatalogMetrics): Promise<Record<string, number>> {
   const figures: Record<string, number> = {};
   for (const metric of await metrics.registry.getMetricsAsJSON()) {
-    for (const value of metric.values as { value: number; labels: Record<string, string | number>; metricName?: string }[]) {
-      if (metric.name.startsWith('appcat_catalog_fetches') || metric.name === 'appcat_catalog_fetch_slots') figures[metric.name] = value.value;
-      if (value.metricName === 'appcat_catalog_fetch_wait_seconds_count') figures[`waits ${value.labels.outcome}`] = value.value;
+    for (const value of metric.values as {
+      value: number;
+      labels: Record<string, string | number>;
+      metricName?: string;
+    }[]) {
+      if (metric.name.startsWith('appcat_catalog_fetches') || metric.name === 'appcat_catalog_fetch_slots')
+        figures[metric.name] = value.value;
+      if (value.metricName === 'appcat_catalog_fetch_wait_seconds_count')
+        figures[`waits ${value.labels.outcome}`] = value.value;
     }
   }
   return figures;
@@ -30,7 +36,10 @@ async function scraped(metrics: CatalogMetrics): Promise<Record<string, number>>
 
 describe('FetchBudget', () => {
   it('hands a freed slot to the oldest waiter, also when the fetch holding it failed', async () => {
-    const budget = new FetchBudget({ maxInFlight: 1, maxQueueWaitMs: 60_000 }, new CatalogMetrics(createRegistry('catalog')));
+    const budget = new FetchBudget(
+      { maxInFlight: 1, maxQueueWaitMs: 60_000 },
+      new CatalogMetrics(createRegistry('catalog')),
+    );
     const [a, b, c] = [held(), held(), held()];
     const results = [budget.run(a.work), budget.run(b.work).catch((e: Error) => e.message), budget.run(c.work)];
     await ticks();
@@ -46,13 +55,19 @@ describe('FetchBudget', () => {
   });
 
   it('refuses at once with no waiting allowed, and a refused request never takes a slot later', async () => {
-    const budget = new FetchBudget({ maxInFlight: 1, maxQueueWaitMs: 0 }, new CatalogMetrics(createRegistry('catalog')));
+    const budget = new FetchBudget(
+      { maxInFlight: 1, maxQueueWaitMs: 0 },
+      new CatalogMetrics(createRegistry('catalog')),
+    );
     const a = held();
     const first = budget.run(a.work);
     const refused = held();
     const error = await budget.run(refused.work).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WireException);
-    expect((error as WireException).getError()).toEqual({ code: ErrorCode.ServiceUnavailable, message: 'catalog replica busy: all 1 fetch slots taken and no waiting allowed; not handled, retry' });
+    expect((error as WireException).getError()).toEqual({
+      code: ErrorCode.ServiceUnavailable,
+      message: 'catalog replica busy: all 1 fetch slots taken and no waiting allowed; not handled, retry',
+    });
     a.finish('a');
     await first;
     await ticks();
@@ -67,7 +82,11 @@ describe('FetchBudget', () => {
     const running = [budget.run(a.work), budget.run(b.work), budget.run(c.work)];
     const timedOut = budget.run(d.work).catch((e: WireException) => e.getError());
     await ticks();
-    expect(await scraped(metrics)).toEqual({ appcat_catalog_fetch_slots: 2, appcat_catalog_fetches_in_flight: 2, appcat_catalog_fetches_waiting: 2 });
+    expect(await scraped(metrics)).toEqual({
+      appcat_catalog_fetch_slots: 2,
+      appcat_catalog_fetches_in_flight: 2,
+      appcat_catalog_fetches_waiting: 2,
+    });
     a.finish('a');
     await ticks();
     expect(await timedOut).toMatchObject({ code: ErrorCode.ServiceUnavailable });

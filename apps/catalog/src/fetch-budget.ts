@@ -125,5 +125,8 @@ export class FetchBudget {
 
 function busy(maxInFlight: number, maxQueueWaitMs: number): WireException {
   const waited = maxQueueWaitMs === 0 ? 'and no waiting allowed' : `and none freed up within ${maxQueueWaitMs} ms`;
-  return new WireException(ErrorCode.ServiceUnavailable, `catalog replica busy: all ${maxInFlight} fetch slots taken ${waited}; not handled, retry`);
+  return new WireException(
+    ErrorCode.ServiceUnavailable,
+    `catalog replica busy: all ${maxInFlight} fetch slots taken ${waited}; not handled, retry`,
+  );
 }

@@ -4,6 +4,18 @@ export { chooseRefreshes } from './cache/refresh-drainer.js';
 export { guaranteedRefreshIntervals } from './catalog-infrastructure.js';
 export { type Freshness, type ResourceRequest, type ResourceStore, UncachedResources } from './cache/resource-store.js';
 export { createCatalogApp } from './catalog-app.js';
-export { readCatalogConfig, type AppleStoreConfig, type CatalogConfig, type CatalogStore, type UpstreamRateLimit, type Egress } from './config.js';
+export {
+  readCatalogConfig,
+  type AppleStoreConfig,
+  type CatalogConfig,
+  type CatalogStore,
+  type UpstreamRateLimit,
+  type Egress,
+} from './config.js';
 export { fetchFromStore, type ListData, type Review, type StoreAdapter } from './store/store-adapter.js';
-export { FetchUpstreamHttpClient, type UpstreamHttpClient, type UpstreamRequest, type UpstreamResponse } from './upstream/upstream-http-client.js';
+export {
+  FetchUpstreamHttpClient,
+  type UpstreamHttpClient,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from './upstream/upstream-http-client.js';

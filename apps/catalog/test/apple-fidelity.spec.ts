@@ -1,5 +1,11 @@
 import { ErrorCode, SEARCH_PAGE_SIZE } from '@appcat/contracts';
-import { type EmulatorRequest, REFERENCE_IDS, startStoreEmulator, type StoreEmulator, TODAYS_SHAPES } from '@appcat/store-emulator';
+import {
+  type EmulatorRequest,
+  REFERENCE_IDS,
+  startStoreEmulator,
+  type StoreEmulator,
+  TODAYS_SHAPES,
+} from '@appcat/store-emulator';
 import { AppleStoreAdapter } from '../src/apple/apple-store-adapter.js';
 import { FetchUpstreamHttpClient } from '../src/upstream/upstream-http-client.js';
 import { configFor, requestsDuring, wireErrorOf } from './support.js';
@@ -8,15 +14,20 @@ import { configFor, requestsDuring, wireErrorOf } from './support.js';
  * The adapter against the emulator on each point where today's App Store differs from what the
  * catalog first read (docs/upstream.md, "Fidelity to today's App Store").
  */
-describe('Apple adapter: fidelity to today\'s App Store', () => {
+describe("Apple adapter: fidelity to today's App Store", () => {
   let emulator: StoreEmulator;
   let seen: URL[];
   const adapterFor = (url = emulator.url, onDrift?: (note: string) => void) => {
     const config = configFor(url);
-    return new AppleStoreAdapter(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }), { onDrift });
+    return new AppleStoreAdapter(
+      config.apple,
+      new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }),
+      { onDrift },
+    );
   };
   const host = () => new URL(emulator.url).host;
-  const asked = (path: string | RegExp) => seen.filter((u) => (typeof path === 'string' ? u.pathname.startsWith(path) : path.test(u.pathname)));
+  const asked = (path: string | RegExp) =>
+    seen.filter((u) => (typeof path === 'string' ? u.pathname.startsWith(path) : path.test(u.pathname)));
 
   beforeAll(async () => {
     emulator = await startStoreEmulator({ seed: 13 });
@@ -37,23 +48,47 @@ describe('Apple adapter: fidelity to today\'s App Store', () => {
   describe('the web catalogue token', () => {
     it('is read from the module script the store page loads, and sent as the bearer', async () => {
       const adapter = adapterFor();
-      expect((await adapter.getBundle({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' })).resultCount).toBe(1);
-      expect(seen.map((u) => u.pathname)).toEqual(['/us/app/facebook/id284882215', expect.stringMatching(/^\/assets\/index~[0-9a-f]{10}\.js$/), '/v1/catalog/us/app-bundles']);
+      expect(
+        (await adapter.getBundle({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' }))
+          .resultCount,
+      ).toBe(1);
+      expect(seen.map((u) => u.pathname)).toEqual([
+        '/us/app/facebook/id284882215',
+        expect.stringMatching(/^\/assets\/index~[0-9a-f]{10}\.js$/),
+        '/v1/catalog/us/app-bundles',
+      ]);
     });
 
     it('is an unreadable answer naming the host, never cached, when the page no longer leads to it', async () => {
       const adapter = adapterFor();
       for (const placement of ['nowhere', 'meta-tag'] as const) {
         emulator.setDrift({ token: placement });
-        const error = await wireErrorOf(adapter.similarApps({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' }));
-        expect(error).toEqual({ code: ErrorCode.UpstreamBadResponse, message: `upstream store answered a module script without the web catalogue token (${host()})` });
+        const error = await wireErrorOf(
+          adapter.similarApps({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' }),
+        );
+        expect(error).toEqual({
+          code: ErrorCode.UpstreamBadResponse,
+          message: `upstream store answered a module script without the web catalogue token (${host()})`,
+        });
       }
-      emulator.addFault({ match: { endpoint: 'page', pathPattern: '^/us/app/' }, status: 200, body: '<html><head><title>x</title></head><body></body></html>', count: 1 });
-      expect(await wireErrorOf(adapter.getBundle({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' }))).toMatchObject({
+      emulator.addFault({
+        match: { endpoint: 'page', pathPattern: '^/us/app/' },
+        status: 200,
+        body: '<html><head><title>x</title></head><body></body></html>',
+        count: 1,
+      });
+      expect(
+        await wireErrorOf(
+          adapter.getBundle({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' }),
+        ),
+      ).toMatchObject({
         message: `upstream store answered a store page without a module script (${host()})`,
       });
       emulator.setDrift({ token: 'module-script' });
-      expect((await adapter.getBundle({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' })).resultCount).toBe(1);
+      expect(
+        (await adapter.getBundle({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' }))
+          .resultCount,
+      ).toBe(1);
     });
 
     it('is read again before its exp comes, not only after a 401', async () => {
@@ -76,7 +111,12 @@ describe('Apple adapter: fidelity to today\'s App Store', () => {
   describe('amp-api parameters', () => {
     it('asks for the iPhone platform plus every other one, and a sparse limit on similar apps', async () => {
       const adapter = adapterFor();
-      await adapter.similarApps({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us', lang: 'en-us' });
+      await adapter.similarApps({
+        route: 'apps.similar',
+        appId: String(REFERENCE_IDS.app),
+        country: 'us',
+        lang: 'en-us',
+      });
       await adapter.getBundle({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' });
       await adapter.searchBundles({ route: 'bundles.search', term: 'meta', page: 1, country: 'us' });
       const amp = asked('/v1/');
@@ -92,11 +132,19 @@ describe('Apple adapter: fidelity to today\'s App Store', () => {
   });
 
   describe('the reviews feed', () => {
-    const facebook = { route: 'apps.reviews', appId: String(REFERENCE_IDS.app), page: 1, country: 'us', sort: 'recent' } as const;
+    const facebook = {
+      route: 'apps.reviews',
+      appId: String(REFERENCE_IDS.app),
+      page: 1,
+      country: 'us',
+      sort: 'recent',
+    } as const;
 
     it('is read in its /json form', async () => {
       expect((await adapterFor().appReviews(facebook)).resultCount).toBe(50);
-      expect(asked(/\/rss\/customerreviews\//).map((u) => u.pathname)).toEqual([`/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`]);
+      expect(asked(/\/rss\/customerreviews\//).map((u) => u.pathname)).toEqual([
+        `/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`,
+      ]);
     });
 
     it('skips the app itself when it comes as the first entry, and says so', async () => {
@@ -116,11 +164,23 @@ describe('Apple adapter: fidelity to today\'s App Store', () => {
     it('reads a single review sent as an object, and tolerates stray entries', async () => {
       const single = await adapterFor().appReviews({ ...facebook, appId: String(REFERENCE_IDS.singleReviewApp) });
       expect(single.resultCount).toBe(1);
-      const real = JSON.parse(await (await fetch(`${emulator.url}/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`)).text()) as {
+      const real = JSON.parse(
+        await (
+          await fetch(`${emulator.url}/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`)
+        ).text(),
+      ) as {
         feed: { entry: unknown[] };
       };
-      const body = JSON.stringify({ feed: { ...real.feed, entry: [real.feed.entry[0], 'stray', { script: {} }, real.feed.entry[1]] } });
-      emulator.addFault({ match: { endpoint: 'reviews' }, status: 200, body, headers: { 'content-type': 'application/json' }, count: 1 });
+      const body = JSON.stringify({
+        feed: { ...real.feed, entry: [real.feed.entry[0], 'stray', { script: {} }, real.feed.entry[1]] },
+      });
+      emulator.addFault({
+        match: { endpoint: 'reviews' },
+        status: 200,
+        body,
+        headers: { 'content-type': 'application/json' },
+        count: 1,
+      });
       const notes: string[] = [];
       const stray = await adapterFor(emulator.url, (note) => notes.push(note)).appReviews(facebook);
       expect(stray.resultCount).toBe(2);
@@ -128,15 +188,26 @@ describe('Apple adapter: fidelity to today\'s App Store', () => {
     });
 
     it('is unreadable, not empty, when no entry can be read or the feed is missing', async () => {
-      for (const body of ['{"feed":{"entry":[{"id":"x"},{"id":"y"}]}}', '{"reviews":[]}', '<?xml version="1.0"?><feed/>']) {
+      for (const body of [
+        '{"feed":{"entry":[{"id":"x"},{"id":"y"}]}}',
+        '{"reviews":[]}',
+        '<?xml version="1.0"?><feed/>',
+      ]) {
         emulator.addFault({ match: { endpoint: 'reviews' }, status: 200, body, count: 1 });
-        expect(await wireErrorOf(adapterFor().appReviews(facebook))).toMatchObject({ code: ErrorCode.UpstreamBadResponse, message: expect.stringContaining(`(${host()})`) });
+        expect(await wireErrorOf(adapterFor().appReviews(facebook))).toMatchObject({
+          code: ErrorCode.UpstreamBadResponse,
+          message: expect.stringContaining(`(${host()})`),
+        });
       }
     });
 
     it('has pages 1 to 10 only: nothing else is asked', async () => {
       const adapter = adapterFor();
-      expect(await requestsDuring(emulator, async () => expect(await adapter.appReviews({ ...facebook, page: 11 })).toEqual({ resultCount: 0, results: [] }))).toBe(0);
+      expect(
+        await requestsDuring(emulator, async () =>
+          expect(await adapter.appReviews({ ...facebook, page: 11 })).toEqual({ resultCount: 0, results: [] }),
+        ),
+      ).toBe(0);
       expect((await adapter.appReviews({ ...facebook, page: 10 })).resultCount).toBe(50);
     });
   });
@@ -159,8 +230,15 @@ describe('Apple adapter: fidelity to today\'s App Store', () => {
         code: ErrorCode.UpstreamBadResponse,
         message: `upstream store answered search results grouped by an unknown type (top) (${host()})`,
       });
-      emulator.addFault({ match: { endpoint: 'amp-search' }, status: 200, body: '{"results":{"app-bundles":{"href":"/x"}}}', count: 1 });
-      expect(await wireErrorOf(adapterFor().searchBundles(search))).toMatchObject({ message: `upstream store answered search results whose app-bundles group has no data (${host()})` });
+      emulator.addFault({
+        match: { endpoint: 'amp-search' },
+        status: 200,
+        body: '{"results":{"app-bundles":{"href":"/x"}}}',
+        count: 1,
+      });
+      expect(await wireErrorOf(adapterFor().searchBundles(search))).toMatchObject({
+        message: `upstream store answered search results whose app-bundles group has no data (${host()})`,
+      });
     });
   });
 
@@ -171,13 +249,21 @@ describe('Apple adapter: fidelity to today\'s App Store', () => {
       const lower = await adapter.getApp({ route: 'apps.get', appId: 'com.facebook.facebook', country: 'us' });
       expect(exact.results).toEqual(lower.results);
       expect(exact.resultCount).toBe(1);
-      expect(asked('/lookup').map((u) => u.searchParams.get('bundleId'))).toEqual(['com.facebook.Facebook', 'com.facebook.facebook']);
+      expect(asked('/lookup').map((u) => u.searchParams.get('bundleId'))).toEqual([
+        'com.facebook.Facebook',
+        'com.facebook.facebook',
+      ]);
     });
 
     it('names the US storefront for a developer, the route having none', async () => {
       await adapterFor().getDeveloper({ route: 'developers.get', developerId: String(REFERENCE_IDS.developer) });
       const [lookup] = asked('/lookup');
-      expect(Object.fromEntries(lookup.searchParams)).toEqual({ id: String(REFERENCE_IDS.developer), country: 'us', entity: 'software', limit: '200' });
+      expect(Object.fromEntries(lookup.searchParams)).toEqual({
+        id: String(REFERENCE_IDS.developer),
+        country: 'us',
+        entity: 'software',
+        limit: '200',
+      });
     });
   });
 });

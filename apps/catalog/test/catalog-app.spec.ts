@@ -22,17 +22,26 @@ describe('catalog service over NATS', () => {
   });
   afterAll(() => system?.stop());
 
-  it.each(ROUTE_QUERIES.map((q) => [q.route, q] as const))('%s returns data, from the upstream first and then from the cache', async (_route, query) => {
-    const first = await system.fetch(query);
-    expect(listOf(first).resultCount).toBeGreaterThan(0);
-    expect(listOf(first).results).toHaveLength(listOf(first).resultCount);
-    const again: DecodedReply = await system.fetch(query);
-    expect(again).toEqual({ data: first.data, source: 'cache', ageSeconds: expect.any(Number), ageMs: expect.any(Number), freshForMs: expect.any(Number) });
-    expect(again.ageSeconds).toBeLessThan(5);
-    expect(again.ageSeconds).toBe(Math.floor(again.ageMs! / 1000));
-    // Fresh for the rest of its shortest TTL (half an hour, recent reviews, at the default settings).
-    expect(again.freshForMs).toBeGreaterThanOrEqual(30 * 60_000 - again.ageMs!);
-  });
+  it.each(ROUTE_QUERIES.map((q) => [q.route, q] as const))(
+    '%s returns data, from the upstream first and then from the cache',
+    async (_route, query) => {
+      const first = await system.fetch(query);
+      expect(listOf(first).resultCount).toBeGreaterThan(0);
+      expect(listOf(first).results).toHaveLength(listOf(first).resultCount);
+      const again: DecodedReply = await system.fetch(query);
+      expect(again).toEqual({
+        data: first.data,
+        source: 'cache',
+        ageSeconds: expect.any(Number),
+        ageMs: expect.any(Number),
+        freshForMs: expect.any(Number),
+      });
+      expect(again.ageSeconds).toBeLessThan(5);
+      expect(again.ageSeconds).toBe(Math.floor(again.ageMs! / 1000));
+      // Fresh for the rest of its shortest TTL (half an hour, recent reviews, at the default settings).
+      expect(again.freshForMs).toBeGreaterThanOrEqual(30 * 60_000 - again.ageMs!);
+    },
+  );
 
   it('says "upstream" when it asked the upstream for the answer', async () => {
     await system.reset();
@@ -45,11 +54,15 @@ describe('catalog service over NATS', () => {
 
   it('sends upstream failures and bad requests as typed errors', async () => {
     await system.reset();
-    await expect(system.fetch({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us', lang: 'xx' })).rejects.toMatchObject({
+    await expect(
+      system.fetch({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us', lang: 'xx' }),
+    ).rejects.toMatchObject({
       code: ErrorCode.UpstreamBadResponse,
       message: expect.stringContaining('Invalid value(s) for key(s): [language]'),
     });
-    await expect(system.fetch({ route: 'apps.nope' } as unknown as CatalogQuery)).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
+    await expect(system.fetch({ route: 'apps.nope' } as unknown as CatalogQuery)).rejects.toMatchObject({
+      code: ErrorCode.InvalidArgument,
+    });
     system.emulator.addFault({ status: 503 });
     await expect(system.fetch({ route: 'developers.get', developerId: '1' })).rejects.toEqual({
       code: ErrorCode.UpstreamHttpError,

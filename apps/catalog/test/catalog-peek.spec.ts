@@ -9,11 +9,27 @@ import { CatalogSystem, catalogClock, requestsDuring } from './support.js';
  * and the test moves past the lifetime.
  */
 const DETAILS_TTL_S = 5;
-const EXPIRING = { CACHE_TTL_DETAILS_S: String(DETAILS_TTL_S), CACHE_TTL_NOT_FOUND_S: String(DETAILS_TTL_S), CACHE_STALE_MAX_AGE_S: '600' };
+const EXPIRING = {
+  CACHE_TTL_DETAILS_S: String(DETAILS_TTL_S),
+  CACHE_TTL_NOT_FOUND_S: String(DETAILS_TTL_S),
+  CACHE_STALE_MAX_AGE_S: '600',
+};
 
 const app: CatalogQuery = { route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us' };
-const byBundleId: CatalogQuery = { route: 'apps.reviews', appId: REFERENCE_IDS.appBundleId, page: 2, country: 'us', sort: 'helpful' };
-const bundleReviews: CatalogQuery = { route: 'bundles.reviews', bundleId: String(REFERENCE_IDS.bundle), page: 1, country: 'us', sort: 'helpful' };
+const byBundleId: CatalogQuery = {
+  route: 'apps.reviews',
+  appId: REFERENCE_IDS.appBundleId,
+  page: 2,
+  country: 'us',
+  sort: 'helpful',
+};
+const bundleReviews: CatalogQuery = {
+  route: 'bundles.reviews',
+  bundleId: String(REFERENCE_IDS.bundle),
+  page: 1,
+  country: 'us',
+  sort: 'helpful',
+};
 const search: CatalogQuery = { route: 'apps.search', term: 'chess', page: 1, country: 'us' };
 
 describe('catalog.peek: the answer from fresh cache entries only', () => {

@@ -13,7 +13,8 @@ const similar: CatalogQuery = { route: 'apps.similar', appId: String(REFERENCE_I
 const app = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
 
 /** The seconds a message says to wait ("…; retry after N s"). */
-const retryAfterOf = (error: unknown) => Number(/retry after (\d+) s$/.exec((error as { message: string }).message)?.[1]);
+const retryAfterOf = (error: unknown) =>
+  Number(/retry after (\d+) s$/.exec((error as { message: string }).message)?.[1]);
 
 /**
  * The period a refusal names, checked against the time since the breaker opened: at most the period,
@@ -30,7 +31,14 @@ const breakers = {
   start: (env: Record<string, string>) =>
     CatalogSystem.start({
       replicas: 2,
-      env: { BREAKER_THROTTLE_OPEN_MS: String(THROTTLE_OPEN_MS), BREAKER_OPEN_MS: String(OPEN_MS), BREAKER_FAILURE_THRESHOLD: '2', BREAKER_MAX_OPEN_MS: '600000', CACHE_FAILURE_TTL_MS: '0', ...env },
+      env: {
+        BREAKER_THROTTLE_OPEN_MS: String(THROTTLE_OPEN_MS),
+        BREAKER_OPEN_MS: String(OPEN_MS),
+        BREAKER_FAILURE_THRESHOLD: '2',
+        BREAKER_MAX_OPEN_MS: '600000',
+        CACHE_FAILURE_TTL_MS: '0',
+        ...env,
+      },
     }),
   /** Ends the open period of a host's breaker now, as its passing would. */
   endPeriod: async (system: CatalogSystem, upstream: 'itunes' | 'apple-amp') => {
@@ -61,7 +69,10 @@ describe('circuit breaker per upstream host, shared by the replicas', () => {
     });
     // Another search, on the other replica: refused without a call, as the throttling it is.
     const refused = await system.via(1, search('weather')).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ code: ErrorCode.UpstreamThrottled, message: expect.stringMatching(/^upstream store is throttling us .*; retry after \d+ s$/) });
+    expect(refused).toMatchObject({
+      code: ErrorCode.UpstreamThrottled,
+      message: expect.stringMatching(/^upstream store is throttling us .*; retry after \d+ s$/),
+    });
     expectRetryAfter(refused, THROTTLE_OPEN_MS, openedAt);
     await expect(system.via(0, app('us'))).rejects.toMatchObject({ code: ErrorCode.UpstreamThrottled });
     expect([calls('search'), calls('lookup')]).toEqual([1, 0]);
@@ -109,17 +120,30 @@ describe('circuit breaker per upstream host, shared by the replicas', () => {
 
   it('opens after consecutive 5xx, reopens for twice as long when the probe fails, closes when it succeeds', async () => {
     system.emulator.addFault({ match: { endpoint: 'search' }, status: 503 });
-    await expect(system.fetch(search('a1'))).rejects.toMatchObject({ code: ErrorCode.UpstreamHttpError, message: `upstream store answered HTTP 503 (${host})` });
+    await expect(system.fetch(search('a1'))).rejects.toMatchObject({
+      code: ErrorCode.UpstreamHttpError,
+      message: `upstream store answered HTTP 503 (${host})`,
+    });
     const openedAt = performance.now();
-    await expect(system.fetch(search('a2'))).rejects.toMatchObject({ code: ErrorCode.UpstreamHttpError, message: `upstream store answered HTTP 503 (${host})` });
+    await expect(system.fetch(search('a2'))).rejects.toMatchObject({
+      code: ErrorCode.UpstreamHttpError,
+      message: `upstream store answered HTTP 503 (${host})`,
+    });
     const refused = await system.fetch(search('a3')).catch((e: unknown) => e);
-    expect(refused).toEqual({ code: ErrorCode.UpstreamHttpError, message: expect.stringMatching(new RegExp(`^upstream store is failing \\(HTTP 503, ${host}\\); retry after \\d+ s$`)) });
+    expect(refused).toEqual({
+      code: ErrorCode.UpstreamHttpError,
+      message: expect.stringMatching(
+        new RegExp(`^upstream store is failing \\(HTTP 503, ${host}\\); retry after \\d+ s$`),
+      ),
+    });
     expectRetryAfter(refused, OPEN_MS, openedAt);
     expect(calls('search')).toBe(2);
 
     await breakers.endPeriod(system, 'itunes');
     const probedAt = performance.now();
-    await expect(system.fetch(search('a4'))).rejects.toMatchObject({ message: `upstream store answered HTTP 503 (${host})` });
+    await expect(system.fetch(search('a4'))).rejects.toMatchObject({
+      message: `upstream store answered HTTP 503 (${host})`,
+    });
     expect(calls('search')).toBe(3);
     // The failed probe reopened it for 2 × OPEN_MS.
     const reopened = await system.fetch(search('a5')).catch((e: unknown) => e);
@@ -153,13 +177,20 @@ describe('circuit breaker per upstream host, shared by the replicas', () => {
     held.release();
     const settled = await sent;
     expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(1);
-    expect(settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason.getError().code)).toEqual(Array(4).fill(ErrorCode.UpstreamThrottled));
+    expect(
+      settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason.getError().code),
+    ).toEqual(Array(4).fill(ErrorCode.UpstreamThrottled));
     expect(calls('search')).toBe(2);
   });
 
   it('a 404 or a 400 is an answer, not a failure', async () => {
-    system.emulator.addFault({ match: { endpoint: 'search' }, status: 400, body: '{"errorMessage":"Invalid value(s) for key(s): [country]"}' });
-    for (const term of ['c1', 'c2', 'c3']) await expect(system.fetch(search(term))).rejects.toMatchObject({ code: ErrorCode.UpstreamBadResponse });
+    system.emulator.addFault({
+      match: { endpoint: 'search' },
+      status: 400,
+      body: '{"errorMessage":"Invalid value(s) for key(s): [country]"}',
+    });
+    for (const term of ['c1', 'c2', 'c3'])
+      await expect(system.fetch(search(term))).rejects.toMatchObject({ code: ErrorCode.UpstreamBadResponse });
     expect(calls('search')).toBe(3);
   });
 });
@@ -179,11 +210,17 @@ describe('circuit breaker: timeouts', () => {
     system.emulator.addFault({ match: { endpoint: 'lookup' }, delayMs: 60_000 });
     const askedAt = performance.now();
     // Side by side, so the test waits for one timeout, not two.
-    await Promise.all(['us', 'gb'].map((country) => expect(system.fetch(app(country))).rejects.toMatchObject({ code: ErrorCode.UpstreamTimeout })));
+    await Promise.all(
+      ['us', 'gb'].map((country) =>
+        expect(system.fetch(app(country))).rejects.toMatchObject({ code: ErrorCode.UpstreamTimeout }),
+      ),
+    );
     const refused = await system.fetch(app('de')).catch((e: unknown) => e);
     expect(refused).toEqual({
       code: ErrorCode.UpstreamTimeout,
-      message: expect.stringMatching(new RegExp(`^upstream store is failing \\(timed out, ${host}\\); retry after \\d+ s$`)),
+      message: expect.stringMatching(
+        new RegExp(`^upstream store is failing \\(timed out, ${host}\\); retry after \\d+ s$`),
+      ),
     });
     expectRetryAfter(refused, OPEN_MS, askedAt);
     expect(system.emulator.stats().byEndpoint.lookup).toBe(2);

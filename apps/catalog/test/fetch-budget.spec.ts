@@ -18,7 +18,10 @@ async function sendInOrder(system: CatalogSystem, terms: string[]): Promise<{ te
 /** What each replica runs now, and how many fetches they hold in all, running or waiting. */
 async function holding(system: CatalogSystem): Promise<{ inFlight: number[]; total: number }> {
   const budgets = await Promise.all(system.replicas.map((_, i) => system.budget(i)));
-  return { inFlight: budgets.map((b) => b.inFlight), total: budgets.reduce((sum, b) => sum + b.inFlight + b.waiting, 0) };
+  return {
+    inFlight: budgets.map((b) => b.inFlight),
+    total: budgets.reduce((sum, b) => sum + b.inFlight + b.waiting, 0),
+  };
 }
 
 /**
@@ -27,7 +30,12 @@ async function holding(system: CatalogSystem): Promise<{ inFlight: number[]; tot
  * unless a budget lets it), checks what each replica runs, then answers the held ones. How many were
  * held at once is then exactly what the budgets let through, whatever the machine's speed.
  */
-async function serveInRounds(system: CatalogSystem, held: HeldRequests, count: number, onRound?: (inFlight: number[]) => void): Promise<void> {
+async function serveInRounds(
+  system: CatalogSystem,
+  held: HeldRequests,
+  count: number,
+  onRound?: (inFlight: number[]) => void,
+): Promise<void> {
   let answered = 0;
   while (answered < count) {
     let state = await holding(system);
@@ -51,7 +59,10 @@ describe('fetch budget: each replica works on at most CATALOG_MAX_IN_FLIGHT requ
   describe('one replica', () => {
     let system: CatalogSystem;
     beforeAll(async () => {
-      system = await CatalogSystem.start({ replicas: 1, env: { CATALOG_MAX_IN_FLIGHT: String(SLOTS), CATALOG_MAX_QUEUE_WAIT_MS: '30000' } });
+      system = await CatalogSystem.start({
+        replicas: 1,
+        env: { CATALOG_MAX_IN_FLIGHT: String(SLOTS), CATALOG_MAX_QUEUE_WAIT_MS: '30000' },
+      });
     });
     beforeEach(() => system.reset());
     afterAll(() => system?.stop());
@@ -78,7 +89,10 @@ describe('fetch budget: each replica works on at most CATALOG_MAX_IN_FLIGHT requ
     it('a cache hit waits its turn like any fetch, then answers without calling', async () => {
       await system.fetch(search('budget cached'));
       const held = new HeldRequests(system.emulator);
-      const misses = sendInOrder(system, Array.from({ length: SLOTS }, (_, i) => `budget busy ${i}`));
+      const misses = sendInOrder(
+        system,
+        Array.from({ length: SLOTS }, (_, i) => `budget busy ${i}`),
+      );
       await until(() => held.held === SLOTS);
       let answered = false;
       const hit = system.fetch(search('budget cached')).then((reply) => ((answered = true), reply));
@@ -96,7 +110,10 @@ describe('fetch budget: each replica works on at most CATALOG_MAX_IN_FLIGHT requ
   describe('two replicas', () => {
     let system: CatalogSystem;
     beforeAll(async () => {
-      system = await CatalogSystem.start({ replicas: 2, env: { CATALOG_MAX_IN_FLIGHT: String(SLOTS), CATALOG_MAX_QUEUE_WAIT_MS: '30000' } });
+      system = await CatalogSystem.start({
+        replicas: 2,
+        env: { CATALOG_MAX_IN_FLIGHT: String(SLOTS), CATALOG_MAX_QUEUE_WAIT_MS: '30000' },
+      });
     });
     afterAll(() => system?.stop());
 
@@ -118,7 +135,10 @@ describe('fetch budget: each replica works on at most CATALOG_MAX_IN_FLIGHT requ
     const WAIT_MS = 200;
     let system: CatalogSystem;
     beforeAll(async () => {
-      system = await CatalogSystem.start({ replicas: 1, env: { CATALOG_MAX_IN_FLIGHT: '1', CATALOG_MAX_QUEUE_WAIT_MS: String(WAIT_MS) } });
+      system = await CatalogSystem.start({
+        replicas: 1,
+        env: { CATALOG_MAX_IN_FLIGHT: '1', CATALOG_MAX_QUEUE_WAIT_MS: String(WAIT_MS) },
+      });
     });
     afterAll(() => system?.stop());
 
@@ -127,13 +147,19 @@ describe('fetch budget: each replica works on at most CATALOG_MAX_IN_FLIGHT requ
       const first = system.fetch(search('bound first'));
       await until(() => held.held === 1);
       const began = performance.now();
-      const [second, third] = await Promise.all([system.fetch(search('bound second')).catch((e: unknown) => e), system.fetch(search('bound third')).catch((e: unknown) => e)]);
+      const [second, third] = await Promise.all([
+        system.fetch(search('bound second')).catch((e: unknown) => e),
+        system.fetch(search('bound third')).catch((e: unknown) => e),
+      ]);
       const waited = performance.now() - began;
       // Refused while the first still held the slot (it is answered only now): the bound refused
       // them, not a slot that freed up.
       expect(held.held).toBe(1);
       for (const refused of [second, third]) {
-        expect(refused).toEqual({ code: ErrorCode.ServiceUnavailable, message: `catalog replica busy: all 1 fetch slots taken and none freed up within ${WAIT_MS} ms; not handled, retry` });
+        expect(refused).toEqual({
+          code: ErrorCode.ServiceUnavailable,
+          message: `catalog replica busy: all 1 fetch slots taken and none freed up within ${WAIT_MS} ms; not handled, retry`,
+        });
       }
       expect(waited).toBeGreaterThanOrEqual(WAIT_MS * 0.9);
       held.release();

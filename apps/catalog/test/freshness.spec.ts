@@ -51,7 +51,13 @@ describe('cache freshness, expiry and stale answers', () => {
   });
 
   it('gives each kind its own TTL: page 1 of recent reviews expires, other pages do not', async () => {
-    const page = (p: number): CatalogQuery => ({ route: 'apps.reviews', appId: String(REFERENCE_IDS.app), page: p, country: 'us', sort: 'recent' });
+    const page = (p: number): CatalogQuery => ({
+      route: 'apps.reviews',
+      appId: String(REFERENCE_IDS.app),
+      page: p,
+      country: 'us',
+      sort: 'recent',
+    });
     await system.fetch(page(1));
     const secondAsked = Date.now();
     await system.fetch(page(2));
@@ -105,7 +111,13 @@ describe('cache freshness, expiry and stale answers', () => {
   });
 
   it('a stale answer used for a derived route marks the whole reply stale', async () => {
-    const query: CatalogQuery = { route: 'bundles.reviews', bundleId: String(REFERENCE_IDS.bundle), page: 1, country: 'us', sort: 'recent' };
+    const query: CatalogQuery = {
+      route: 'bundles.reviews',
+      bundleId: String(REFERENCE_IDS.bundle),
+      page: 1,
+      country: 'us',
+      sort: 'recent',
+    };
     const fresh = await system.fetch(query);
     catalogClock.advance(1100);
     // The bundle (12 h kind, 1 s here) and page 1 of recent reviews have expired; the feed now fails.

@@ -42,7 +42,11 @@ describe('catalog.peek: availability on a miss', () => {
     const reply = await system.peekReply(other);
     const elapsedMs = performance.now() - asked;
     expect(reply).toEqual({
-      unavailable: { code: ErrorCode.UpstreamHttpError, message: expect.stringMatching(/^upstream store is failing \(HTTP 503, itunes\); retry after \d+ s$/), retryAfterSeconds: expect.any(Number) },
+      unavailable: {
+        code: ErrorCode.UpstreamHttpError,
+        message: expect.stringMatching(/^upstream store is failing \(HTTP 503, itunes\); retry after \d+ s$/),
+        retryAfterSeconds: expect.any(Number),
+      },
     });
     // What is left of the minute it opened for: the time since it opened at most, however slow the machine.
     const { retryAfterSeconds } = (reply as { unavailable: { retryAfterSeconds: number } }).unavailable;
@@ -72,7 +76,13 @@ describe('catalog.peek: availability on a miss', () => {
     await system.fetch(app);
     await system.fetch(other);
     expect(await system.peekReply(third)).toEqual({
-      unavailable: { code: ErrorCode.UpstreamThrottled, message: expect.stringMatching(/^upstream store rate limit reached: 1 calls a minute to itunes; retry after \d+ s$/), retryAfterSeconds: expect.any(Number) },
+      unavailable: {
+        code: ErrorCode.UpstreamThrottled,
+        message: expect.stringMatching(
+          /^upstream store rate limit reached: 1 calls a minute to itunes; retry after \d+ s$/,
+        ),
+        retryAfterSeconds: expect.any(Number),
+      },
     });
   });
 });

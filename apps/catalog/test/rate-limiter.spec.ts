@@ -21,26 +21,37 @@ describe('rate limiter per upstream host, shared by the replicas', () => {
     const PER_MIN = 6;
     let system: CatalogSystem;
     beforeAll(async () => {
-      system = await CatalogSystem.start({ replicas: 2, env: { ITUNES_RATE_PER_MIN: String(PER_MIN), ITUNES_BURST: '3', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0' } });
+      system = await CatalogSystem.start({
+        replicas: 2,
+        env: { ITUNES_RATE_PER_MIN: String(PER_MIN), ITUNES_BURST: '3', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0' },
+      });
     });
     afterAll(() => system?.stop());
 
     it('lets the burst through across both replicas and refuses the rest without calling', async () => {
       const asked = terms(10, 'chess');
       const settled = await Promise.allSettled(asked.map((term, i) => system.via(i % 2, search(term))));
-      const refused = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected').map((s) => s.reason.getError());
+      const refused = settled
+        .filter((s): s is PromiseRejectedResult => s.status === 'rejected')
+        .map((s) => s.reason.getError());
       expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(3);
       expect(system.emulator.stats().byEndpoint.search).toBe(3);
       expect(refused).toHaveLength(7);
       // Retry after the time the next token takes: at most 10 s.
       expect(refused[0]).toEqual({
         code: ErrorCode.UpstreamThrottled,
-        message: expect.stringMatching(new RegExp(`^upstream store rate limit reached: ${PER_MIN} calls a minute to ${new URL(system.emulator.url).host}; retry after ([1-9]|10) s$`)),
+        message: expect.stringMatching(
+          new RegExp(
+            `^upstream store rate limit reached: ${PER_MIN} calls a minute to ${new URL(system.emulator.url).host}; retry after ([1-9]|10) s$`,
+          ),
+        ),
       });
       // Cached answers and other hosts are not limited.
       const served = asked.find((_, i) => settled[i].status === 'fulfilled')!;
       expect((await system.fetch(search(served))).source).toBe('cache');
-      expect((await system.fetch({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' })).source).toBe('upstream');
+      expect(
+        (await system.fetch({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' })).source,
+      ).toBe('upstream');
     });
   });
 
@@ -57,7 +68,11 @@ describe('rate limiter per upstream host, shared by the replicas', () => {
     beforeAll(async () => {
       system = await CatalogSystem.start({
         replicas: 2,
-        env: { ITUNES_RATE_PER_MIN: String(PER_MIN), ITUNES_BURST: String(BURST), UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: String(MAX_WAIT_MS) },
+        env: {
+          ITUNES_RATE_PER_MIN: String(PER_MIN),
+          ITUNES_BURST: String(BURST),
+          UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: String(MAX_WAIT_MS),
+        },
       });
     });
     beforeEach(() => system.reset());
@@ -88,7 +103,9 @@ describe('rate limiter per upstream host, shared by the replicas', () => {
       const settled = await Promise.allSettled(terms(30, 'qzzx').map((term, i) => system.via(i % 2, search(term))));
       const elapsed = performance.now() - began;
       const served = settled.filter((s) => s.status === 'fulfilled').length;
-      const refused = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected').map((s) => s.reason.getError().code);
+      const refused = settled
+        .filter((s): s is PromiseRejectedResult => s.status === 'rejected')
+        .map((s) => s.reason.getError().code);
       // At least what the burst and the longest wait allow; at most what the bucket allows over the run.
       expect(served).toBeGreaterThanOrEqual(BURST + Math.floor(MAX_WAIT_MS * perMs));
       expect(served).toBeLessThanOrEqual(BURST + Math.ceil(elapsed * perMs) + 1);

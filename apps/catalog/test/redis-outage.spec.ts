@@ -8,7 +8,15 @@ describe('when Redis goes away', () => {
   beforeAll(async () => {
     // Without Redis, merging covers the fetches a replica runs at once: room for all 50 sent below.
     // One token a minute: however slow the machine, no token is refilled while the test runs.
-    system = await CatalogSystem.start({ replicas: 1, env: { ITUNES_RATE_PER_MIN: '1', ITUNES_BURST: '3', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0', CATALOG_MAX_IN_FLIGHT: '100' } });
+    system = await CatalogSystem.start({
+      replicas: 1,
+      env: {
+        ITUNES_RATE_PER_MIN: '1',
+        ITUNES_BURST: '3',
+        UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0',
+        CATALOG_MAX_IN_FLIGHT: '100',
+      },
+    });
   });
   afterAll(() => system?.stop());
 
@@ -32,9 +40,14 @@ describe('when Redis goes away', () => {
     expect(system.emulator.stats().byEndpoint.lookup).toBe(1);
 
     // The replica's own bucket (burst 3) took one token above; two more calls, then refusals.
-    const settled = await Promise.allSettled(['a', 'b', 'c', 'd'].map((term) => system.fetch({ route: 'apps.search', term, page: 1, country: 'us' })));
+    const settled = await Promise.allSettled(
+      ['a', 'b', 'c', 'd'].map((term) => system.fetch({ route: 'apps.search', term, page: 1, country: 'us' })),
+    );
     expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(2);
     const refused = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected').map((s) => s.reason);
-    expect(refused).toEqual([expect.objectContaining({ code: ErrorCode.UpstreamThrottled }), expect.objectContaining({ code: ErrorCode.UpstreamThrottled })]);
+    expect(refused).toEqual([
+      expect.objectContaining({ code: ErrorCode.UpstreamThrottled }),
+      expect.objectContaining({ code: ErrorCode.UpstreamThrottled }),
+    ]);
   });
 });

@@ -47,7 +47,7 @@ describe('one upstream call per resource, across requests and replicas', () => {
     expect(system.emulator.stats().requests).toBe(1);
   });
 
-  it('identical requests at two replicas at once: one waits for the other\'s call', async () => {
+  it("identical requests at two replicas at once: one waits for the other's call", async () => {
     // The call is held at the upstream until all four are at the replicas.
     const held = new HeldRequests(system.emulator, 'search');
     const query: CatalogQuery = { route: 'apps.search', term: 'chess', page: 1, country: 'de' };
@@ -97,7 +97,10 @@ describe('one upstream call per resource, across requests and replicas', () => {
     let replies: DecodedReply[];
     try {
       replies = await Promise.all(
-        ids.flatMap((appId) => [system.via(0, { route: 'apps.get', appId, country: 'us' }), system.via(0, { route: 'apps.get', appId, country: 'gb' })]),
+        ids.flatMap((appId) => [
+          system.via(0, { route: 'apps.get', appId, country: 'us' }),
+          system.via(0, { route: 'apps.get', appId, country: 'gb' }),
+        ]),
       );
     } finally {
       Batcher.prototype.load = load;
@@ -118,13 +121,22 @@ describe('one upstream call per resource, across requests and replicas', () => {
   it('derived routes reuse cached resources: bundle reviews and similar bundles read the bundle and its apps once', async () => {
     const bundle = String(REFERENCE_IDS.bundle);
     await system.fetch({ route: 'bundles.get', bundleId: bundle, country: 'us' });
-    const members = (listOf(await system.fetch({ route: 'bundles.get', bundleId: bundle, country: 'us' })).results[0] as { relationships: { apps: { data: unknown[] } } })
-      .relationships.apps.data.length;
+    const members = (
+      listOf(await system.fetch({ route: 'bundles.get', bundleId: bundle, country: 'us' })).results[0] as {
+        relationships: { apps: { data: unknown[] } };
+      }
+    ).relationships.apps.data.length;
     system.emulator.resetStats();
     await system.fetch({ route: 'bundles.reviews', bundleId: bundle, page: 1, country: 'us', sort: 'recent' });
     expect(system.emulator.stats().byEndpoint).toMatchObject({ 'amp-app-bundles': 0, reviews: members });
     // The member apps' review pages are the apps' own: asking for an app's reviews now costs nothing.
-    const facebookReviews = await system.fetch({ route: 'apps.reviews', appId: String(REFERENCE_IDS.app), page: 1, country: 'us', sort: 'recent' });
+    const facebookReviews = await system.fetch({
+      route: 'apps.reviews',
+      appId: String(REFERENCE_IDS.app),
+      page: 1,
+      country: 'us',
+      sort: 'recent',
+    });
     expect(facebookReviews.source).toBe('cache');
     await system.fetch({ route: 'bundles.similar', bundleId: bundle, country: 'us' });
     // One batched web catalogue call (ids=) for every member's similar list.
@@ -134,7 +146,9 @@ describe('one upstream call per resource, across requests and replicas', () => {
   });
 
   it('caches the whole search list once and slices every page from it', async () => {
-    const pages = await Promise.all([1, 2, 3].map((page) => system.fetch({ route: 'apps.search', term: 'Chess', page, country: 'us' })));
+    const pages = await Promise.all(
+      [1, 2, 3].map((page) => system.fetch({ route: 'apps.search', term: 'Chess', page, country: 'us' })),
+    );
     const again = await system.fetch({ route: 'apps.search', term: '  chess ', page: 4, country: 'us' });
     expect(system.emulator.stats().byEndpoint.search).toBe(1);
     expect(again.source).toBe('cache');
@@ -172,7 +186,10 @@ describe('waiting for a lock that is never released', () => {
     const began = performance.now();
     const error = await system.fetch(facebook('jp')).catch((e: unknown) => e);
     const waited = performance.now() - began;
-    expect(error).toMatchObject({ code: ErrorCode.UpstreamTimeout, message: expect.stringContaining(`within ${LOCK_WAIT_MS} ms`) });
+    expect(error).toMatchObject({
+      code: ErrorCode.UpstreamTimeout,
+      message: expect.stringContaining(`within ${LOCK_WAIT_MS} ms`),
+    });
     expect(waited).toBeGreaterThanOrEqual(LOCK_WAIT_MS * 0.9);
     expect(waited).toBeLessThan(STUCK_MS);
     expect(await system.redis.get(key)).toBe('stuck-replica');

@@ -1,8 +1,22 @@
-import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, isCatalogUnavailable, Subject, type WireError } from '@appcat/contracts';
+import {
+  type CatalogPeekReply,
+  type CatalogQuery,
+  type CatalogReply,
+  type CatalogRequest,
+  isCatalogUnavailable,
+  Subject,
+  type WireError,
+} from '@appcat/contracts';
 import { NatsRpcClient, RpcCallError, WireException } from '@appcat/microservice';
 import { CatalogMetrics } from '@appcat/ops';
 import { jest } from '@jest/globals';
-import { type Endpoint, endpointOf, type RequestFault, startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
+import {
+  type Endpoint,
+  endpointOf,
+  type RequestFault,
+  startStoreEmulator,
+  type StoreEmulator,
+} from '@appcat/store-emulator';
 import { type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
 import { Redis } from 'ioredis';
@@ -57,7 +71,18 @@ export const catalogClock = {
     jest.useFakeTimers({
       now: Date.now(),
       advanceTimers: true,
-      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
     });
   },
   advance(ms: number): void {
@@ -72,10 +97,15 @@ export const catalogClock = {
  * Waits until `condition` holds. The deadline only guards against a hang (a condition that never
  * comes true fails the test); it is no measure of speed, so it is generous.
  */
-export async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 30_000, state?: () => unknown): Promise<void> {
+export async function until(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs = 30_000,
+  state?: () => unknown,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${state ? `: ${JSON.stringify(state())}` : ''}`);
+    if (performance.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms${state ? `: ${JSON.stringify(state())}` : ''}`);
     await sleep(10);
   }
 }
@@ -139,7 +169,8 @@ export function worstExcess(times: number[], burst: number, perMs: number): numb
   const sorted = [...times].sort((a, b) => a - b);
   let worst = -Infinity;
   for (let i = 0; i < sorted.length; i++) {
-    for (let j = i; j < sorted.length; j++) worst = Math.max(worst, j - i + 1 - (burst + perMs * (sorted[j] - sorted[i])));
+    for (let j = i; j < sorted.length; j++)
+      worst = Math.max(worst, j - i + 1 - (burst + perMs * (sorted[j] - sorted[i])));
   }
   return worst;
 }
@@ -184,8 +215,18 @@ export class CatalogSystem {
   ) {}
 
   /** @param replicaEnv settings of one replica only (its egress id, say), over `env`. */
-  static async start(options: { replicas?: number; env?: Record<string, string>; replicaEnv?: (replica: number) => Record<string, string> } = {}): Promise<CatalogSystem> {
-    const [redisServer, nats, emulator] = await Promise.all([startRedisServer(), startNatsServer(), startStoreEmulator()]);
+  static async start(
+    options: {
+      replicas?: number;
+      env?: Record<string, string>;
+      replicaEnv?: (replica: number) => Record<string, string>;
+    } = {},
+  ): Promise<CatalogSystem> {
+    const [redisServer, nats, emulator] = await Promise.all([
+      startRedisServer(),
+      startNatsServer(),
+      startStoreEmulator(),
+    ]);
     const baseEnv: Record<string, string> = {
       NATS_URL: nats.url,
       REDIS_URL: redisServer.url,
@@ -208,11 +249,16 @@ export class CatalogSystem {
     const replicas: INestMicroservice[] = [];
     for (let i = 0; i < (options.replicas ?? 1); i++) {
       const own = options.replicaEnv?.(i);
-      const app = await createCatalogApp(own ? configFor(emulator.url, { ...baseEnv, ...own }) : config, { logger: ['error'] });
+      const app = await createCatalogApp(own ? configFor(emulator.url, { ...baseEnv, ...own }) : config, {
+        logger: ['error'],
+      });
       await app.listen();
       replicas.push(app);
     }
-    const client = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 }, 'catalog-test');
+    const client = await NatsRpcClient.connect(
+      { servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 },
+      'catalog-test',
+    );
     const redis = new Redis(redisServer.url, { protocol: 2, disconnectTimeout: 200 });
     redis.on('error', () => undefined);
     return new CatalogSystem(redisServer, nats, emulator, config, replicas, client, redis);
@@ -220,31 +266,51 @@ export class CatalogSystem {
 
   /** One catalog.fetch over NATS, answered by whichever replica the queue group picks. */
   async fetch(query: CatalogQuery): Promise<DecodedReply> {
-    return decoded(await wireErrorsAsSent(this.client.request<CatalogReply>(Subject.CatalogFetch, { query, requestId: randomUUID() } satisfies CatalogRequest, { service: 'catalog' })));
+    return decoded(
+      await wireErrorsAsSent(
+        this.client.request<CatalogReply>(
+          Subject.CatalogFetch,
+          { query, requestId: randomUUID() } satisfies CatalogRequest,
+          { service: 'catalog' },
+        ),
+      ),
+    );
   }
 
   /** One catalog.peek over NATS: the cached answer, or null (a miss whose upstream is available, or unknown). */
   async peek(query: CatalogQuery): Promise<DecodedReply | null> {
     const reply = await this.peekReply(query);
-    if (isCatalogUnavailable(reply)) throw new Error(`peek reported the upstream unavailable: ${reply.unavailable.message}`);
+    if (isCatalogUnavailable(reply))
+      throw new Error(`peek reported the upstream unavailable: ${reply.unavailable.message}`);
     return reply === null ? null : decoded(reply);
   }
 
   /** One catalog.peek over NATS, its reply as sent (a miss may report the upstream unavailable). */
   async peekReply(query: CatalogQuery): Promise<CatalogPeekReply> {
-    return wireErrorsAsSent(this.client.request<CatalogPeekReply>(Subject.CatalogPeek, { query, requestId: randomUUID() } satisfies CatalogRequest, { service: 'catalog' }));
+    return wireErrorsAsSent(
+      this.client.request<CatalogPeekReply>(
+        Subject.CatalogPeek,
+        { query, requestId: randomUUID() } satisfies CatalogRequest,
+        { service: 'catalog' },
+      ),
+    );
   }
 
   /** The same request handled by one given replica (its controller called directly). */
   async via(replica: number, query: CatalogQuery): Promise<DecodedReply> {
-    return decoded((await this.replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() })).toValue());
+    return decoded(
+      (await this.replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() })).toValue(),
+    );
   }
 
   /** A replica's fetch budget now, from its gauges: fetches holding a slot and fetches waiting for one. */
   async budget(replica: number): Promise<{ inFlight: number; waiting: number }> {
     const { registry } = this.replicas[replica].get(CatalogMetrics);
     const read = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value ?? 0;
-    return { inFlight: await read('appcat_catalog_fetches_in_flight'), waiting: await read('appcat_catalog_fetches_waiting') };
+    return {
+      inFlight: await read('appcat_catalog_fetches_in_flight'),
+      waiting: await read('appcat_catalog_fetches_waiting'),
+    };
   }
 
   /** Fetches every replica holds now, running or waiting for a slot. */

@@ -7,7 +7,10 @@ import { CatalogSystem } from './support.js';
 describe('unreadable upstream answers', () => {
   let system: CatalogSystem;
   const counted = async () => {
-    const metric = await system.replicas[0].get(CatalogMetrics).registry.getSingleMetric('appcat_upstream_unreadable_total')!.get();
+    const metric = await system.replicas[0]
+      .get(CatalogMetrics)
+      .registry.getSingleMetric('appcat_upstream_unreadable_total')!
+      .get();
     return Object.fromEntries(metric.values.map((v) => [v.labels.route, v.value]));
   };
 
@@ -20,7 +23,7 @@ describe('unreadable upstream answers', () => {
   });
   afterAll(() => system?.stop());
 
-  it('answers UPSTREAM_BAD_RESPONSE for a search grouping we do not know, never an empty list, and counts it under the route\'s path template', async () => {
+  it("answers UPSTREAM_BAD_RESPONSE for a search grouping we do not know, never an empty list, and counts it under the route's path template", async () => {
     system.emulator.setDrift({ searchGrouping: 'unknown' });
     const host = new URL(system.emulator.url).host;
     for (const term of ['meta', 'essentials']) {
@@ -32,15 +35,21 @@ describe('unreadable upstream answers', () => {
     // The token moves on the site and the one the catalog holds stops working.
     system.emulator.setDrift({ token: 'nowhere' });
     system.emulator.rotateToken();
-    await expect(system.fetch({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' })).rejects.toMatchObject({ code: ErrorCode.UpstreamBadResponse });
+    await expect(
+      system.fetch({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' }),
+    ).rejects.toMatchObject({ code: ErrorCode.UpstreamBadResponse });
     expect(await counted()).toEqual({ '/api/bundles': 2, '/api/bundles/{bundleId}': 1 });
   });
 
-  it('does not count Apple\'s own error answers or other failures', async () => {
+  it("does not count Apple's own error answers or other failures", async () => {
     const before = await counted();
-    await expect(system.fetch({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us', lang: 'xx-yy' })).rejects.toMatchObject({ code: ErrorCode.UpstreamBadResponse });
+    await expect(
+      system.fetch({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us', lang: 'xx-yy' }),
+    ).rejects.toMatchObject({ code: ErrorCode.UpstreamBadResponse });
     system.emulator.addFault({ status: 503, count: 1 });
-    await expect(system.fetch({ route: 'developers.get', developerId: String(REFERENCE_IDS.developer) })).rejects.toMatchObject({ code: ErrorCode.UpstreamHttpError });
+    await expect(
+      system.fetch({ route: 'developers.get', developerId: String(REFERENCE_IDS.developer) }),
+    ).rejects.toMatchObject({ code: ErrorCode.UpstreamHttpError });
     expect(await counted()).toEqual(before);
   });
 });

@@ -3,11 +3,21 @@ import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { CatalogInfrastructure } from '../src/catalog-infrastructure.js';
-import { CatalogSystem, catalogClock, HeldRequests, recordGrants, sleep, until, worstExcess, wireErrorOf } from './support.js';
+import {
+  CatalogSystem,
+  catalogClock,
+  HeldRequests,
+  recordGrants,
+  sleep,
+  until,
+  worstExcess,
+  wireErrorOf,
+} from './support.js';
 
 const search = (term: string): CatalogQuery => ({ route: 'apps.search', term, page: 1, country: 'us' });
 const app = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
-const infrastructureOf = (system: CatalogSystem, replica: number) => system.replicas[replica].get(CatalogInfrastructure);
+const infrastructureOf = (system: CatalogSystem, replica: number) =>
+  system.replicas[replica].get(CatalogInfrastructure);
 
 /** Search terms in the order the emulator received them. */
 function recordSearches(system: CatalogSystem): { term: string; at: number }[] {
@@ -22,7 +32,10 @@ function recordSearches(system: CatalogSystem): { term: string; at: number }[] {
 describe('stale-while-revalidate', () => {
   let system: CatalogSystem;
   beforeAll(async () => {
-    system = await CatalogSystem.start({ replicas: 2, env: { CACHE_TTL_DETAILS_S: '1', CACHE_REFRESH_INTERVAL_MS: '50' } });
+    system = await CatalogSystem.start({
+      replicas: 2,
+      env: { CACHE_TTL_DETAILS_S: '1', CACHE_REFRESH_INTERVAL_MS: '50' },
+    });
     catalogClock.install();
   });
   beforeEach(() => system.reset());
@@ -39,7 +52,8 @@ describe('stale-while-revalidate', () => {
     // answered while it is held, so none waited for it.
     const held = new HeldRequests(system.emulator, 'lookup');
     const replies = await Promise.all(Array.from({ length: 40 }, () => system.fetch(app('us'))));
-    for (const reply of replies) expect(reply).toEqual({ data: fresh.data, source: 'stale', ageSeconds: expect.any(Number) });
+    for (const reply of replies)
+      expect(reply).toEqual({ data: fresh.data, source: 'stale', ageSeconds: expect.any(Number) });
     await until(() => held.held === 1);
     held.release();
     system.emulator.setRequestHook();
@@ -185,12 +199,17 @@ describe('a budget per egress identity', () => {
   describe('pods with their own address (UPSTREAM_EGRESS_ID)', () => {
     let system: CatalogSystem;
     beforeAll(async () => {
-      system = await CatalogSystem.start({ replicas: 2, env: limits, replicaEnv: (i) => ({ UPSTREAM_EGRESS_ID: `pod-${i}` }) });
+      system = await CatalogSystem.start({
+        replicas: 2,
+        env: limits,
+        replicaEnv: (i) => ({ UPSTREAM_EGRESS_ID: `pod-${i}` }),
+      });
     });
     afterAll(() => system?.stop());
 
     it('each spends its own bucket: one exhausted leaves the other whole', async () => {
-      const settle = (replica: number, tag: string) => Promise.allSettled(Array.from({ length: 6 }, (_, i) => system.via(replica, search(`${tag} ${i}`))));
+      const settle = (replica: number, tag: string) =>
+        Promise.allSettled(Array.from({ length: 6 }, (_, i) => system.via(replica, search(`${tag} ${i}`))));
       const first = await settle(0, 'pod zero');
       expect(first.filter((s) => s.status === 'fulfilled')).toHaveLength(3);
       expect(await infrastructureOf(system, 0).limiter.isExhausted('itunes')).toBe(true);
@@ -209,7 +228,10 @@ describe('a budget per egress identity', () => {
     let proxies: Awaited<ReturnType<typeof startProxy>>[];
     beforeAll(async () => {
       proxies = await Promise.all([startProxy(), startProxy()]);
-      system = await CatalogSystem.start({ replicas: 1, env: { ...limits, UPSTREAM_EGRESS_PROXIES: proxies.map((p) => p.url).join(',') } });
+      system = await CatalogSystem.start({
+        replicas: 1,
+        env: { ...limits, UPSTREAM_EGRESS_PROXIES: proxies.map((p) => p.url).join(',') },
+      });
     });
     afterAll(async () => {
       await system?.stop();
@@ -217,13 +239,26 @@ describe('a budget per egress identity', () => {
     });
 
     it('sends through each proxy and gives each its own bucket; a cold miss past both is a 502-class error naming the budget', async () => {
-      const settled = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => system.fetch(search(`proxied ${i}`))));
+      const settled = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => system.fetch(search(`proxied ${i}`))),
+      );
       expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(6);
       expect(system.emulator.stats().byEndpoint.search).toBe(6);
       for (const proxy of proxies) expect(proxy.used()).toBeGreaterThan(0);
-      expect(await wireErrorOf(infrastructureOf(system, 0).http.get({ url: new URL(`${system.emulator.url}/search?term=x`), upstream: 'itunes' }))).toEqual({
+      expect(
+        await wireErrorOf(
+          infrastructureOf(system, 0).http.get({
+            url: new URL(`${system.emulator.url}/search?term=x`),
+            upstream: 'itunes',
+          }),
+        ),
+      ).toEqual({
         code: ErrorCode.UpstreamThrottled,
-        message: expect.stringMatching(new RegExp(`^upstream store rate limit reached: 6 calls a minute to ${new URL(system.emulator.url).host} from each of 2 egresses; retry after \\d+ s$`)),
+        message: expect.stringMatching(
+          new RegExp(
+            `^upstream store rate limit reached: 6 calls a minute to ${new URL(system.emulator.url).host} from each of 2 egresses; retry after \\d+ s$`,
+          ),
+        ),
       });
     });
   });

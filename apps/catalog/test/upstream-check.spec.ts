@@ -7,7 +7,13 @@ import { FetchUpstreamHttpClient } from '../src/upstream/upstream-http-client.js
 import { configFor } from './support.js';
 
 const ALL_ROUTES = PRICED_ROUTES.map((r) => r.path);
-const AMP_ROUTES = ['/api/apps/{appId}/similar', '/api/bundles', '/api/bundles/{bundleId}', '/api/bundles/{bundleId}/reviews', '/api/bundles/{bundleId}/similar'];
+const AMP_ROUTES = [
+  '/api/apps/{appId}/similar',
+  '/api/bundles',
+  '/api/bundles/{bundleId}',
+  '/api/bundles/{bundleId}/reviews',
+  '/api/bundles/{bundleId}/similar',
+];
 
 const drifted = (checks: RouteCheck[]) => checks.filter((c) => c.status !== 'ok').map((c) => c.route);
 
@@ -25,7 +31,10 @@ describe('upstream check against the store emulator', () => {
   let control: EmulatorControlClient;
   const check = () => {
     const config = configFor(emulator.url);
-    return checkUpstream(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }));
+    return checkUpstream(
+      config.apple,
+      new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }),
+    );
   };
 
   beforeAll(async () => {
@@ -35,7 +44,7 @@ describe('upstream check against the store emulator', () => {
   afterEach(() => control.setDrift(TODAYS_SHAPES));
   afterAll(() => emulator.close());
 
-  it('finds every priced route ok on today\'s shapes, one row per route, named by the route table', async () => {
+  it("finds every priced route ok on today's shapes, one row per route, named by the route table", async () => {
     const checks = await check();
     expect(checks.map((c) => c.route)).toEqual(ALL_ROUTES);
     expect(checks).toHaveLength(9);
@@ -48,7 +57,10 @@ describe('upstream check against the store emulator', () => {
     const checks = await check();
     expect(drifted(checks)).toEqual(AMP_ROUTES);
     for (const c of checks.filter((c) => c.status !== 'ok')) {
-      expect(c).toMatchObject({ status: 'drift', detail: `upstream store answered a module script without the web catalogue token (${new URL(emulator.url).host})` });
+      expect(c).toMatchObject({
+        status: 'drift',
+        detail: `upstream store answered a module script without the web catalogue token (${new URL(emulator.url).host})`,
+      });
     }
   });
 
@@ -61,26 +73,35 @@ describe('upstream check against the store emulator', () => {
     await control.setDrift({ searchGrouping: 'unknown' });
     const checks = await check();
     expect(drifted(checks)).toEqual(['/api/bundles']);
-    expect(checks.find((c) => c.route === '/api/bundles')).toMatchObject({ status: 'drift', detail: expect.stringContaining('search results grouped by an unknown type (top)') });
+    expect(checks.find((c) => c.route === '/api/bundles')).toMatchObject({
+      status: 'drift',
+      detail: expect.stringContaining('search results grouped by an unknown type (top)'),
+    });
   });
 
   it('reports exactly the review routes when the feed lists the app as its first entry', async () => {
     await control.setDrift({ reviewsFirstEntry: 'app' });
     const checks = await check();
     expect(drifted(checks)).toEqual(['/api/apps/{appId}/reviews', '/api/bundles/{bundleId}/reviews']);
-    expect(checks.find((c) => c.route === '/api/apps/{appId}/reviews')?.detail).toBe('the reviews feed lists the app itself as its first entry (skipped)');
+    expect(checks.find((c) => c.route === '/api/apps/{appId}/reviews')?.detail).toBe(
+      'the reviews feed lists the app itself as its first entry (skipped)',
+    );
   });
 
   it('reports drift for a well-known item that answers nothing', async () => {
     const config = configFor(emulator.url);
-    const checks = await checkUpstream(config.apple, new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }), {
-      appId: '999999999',
-      bundleId: '999999999',
-      developerId: '999999999',
-      appTerm: 'zzzqqqxxx',
-      bundleTerm: 'zzzqqqxxx',
-      country: 'us',
-    });
+    const checks = await checkUpstream(
+      config.apple,
+      new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }),
+      {
+        appId: '999999999',
+        bundleId: '999999999',
+        developerId: '999999999',
+        appTerm: 'zzzqqqxxx',
+        bundleTerm: 'zzzqqqxxx',
+        country: 'us',
+      },
+    );
     expect(drifted(checks)).toEqual(ALL_ROUTES);
     expect(checks[0].detail).toBe('no records for the well-known item (term "zzzqqqxxx" in us)');
   });
@@ -92,7 +113,12 @@ describe('upstream check against the store emulator', () => {
       const code = await runUpstreamCheckCli(args, env, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
       return { code, stdout, stderr };
     };
-    const envFor = (url: string) => ({ ITUNES_BASE_URL: url, APPLE_WEB_BASE_URL: url, APPLE_AMP_API_BASE_URL: url, UPSTREAM_TIMEOUT_MS: '30000' });
+    const envFor = (url: string) => ({
+      ITUNES_BASE_URL: url,
+      APPLE_WEB_BASE_URL: url,
+      APPLE_AMP_API_BASE_URL: url,
+      UPSTREAM_TIMEOUT_MS: '30000',
+    });
 
     it('--json prints exactly one object, and exits 0 only when all nine are ok', async () => {
       const ok = await run(['--json'], envFor(emulator.url));
@@ -103,7 +129,11 @@ describe('upstream check against the store emulator', () => {
       await control.setDrift({ searchGrouping: 'unknown' });
       const drift = await run(['--json'], envFor(emulator.url));
       expect(drift.code).toBe(1);
-      expect((JSON.parse(drift.stdout) as { routes: RouteCheck[] }).routes.filter((r) => r.status === 'drift').map((r) => r.route)).toEqual(['/api/bundles']);
+      expect(
+        (JSON.parse(drift.stdout) as { routes: RouteCheck[] }).routes
+          .filter((r) => r.status === 'drift')
+          .map((r) => r.route),
+      ).toEqual(['/api/bundles']);
     });
 
     it('prints one row per route, and calls an upstream nobody answers unreachable', async () => {
@@ -112,7 +142,12 @@ describe('upstream check against the store emulator', () => {
       expect(result.code).toBe(1);
       const rows = result.stdout.trim().split('\n');
       expect(rows).toHaveLength(9);
-      for (const [i, row] of rows.entries()) expect(row).toMatch(new RegExp(`^${ALL_ROUTES[i].replace(/[{}]/g, '\\$&')} +unreachable +upstream store unreachable: connection refused`));
+      for (const [i, row] of rows.entries())
+        expect(row).toMatch(
+          new RegExp(
+            `^${ALL_ROUTES[i].replace(/[{}]/g, '\\$&')} +unreachable +upstream store unreachable: connection refused`,
+          ),
+        );
     });
 
     it('refuses bad flags with a usage message and exit code 2', async () => {

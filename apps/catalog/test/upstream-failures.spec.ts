@@ -14,13 +14,24 @@ const GENEROUS_TIMEOUT_MS = 30_000;
 
 function adapterFor(url: string, timeoutMs = GENEROUS_TIMEOUT_MS): AppleStoreAdapter {
   const config = configFor(url);
-  return new AppleStoreAdapter(config.apple, new FetchUpstreamHttpClient({ timeoutMs, userAgent: config.apple.userAgent }));
+  return new AppleStoreAdapter(
+    config.apple,
+    new FetchUpstreamHttpClient({ timeoutMs, userAgent: config.apple.userAgent }),
+  );
 }
 
-const getFacebook = (adapter: AppleStoreAdapter) => adapter.getApp({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us' });
+const getFacebook = (adapter: AppleStoreAdapter) =>
+  adapter.getApp({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us' });
 const facebookReviews = (adapter: AppleStoreAdapter) =>
-  adapter.appReviews({ route: 'apps.reviews', appId: String(REFERENCE_IDS.app), page: 1, country: 'us', sort: 'recent' });
-const similarToFacebook = (adapter: AppleStoreAdapter) => adapter.similarApps({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' });
+  adapter.appReviews({
+    route: 'apps.reviews',
+    appId: String(REFERENCE_IDS.app),
+    page: 1,
+    country: 'us',
+    sort: 'recent',
+  });
+const similarToFacebook = (adapter: AppleStoreAdapter) =>
+  adapter.similarApps({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' });
 
 describe('upstream failures become typed wire errors', () => {
   let emulator: StoreEmulator;
@@ -35,12 +46,17 @@ describe('upstream failures become typed wire errors', () => {
   afterEach(() => emulator.setRequestHook());
   afterAll(() => emulator.close());
 
-  const answer = (status: number, body = '', headers: Record<string, string> = {}): RequestHook => () => ({ response: { status, body, headers } });
+  const answer =
+    (status: number, body = '', headers: Record<string, string> = {}): RequestHook =>
+    () => ({ response: { status, body, headers } });
 
   it('a server that answers too late: UPSTREAM_TIMEOUT', async () => {
     emulator.setRequestHook(() => ({ delayMs: SLOW_MS }));
     const began = performance.now();
-    expect(await wireErrorOf(getFacebook(adapterFor(emulator.url, TIMEOUT_MS)))).toEqual({ code: ErrorCode.UpstreamTimeout, message: `upstream store timed out after ${TIMEOUT_MS} ms (${host})` });
+    expect(await wireErrorOf(getFacebook(adapterFor(emulator.url, TIMEOUT_MS)))).toEqual({
+      code: ErrorCode.UpstreamTimeout,
+      message: `upstream store timed out after ${TIMEOUT_MS} ms (${host})`,
+    });
     // Given up long before the answer would have come.
     expect(performance.now() - began).toBeLessThan(SLOW_MS);
   });
@@ -72,7 +88,10 @@ describe('upstream failures become typed wire errors', () => {
 
   it('a connection dropped without an answer: UPSTREAM_UNREACHABLE', async () => {
     emulator.setRequestHook(() => ({ destroy: true }));
-    expect(await wireErrorOf(getFacebook(adapter))).toEqual({ code: ErrorCode.UpstreamUnreachable, message: `upstream store unreachable: connection reset (${host})` });
+    expect(await wireErrorOf(getFacebook(adapter))).toEqual({
+      code: ErrorCode.UpstreamUnreachable,
+      message: `upstream store unreachable: connection reset (${host})`,
+    });
   });
 
   it('403 with an empty body, as Apple throttles search and lookup: UPSTREAM_THROTTLED', async () => {
@@ -86,12 +105,17 @@ describe('upstream failures become typed wire errors', () => {
 
   it('403 with a body is not throttling: UPSTREAM_HTTP_ERROR', async () => {
     emulator.setRequestHook(answer(403, '<html>Forbidden</html>'));
-    expect(await wireErrorOf(getFacebook(adapter))).toEqual({ code: ErrorCode.UpstreamHttpError, message: `upstream store answered HTTP 403 (${host})` });
+    expect(await wireErrorOf(getFacebook(adapter))).toEqual({
+      code: ErrorCode.UpstreamHttpError,
+      message: `upstream store answered HTTP 403 (${host})`,
+    });
   });
 
   it('429 with Retry-After, as the web catalogue throttles: UPSTREAM_THROTTLED', async () => {
     await similarToFacebook(adapter);
-    emulator.setRequestHook((r) => (r.path.startsWith('/v1/') ? { response: { status: 429, body: '', headers: { 'retry-after': '30' } } } : undefined));
+    emulator.setRequestHook((r) =>
+      r.path.startsWith('/v1/') ? { response: { status: 429, body: '', headers: { 'retry-after': '30' } } } : undefined,
+    );
     expect(await wireErrorOf(similarToFacebook(adapter))).toEqual({
       code: ErrorCode.UpstreamThrottled,
       message: `upstream store throttled the request: HTTP 429, retry after 30 s (${host})`,
@@ -100,13 +124,19 @@ describe('upstream failures become typed wire errors', () => {
 
   it.each([500, 503, 404])('HTTP %i from iTunes: UPSTREAM_HTTP_ERROR', async (status) => {
     emulator.setRequestHook(answer(status, 'oops'));
-    expect(await wireErrorOf(getFacebook(adapter))).toEqual({ code: ErrorCode.UpstreamHttpError, message: `upstream store answered HTTP ${status} (${host})` });
+    expect(await wireErrorOf(getFacebook(adapter))).toEqual({
+      code: ErrorCode.UpstreamHttpError,
+      message: `upstream store answered HTTP ${status} (${host})`,
+    });
     expect((await wireErrorOf(facebookReviews(adapter))).code).toBe(ErrorCode.UpstreamHttpError);
   });
 
   it('a token that stays rejected after one refresh: UPSTREAM_HTTP_ERROR', async () => {
     emulator.setRequestHook((r) => (r.path.startsWith('/v1/') ? { response: { status: 401, body: '' } } : undefined));
-    expect(await wireErrorOf(similarToFacebook(adapter))).toEqual({ code: ErrorCode.UpstreamHttpError, message: `upstream store answered HTTP 401 (${host})` });
+    expect(await wireErrorOf(similarToFacebook(adapter))).toEqual({
+      code: ErrorCode.UpstreamHttpError,
+      message: `upstream store answered HTTP 401 (${host})`,
+    });
   });
 
   it.each([
@@ -126,8 +156,13 @@ describe('upstream failures become typed wire errors', () => {
 
   it('a page without the token: UPSTREAM_BAD_RESPONSE, and nothing cached', async () => {
     const fresh = adapterFor(emulator.url);
-    emulator.setRequestHook((r) => (r.path.startsWith('/us/app/') ? { response: { status: 200, body: '<html>redesigned</html>' } } : undefined));
-    expect(await wireErrorOf(similarToFacebook(fresh))).toEqual({ code: ErrorCode.UpstreamBadResponse, message: `upstream store answered a store page without a module script (${host})` });
+    emulator.setRequestHook((r) =>
+      r.path.startsWith('/us/app/') ? { response: { status: 200, body: '<html>redesigned</html>' } } : undefined,
+    );
+    expect(await wireErrorOf(similarToFacebook(fresh))).toEqual({
+      code: ErrorCode.UpstreamBadResponse,
+      message: `upstream store answered a store page without a module script (${host})`,
+    });
     emulator.setRequestHook();
     expect((await similarToFacebook(fresh)).resultCount).toBeGreaterThan(0);
   });

@@ -34,7 +34,13 @@ export class GatewayModule {
       controllers: [CreditsController, HealthController, TopUpPageController, DiscoveryController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
-        ...opsProviders({ service: 'gateway', ops: config.ops, shutdownDelayMs: config.shutdownDelayMs, metrics: GatewayMetrics, readiness: GatewayReadiness }),
+        ...opsProviders({
+          service: 'gateway',
+          ops: config.ops,
+          shutdownDelayMs: config.shutdownDelayMs,
+          metrics: GatewayMetrics,
+          readiness: GatewayReadiness,
+        }),
         natsRpcProvider,
         gatewayRpcProvider,
         NatsRpcShutdown,

@@ -15,10 +15,14 @@ export async function createGatewayApp(
   // Fastify takes its error handlers when it is built, before the module's providers exist; it calls
   // them only while serving, when the app and its ErrorAnswers do.
   const answer = (error: unknown): ErrorAnswer => app.get(ErrorAnswers).answer(error);
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), new FastifyAdapter(fastifyOptions(config, answer)), {
-    logger: options.logger,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    GatewayModule.forRoot(config),
+    new FastifyAdapter(fastifyOptions(config, answer)),
+    {
+      logger: options.logger,
+      abortOnError: false,
+    },
+  );
   app.useGlobalFilters(new EnvelopeExceptionFilter(app.get(ErrorAnswers)));
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (request, reply) => {

@@ -31,7 +31,9 @@ describe('gateway closing', () => {
   });
 
   it('answers a request that arrives on an open connection while it closes, with the envelope', async () => {
-    const { app } = await startGatewayOnStandIns(nats.url, undefined, { nats: { servers: [nats.url], requestTimeoutMs: 60_000, shutdownGraceMs: 0 } });
+    const { app } = await startGatewayOnStandIns(nats.url, undefined, {
+      nats: { servers: [nats.url], requestTimeoutMs: 60_000, shutdownGraceMs: 0 },
+    });
     const server = app.getHttpServer();
     const socket = await openSocket((server.address() as { port: number }).port);
     const read = readUntilClosed(socket);

@@ -32,7 +32,15 @@ describe('discovery documents over HTTP', () => {
       if (acceptsFails) throw { code: ErrorCode.FacilitatorUnavailable, message: 'payment facilitator unreachable' };
       const offer = data.offer as { price: string; networks: string };
       const networks = offer.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453'];
-      return { accepts: networks.map((network) => ({ scheme: 'exact', network, amount: offer.price, asset: '0xA', payTo: '0xB' })) };
+      return {
+        accepts: networks.map((network) => ({
+          scheme: 'exact',
+          network,
+          amount: offer.price,
+          asset: '0xA',
+          payTo: '0xB',
+        })),
+      };
     });
     serve(Subject.CreditsDebit, () => {
       asked.debit += 1;
@@ -88,7 +96,9 @@ describe('discovery documents over HTTP', () => {
   it('/openapi.json is the OpenAPI 3.1 document of the served routes', async () => {
     const doc = JSON.parse((await get('/openapi.json')).body);
     expect(doc).toMatchObject({ openapi: '3.1.0', info: { version: '1.0.0' }, servers: [{ url: PUBLIC }] });
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([...PRICED_ROUTES.map((r) => r.path), '/api/credits/balance', '/api/credits/topup']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([...PRICED_ROUTES.map((r) => r.path), '/api/credits/balance', '/api/credits/topup']),
+    );
   });
 
   it('/.well-known/x402 lists the paid resources under the public URL with the accepts their challenges carry', async () => {
@@ -118,7 +128,11 @@ describe('discovery documents over HTTP', () => {
     expect(asked.debit).toBe(0);
     // The draft discovery path serves the same document.
     const json = await get('/.well-known/x402.json');
-    expect([json.status, json.headers.get('content-type'), json.body]).toEqual([200, 'application/json; charset=utf-8', res.body]);
+    expect([json.status, json.headers.get('content-type'), json.body]).toEqual([
+      200,
+      'application/json; charset=utf-8',
+      res.body,
+    ]);
   });
 
   it("a priced route's 402 carries its bazaar declaration with the request's path parameters", async () => {
@@ -130,7 +144,11 @@ describe('discovery documents over HTTP', () => {
       routeTemplate: '/api/apps/:appId/reviews',
       info: { input: { type: 'http', method: 'GET', pathParams: { appId: 'com.example.app' } } },
     });
-    expect(Object.keys(extensions.bazaar.schema.properties.input.properties.queryParams.properties)).toEqual(['page', 'country', 'sort']);
+    expect(Object.keys(extensions.bazaar.schema.properties.input.properties.queryParams.properties)).toEqual([
+      'page',
+      'country',
+      'sort',
+    ]);
   });
 
   it('a top-up challenge carries no bazaar declaration (it is not a catalogue resource)', async () => {
@@ -149,7 +167,12 @@ describe('discovery documents over HTTP', () => {
   ])('%s %s → %i envelope, as before', async (method, path, status) => {
     const res = await get(path, { method, headers: { authorization: `Bearer ${KEY}` } });
     expect(res.status).toBe(status);
-    if (method !== 'HEAD') expect(JSON.parse(res.body)).toEqual({ status, message: status === 404 ? 'not found' : 'method not allowed', data: null });
+    if (method !== 'HEAD')
+      expect(JSON.parse(res.body)).toEqual({
+        status,
+        message: status === 404 ? 'not found' : 'method not allowed',
+        data: null,
+      });
     expect(asked.debit).toBe(0);
   });
 });

@@ -19,7 +19,6 @@ function decode(header: unknown) {
   return JSON.parse(Buffer.from(header as string, 'base64').toString('utf8'));
 }
 
-
 const KEY = 'ak_' + 'x'.repeat(43);
 
 describe('gateway over HTTP', () => {
@@ -33,9 +32,22 @@ describe('gateway over HTTP', () => {
   const accepts = new StandIn((data) => {
     const offer = data.offer as { price: string; networks: string };
     const networks = offer.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453'];
-    return { accepts: networks.map((network) => ({ scheme: 'exact', network, amount: offer.price, asset: '0xA', payTo: '0xB' })) };
+    return {
+      accepts: networks.map((network) => ({
+        scheme: 'exact',
+        network,
+        amount: offer.price,
+        asset: '0xA',
+        payTo: '0xB',
+      })),
+    };
   });
-  const pay = new StandIn(() => ({ paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' }));
+  const pay = new StandIn(() => ({
+    paymentResponse: 'cmVjZWlwdA==',
+    network: 'eip155:8453',
+    payer: '0xP',
+    transaction: '0xT',
+  }));
   const topUp = new StandIn((data) => ({
     receipt: { paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' },
     ...(data.keyHash ? {} : { key: KEY }),
@@ -79,7 +91,11 @@ describe('gateway over HTTP', () => {
   const get = (url: string, headers: Record<string, string> = {}) => request('GET', url, headers);
   const paid = (url: string) => get(url, { authorization: `Bearer ${KEY}` });
 
-  function expectEnvelope(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, message: string) {
+  function expectEnvelope(
+    res: { statusCode: number; headers: Record<string, unknown>; body: string },
+    status: number,
+    message: string,
+  ) {
     expect(res.statusCode).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(res.body)).toEqual({ status, message, data: null });
@@ -98,7 +114,11 @@ describe('gateway over HTTP', () => {
       expect(res.headers['x-cache']).toBe('UPSTREAM');
       expect(res.headers.age).toBeUndefined();
       expect(debit.calls).toEqual([
-        expect.objectContaining({ amount: '3000', route: 'apps.search', keyHash: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+        expect.objectContaining({
+          amount: '3000',
+          route: 'apps.search',
+          keyHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        }),
       ]);
       expect(JSON.stringify(debit.calls)).not.toContain(KEY);
     });
@@ -177,11 +197,17 @@ describe('gateway over HTTP', () => {
       const challenge = decode(res.headers['payment-required']);
       expect(challenge).toEqual({
         x402Version: 2,
-        resource: { url: 'http://gateway.test/api/apps?term=chess', description: 'Search App Store apps by term', mimeType: 'application/json' },
+        resource: {
+          url: 'http://gateway.test/api/apps?term=chess',
+          description: 'Search App Store apps by term',
+          mimeType: 'application/json',
+        },
         accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: '0xA', payTo: '0xB' }],
         // The route's bazaar discovery declaration: checked in discovery-http.spec.ts.
         extensions: {
-          bazaar: expect.objectContaining({ info: expect.objectContaining({ input: expect.objectContaining({ method: 'GET' }) }) }),
+          bazaar: expect.objectContaining({
+            info: expect.objectContaining({ input: expect.objectContaining({ method: 'GET' }) }),
+          }),
           // x402's idempotency extension, offered on every challenge, not required.
           'payment-identifier': declarePaymentIdentifierExtension(false),
         },
@@ -196,7 +222,10 @@ describe('gateway over HTTP', () => {
       };
       const res = await get('/api/apps/1', { 'payment-signature': 'e30=' });
       expectEnvelope(res, 402, 'payment already used');
-      expect(decode(res.headers['payment-required'])).toMatchObject({ error: 'payment already used', accepts: [{ amount: '3000' }] });
+      expect(decode(res.headers['payment-required'])).toMatchObject({
+        error: 'payment already used',
+        accepts: [{ amount: '3000' }],
+      });
       expect(catalog.calls).toHaveLength(0);
     });
 
@@ -217,7 +246,10 @@ describe('gateway over HTTP', () => {
       ['/api/apps?term=chess&lang=%00', 'lang must be a language tag such as en-us'],
       ['/api/apps/1/reviews?sort=newest', 'sort must be one of: recent, helpful'],
       ['/api/apps/1/reviews?page=11', 'page must be an integer from 1 to 10'],
-      ['/api/apps/..%2F..%2Fadmin', 'appId must be a numeric App Store id or a bundle identifier such as com.example.app'],
+      [
+        '/api/apps/..%2F..%2Fadmin',
+        'appId must be a numeric App Store id or a bundle identifier such as com.example.app',
+      ],
       ['/api/bundles/abc', 'bundleId must be a numeric App Store bundle id'],
       ['/api/developers/1%20OR%201', 'developerId must be a numeric App Store developer id'],
     ])('%s → 400 %s, even with a valid key', async (url, message) => {
@@ -225,19 +257,30 @@ describe('gateway over HTTP', () => {
       expectEnvelope(await get(url), 400, message);
     });
 
-    it.each(['/', '/api', '/api/apps/1/unknown', '/api/developers', '/api/credits', '/admin/keys'])('%s → 404', async (url) => {
-      expectEnvelope(await paid(url), 404, 'not found');
-    });
+    it.each(['/', '/api', '/api/apps/1/unknown', '/api/developers', '/api/credits', '/admin/keys'])(
+      '%s → 404',
+      async (url) => {
+        expectEnvelope(await paid(url), 404, 'not found');
+      },
+    );
 
-    it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const)('%s on a priced path → 405 with Allow: GET', async (method) => {
-      const res = await request(method, '/api/apps/1', { authorization: `Bearer ${KEY}` });
-      expect(res.statusCode).toBe(405);
-      expect(res.headers.allow).toBe('GET');
-      if (method !== 'HEAD') expect(JSON.parse(res.body)).toEqual({ status: 405, message: 'method not allowed', data: null });
-    });
+    it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const)(
+      '%s on a priced path → 405 with Allow: GET',
+      async (method) => {
+        const res = await request(method, '/api/apps/1', { authorization: `Bearer ${KEY}` });
+        expect(res.statusCode).toBe(405);
+        expect(res.headers.allow).toBe('GET');
+        if (method !== 'HEAD')
+          expect(JSON.parse(res.body)).toEqual({ status: 405, message: 'method not allowed', data: null });
+      },
+    );
 
     it('a malformed Authorization header or key shape → 401 without asking payments', async () => {
-      expectEnvelope(await get('/api/apps/1', { authorization: 'Basic abc' }), 401, 'authorization must be "Bearer <api key>"');
+      expectEnvelope(
+        await get('/api/apps/1', { authorization: 'Basic abc' }),
+        401,
+        'authorization must be "Bearer <api key>"',
+      );
       expectEnvelope(await get('/api/apps/1', { authorization: 'Bearer nope' }), 401, 'invalid api key');
     });
 
@@ -263,7 +306,7 @@ describe('gateway over HTTP', () => {
       expectEnvelope(await paid('/api/apps/%E0%A4%A'), 400, 'malformed url');
     });
 
-    it('a path parameter past the router\'s length limit → the route\'s own 400 naming it, or 404 off the routes', async () => {
+    it("a path parameter past the router's length limit → the route's own 400 naming it, or 404 off the routes", async () => {
       const long = 'a'.repeat(1500);
       expectEnvelope(await paid(`/api/apps/${long}`), 400, 'appId must be at most 155 characters');
       const bundle = await paid(`/api/bundles/${'1'.repeat(600)}/reviews?page=2`);
@@ -314,7 +357,9 @@ describe('gateway over HTTP', () => {
     it('unpaid → 402 challenge for exactly that amount', async () => {
       const res = await post('/api/credits/topup?amount=5');
       expectEnvelope(res, 402, 'payment_required');
-      expect(decode(res.headers['payment-required']).accepts).toEqual([expect.objectContaining({ amount: '5000000', network: 'eip155:8453' })]);
+      expect(decode(res.headers['payment-required']).accepts).toEqual([
+        expect.objectContaining({ amount: '5000000', network: 'eip155:8453' }),
+      ]);
     });
 
     it('paid → a new key holding the amount, shown once', async () => {
@@ -333,7 +378,10 @@ describe('gateway over HTTP', () => {
     });
 
     it('paid with a key → recharges that key', async () => {
-      const res = await post('/api/credits/topup?amount=2.5', { 'payment-signature': 'c2lnbmVk', authorization: `Bearer ${KEY}` });
+      const res = await post('/api/credits/topup?amount=2.5', {
+        'payment-signature': 'c2lnbmVk',
+        authorization: `Bearer ${KEY}`,
+      });
       expect(JSON.parse(res.body).data).toMatchObject({ balance: '2.500000', credited: '2.500000' });
       expect(topUp.calls[0].keyHash).toMatch(/^[0-9a-f]{64}$/);
     });
@@ -343,7 +391,11 @@ describe('gateway over HTTP', () => {
     it('is free and formatted with six decimals', async () => {
       const res = await paid('/api/credits/balance');
       expect(res.statusCode).toBe(200);
-      expect(JSON.parse(res.body)).toEqual({ status: 200, message: 'ok', data: { balance: '4.997000', currency: 'USD' } });
+      expect(JSON.parse(res.body)).toEqual({
+        status: 200,
+        message: 'ok',
+        data: { balance: '4.997000', currency: 'USD' },
+      });
       expect(debit.calls).toHaveLength(0);
     });
 
@@ -362,7 +414,9 @@ describe('gateway over HTTP', () => {
 
   it('echoes a safe x-request-id and makes one otherwise', async () => {
     expect((await get('/nope', { 'x-request-id': 'trace-123' })).headers['x-request-id']).toBe('trace-123');
-    expect((await get('/nope', { 'x-request-id': 'bad id with spaces' })).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await get('/nope', { 'x-request-id': 'bad id with spaces' })).headers['x-request-id']).toMatch(
+      /^[0-9a-f-]{36}$/,
+    );
   });
 
   it('answers oversized headers with a 431 envelope on the socket', async () => {
@@ -377,7 +431,11 @@ describe('gateway over HTTP', () => {
       socket.on('error', reject);
     });
     expect(raw).toMatch(/^HTTP\/1.1 431 /);
-    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ status: 431, message: 'request headers too large', data: null });
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({
+      status: 431,
+      message: 'request headers too large',
+      data: null,
+    });
   });
 
   describe('answers Node and Fastify give before any route, as envelopes', () => {
@@ -385,14 +443,20 @@ describe('gateway over HTTP', () => {
     const raw = async (text: string) => parseResponses(await rawExchange(port(), text));
     afterEach(() => expect(debit.calls).toHaveLength(0));
 
-    function expectRawEnvelope(res: { status: number; headers: Record<string, string>; body: string }, status: number, message: string) {
+    function expectRawEnvelope(
+      res: { status: number; headers: Record<string, string>; body: string },
+      status: number,
+      message: string,
+    ) {
       expect(res.status).toBe(status);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(JSON.parse(res.body)).toEqual({ status, message, data: null });
     }
 
-    it('an HTTP/1.1 request without Host → 400 envelope (RFC 9112 §3.2), not Node\'s bare 400', async () => {
-      const [res, ...more] = await raw(`GET /api/apps/1 HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nX-Request-Id: trace-host\r\n\r\n`);
+    it("an HTTP/1.1 request without Host → 400 envelope (RFC 9112 §3.2), not Node's bare 400", async () => {
+      const [res, ...more] = await raw(
+        `GET /api/apps/1 HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nX-Request-Id: trace-host\r\n\r\n`,
+      );
       expectRawEnvelope(res, 400, 'host header is required');
       expect(res.headers.connection).toBe('close');
       expect(res.headers['x-request-id']).toBe('trace-host');
@@ -402,19 +466,29 @@ describe('gateway over HTTP', () => {
     });
 
     it('CONNECT → 405 envelope with Allow, and the connection closed: the gateway is no proxy', async () => {
-      const [res, ...more] = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: trace-connect\r\n\r\n');
+      const [res, ...more] = await raw(
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: trace-connect\r\n\r\n',
+      );
       expectRawEnvelope(res, 405, 'method not allowed');
       expect(res.headers.allow).toBe('GET, POST');
       expect(res.headers['x-request-id']).toBe('trace-connect');
       expect(more).toEqual([]);
-      expectRawEnvelope((await raw(`CONNECT /api/apps/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`))[0], 405, 'method not allowed');
+      expectRawEnvelope(
+        (await raw(`CONNECT /api/apps/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`))[0],
+        405,
+        'method not allowed',
+      );
     });
 
     it('an Expect other than 100-continue → 417 envelope; 100-continue still gets its interim answer', async () => {
-      const [refused] = await raw('GET /api/apps/1 HTTP/1.1\r\nHost: x\r\nExpect: a-miracle\r\nConnection: close\r\n\r\n');
+      const [refused] = await raw(
+        'GET /api/apps/1 HTTP/1.1\r\nHost: x\r\nExpect: a-miracle\r\nConnection: close\r\n\r\n',
+      );
       expectRawEnvelope(refused, 417, 'expect may only be 100-continue');
       expect(refused.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-      const [interim, final] = await raw('GET /api/apps/1 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+      const [interim, final] = await raw(
+        'GET /api/apps/1 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+      );
       expect(interim.status).toBe(100);
       expectRawEnvelope(final, 402, 'payment_required');
     });
@@ -432,12 +506,16 @@ describe('gateway over HTTP', () => {
       const socket = await openSocket(port());
       const read = readUntilClosed(socket);
       socket.write('GET /api/apps/1 HTTP/1.1\r\nHost: x\r\n');
-      server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), await accepted);
+      server.emit(
+        'clientError',
+        Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+        await accepted,
+      );
       const [res] = parseResponses(await read);
       expectRawEnvelope(res, 408, 'request timeout');
     });
 
-    it('HEAD on a document → the 404 envelope\'s status and headers, no body (HEAD never runs a GET handler)', async () => {
+    it("HEAD on a document → the 404 envelope's status and headers, no body (HEAD never runs a GET handler)", async () => {
       const text = await rawExchange(port(), 'HEAD /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(text).toMatch(/^HTTP\/1.1 404 /);
       expect(text.toLowerCase()).toContain('content-type: application/json; charset=utf-8');
@@ -449,7 +527,11 @@ describe('gateway over HTTP', () => {
       ['application/json', '', 400, "body cannot be empty when content-type is set to 'application/json'"],
       ['text/xml', '<amount/>', 415, 'unsupported media type'],
     ])('a %s body %j the parser refuses → %i envelope', async (type, body, status, message) => {
-      const res = await fetch(base + '/api/credits/topup?amount=5', { method: 'POST', headers: { 'content-type': type }, body });
+      const res = await fetch(base + '/api/credits/topup?amount=5', {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body,
+      });
       expect(res.status).toBe(status);
       expect(await res.json()).toEqual({ status, message, data: null });
       expect(topUp.calls).toHaveLength(0);
@@ -461,7 +543,10 @@ describe('gateway over HTTP', () => {
     await get('/nope');
     await request('PUT', '/api/apps/1');
     await get('/api/credits/balance');
-    await rawExchange((app.getHttpServer().address() as { port: number }).port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    await rawExchange(
+      (app.getHttpServer().address() as { port: number }).port,
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    );
     const metrics = await app.get(GatewayOps).metrics.registry.metrics();
     for (const reason of ['invalid_request', 'http_404', 'http_405', 'invalid_key']) {
       expect(metrics).toMatch(new RegExp(`appcat_declines_total\\{reason="${reason}",service="gateway"\\} [1-9]`));

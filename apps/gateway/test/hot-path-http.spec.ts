@@ -3,7 +3,14 @@
  * the near cache (a hot query skips the catalog hop, never the debit) and coalescing (the debits of
  * one loop turn leave as one batch request, answered item by item).
  */
-import { type BatchItemResult, type CatalogRequest, type DebitRequest, ErrorCode, hashApiKey, Subject } from '@appcat/contracts';
+import {
+  type BatchItemResult,
+  type CatalogRequest,
+  type DebitRequest,
+  ErrorCode,
+  hashApiKey,
+  Subject,
+} from '@appcat/contracts';
 import { GatewayMetrics } from '@appcat/ops';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -45,7 +52,9 @@ describe('gateway hot path: near cache and coalescing', () => {
     freshForMs: 60_000,
   });
   const peek = new StandIn(fresh);
-  const fetchStandIn = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: (data as unknown as CatalogRequest).query }) }));
+  const fetchStandIn = new StandIn((data) => ({
+    dataJson: JSON.stringify({ echo: (data as unknown as CatalogRequest).query }),
+  }));
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -141,8 +150,10 @@ describe('gateway hot path: near cache and coalescing', () => {
       const keys = Array.from({ length: 40 }, (_, i) => (i % 5 === 0 ? EMPTY_KEY : KEY));
       const answers = await Promise.all(keys.map((key, i) => paid(coalescingBase, `/api/apps/${700 + i}`, key)));
       expect(answers.map((res) => res.status)).toEqual(keys.map((key) => (key === EMPTY_KEY ? 402 : 200)));
-      for (const [i, res] of answers.entries()) if (res.status === 200) expect(JSON.parse(res.body).data.echo.appId).toBe(String(700 + i));
-      const items = debit.calls.length + debitBatch.calls.reduce((sum, call) => sum + (call.items as unknown[]).length, 0);
+      for (const [i, res] of answers.entries())
+        if (res.status === 200) expect(JSON.parse(res.body).data.echo.appId).toBe(String(700 + i));
+      const items =
+        debit.calls.length + debitBatch.calls.reduce((sum, call) => sum + (call.items as unknown[]).length, 0);
       expect(items).toBe(40);
     });
   });

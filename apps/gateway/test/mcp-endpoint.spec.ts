@@ -14,11 +14,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { GatewayOps } from '../src/ops/gateway-ops.js';
 import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
 
-
 const KEY = 'ak_' + 'x'.repeat(43);
 const SETTLED = { success: true, transaction: '0xT', network: 'eip155:8453', payer: '0xP' };
 const base64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
-const PAYMENT = { x402Version: 2, accepted: { scheme: 'exact', network: 'eip155:8453' }, payload: { signature: '0xS' } };
+const PAYMENT = {
+  x402Version: 2,
+  accepted: { scheme: 'exact', network: 'eip155:8453' },
+  payload: { signature: '0xS' },
+};
 
 describe('gateway MCP endpoint', () => {
   let nats: ManagedProcess;
@@ -30,9 +33,22 @@ describe('gateway MCP endpoint', () => {
   const balance = new StandIn(() => ({ balance: '4997000' }));
   const catalog = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: data.query }) }));
   const accepts = new StandIn((data) => ({
-    accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: (data.offer as { price: string }).price, asset: '0xA', payTo: '0xB' }],
+    accepts: [
+      {
+        scheme: 'exact',
+        network: 'eip155:8453',
+        amount: (data.offer as { price: string }).price,
+        asset: '0xA',
+        payTo: '0xB',
+      },
+    ],
   }));
-  const pay = new StandIn(() => ({ paymentResponse: base64(SETTLED), network: 'eip155:8453', payer: '0xP', transaction: '0xT' }));
+  const pay = new StandIn(() => ({
+    paymentResponse: base64(SETTLED),
+    network: 'eip155:8453',
+    payer: '0xP',
+    transaction: '0xT',
+  }));
   const standIns = [debit, balance, catalog, accepts, pay];
 
   const serve = (subject: string, standIn: StandIn) => serveStandIn(responder, subject, standIn);
@@ -64,8 +80,12 @@ describe('gateway MCP endpoint', () => {
     return client;
   }
   const withKey = () => mcp({ authorization: `Bearer ${KEY}` });
-  const call = async (client: Client, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
+  const call = async (
+    client: Client,
+    name: string,
+    args: Record<string, unknown> = {},
+    meta?: Record<string, unknown>,
+  ) => (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
   const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 
   describe('paid with the key on the MCP request', () => {
@@ -77,17 +97,31 @@ describe('gateway MCP endpoint', () => {
         structuredContent: data,
         _meta: { 'appcat/credits-remaining': '4.997000', 'appcat/cache': 'UPSTREAM' },
       });
-      expect(debit.calls).toEqual([expect.objectContaining({ amount: '3000', route: 'apps.search', keyHash: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
+      expect(debit.calls).toEqual([
+        expect.objectContaining({
+          amount: '3000',
+          route: 'apps.search',
+          keyHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        }),
+      ]);
       expect(JSON.stringify(debit.calls)).not.toContain(KEY);
-      const http = await fetch(`${base}/api/apps?term=%20chess%20&country=GB&page=2`, { headers: { authorization: `Bearer ${KEY}` } });
+      const http = await fetch(`${base}/api/apps?term=%20chess%20&country=GB&page=2`, {
+        headers: { authorization: `Bearer ${KEY}` },
+      });
       expect(catalog.calls[1]).toEqual({ ...catalog.calls[0], requestId: expect.any(String) });
       expect(((await http.json()) as { data: unknown }).data).toEqual(data);
     });
 
     it('takes numbers for ids and pages, and says how old a stale copy is', async () => {
-      catalog.handler = (data) => ({ dataJson: JSON.stringify({ echo: data.query }), source: 'stale', ageSeconds: 61.9 });
+      catalog.handler = (data) => ({
+        dataJson: JSON.stringify({ echo: data.query }),
+        source: 'stale',
+        ageSeconds: 61.9,
+      });
       const result = await call(await withKey(), 'apps_reviews', { appId: 284882215, page: 3 });
-      expect(result.structuredContent).toEqual({ echo: { route: 'apps.reviews', appId: '284882215', page: 3, country: 'us', sort: 'recent' } });
+      expect(result.structuredContent).toEqual({
+        echo: { route: 'apps.reviews', appId: '284882215', page: 3, country: 'us', sort: 'recent' },
+      });
       expect(result._meta).toMatchObject({ 'appcat/cache': 'STALE', 'appcat/age': 61 });
     });
 
@@ -140,12 +174,17 @@ describe('gateway MCP endpoint', () => {
       const client = await mcp({ authorization: 'Bearer nope' });
       expect((await client.listTools()).tools).toHaveLength(10);
       expect(text(await call(client, 'apps_get', { appId: '1' }))).toBe('invalid api key');
-      expect(text(await call(await mcp({ authorization: 'Basic abc' }), 'apps_get', { appId: '1' }))).toBe('authorization must be "Bearer <api key>"');
+      expect(text(await call(await mcp({ authorization: 'Basic abc' }), 'apps_get', { appId: '1' }))).toBe(
+        'authorization must be "Bearer <api key>"',
+      );
     });
 
     it('an invalid argument wins over a missing payment, and payments is not asked', async () => {
       const result = await call(await mcp(), 'apps_search', { term: 'x', lang: 'not a tag' });
-      expect(result).toEqual({ isError: true, content: [{ type: 'text', text: 'lang must be a language tag such as en-us' }] });
+      expect(result).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: 'lang must be a language tag such as en-us' }],
+      });
       expect(accepts.calls).toHaveLength(0);
     });
 
@@ -156,7 +195,9 @@ describe('gateway MCP endpoint', () => {
     });
 
     it('an unknown tool is a JSON-RPC error', async () => {
-      await expect((await withKey()).callTool({ name: 'apps_delete', arguments: {} })).rejects.toThrow(/unknown tool: apps_delete/);
+      await expect((await withKey()).callTool({ name: 'apps_delete', arguments: {} })).rejects.toThrow(
+        /unknown tool: apps_delete/,
+      );
     });
 
     // MCP 2025-11-25 (tools, "Error Handling"): a request that fails the CallToolRequest schema is a
@@ -182,8 +223,13 @@ describe('gateway MCP endpoint', () => {
 
     it('a parameter value out of its rule is a tool error naming it (the model can correct it)', async () => {
       const result = await call(await withKey(), 'apps_search', { term: 'chess', page: 99 });
-      expect(result).toEqual({ isError: true, content: [{ type: 'text', text: 'page must be an integer from 1 to 10' }] });
-      expect(text(await call(await withKey(), 'developers_get', { developerId: true }))).toBe('developerId must be a string');
+      expect(result).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: 'page must be an integer from 1 to 10' }],
+      });
+      expect(text(await call(await withKey(), 'developers_get', { developerId: true }))).toBe(
+        'developerId must be a string',
+      );
     });
   });
 
@@ -192,11 +238,19 @@ describe('gateway MCP endpoint', () => {
       const result = await call(await mcp(), 'developers_get', { developerId: '284882218' });
       const required = {
         x402Version: 2,
-        resource: { url: 'mcp://tool/developers_get', description: 'An App Store developer and their apps', mimeType: 'application/json' },
+        resource: {
+          url: 'mcp://tool/developers_get',
+          description: 'An App Store developer and their apps',
+          mimeType: 'application/json',
+        },
         accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: '0xA', payTo: '0xB' }],
         extensions: { 'payment-identifier': declarePaymentIdentifierExtension(false) },
       };
-      expect(result).toEqual({ isError: true, structuredContent: required, content: [{ type: 'text', text: JSON.stringify(required) }] });
+      expect(result).toEqual({
+        isError: true,
+        structuredContent: required,
+        content: [{ type: 'text', text: JSON.stringify(required) }],
+      });
       expect(accepts.calls).toEqual([expect.objectContaining({ offer: { price: '3000', networks: 'extended' } })]);
     });
 
@@ -221,7 +275,11 @@ describe('gateway MCP endpoint', () => {
       };
       const result = await call(await mcp(), 'apps_get', { appId: '1' }, { 'x402/payment': PAYMENT });
       expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ x402Version: 2, error: 'payment already used', accepts: [{ amount: '3000' }] });
+      expect(result.structuredContent).toMatchObject({
+        x402Version: 2,
+        error: 'payment already used',
+        accepts: [{ amount: '3000' }],
+      });
       expect(JSON.parse(text(result))).toEqual(result.structuredContent);
       expect(catalog.calls).toHaveLength(0);
     });
@@ -237,27 +295,46 @@ describe('gateway MCP endpoint', () => {
 
   describe('HTTP outside JSON-RPC', () => {
     const post = (body: string, headers: Record<string, string> = {}) =>
-      fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+      fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body,
+      });
 
-    it.each(['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'])('%s /mcp → 405 JSON-RPC error with Allow: POST (stateless: no stream, no session)', async (method) => {
-      const res = await fetch(`${base}/mcp`, { method, headers: { 'x-request-id': 'trace-405' } });
-      expect(res.status).toBe(405);
-      expect(res.headers.get('allow')).toBe('POST');
-      expect(res.headers.get('x-request-id')).toBe('trace-405');
-      expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
-    });
+    it.each(['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'])(
+      '%s /mcp → 405 JSON-RPC error with Allow: POST (stateless: no stream, no session)',
+      async (method) => {
+        const res = await fetch(`${base}/mcp`, { method, headers: { 'x-request-id': 'trace-405' } });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST');
+        expect(res.headers.get('x-request-id')).toBe('trace-405');
+        expect(await res.json()).toEqual({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed.' },
+          id: null,
+        });
+      },
+    );
 
     it('a body that is not JSON → 400 JSON-RPC parse error', async () => {
       const res = await post('{"jsonrpc":');
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null });
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32700, message: 'Parse error: the body is not JSON' },
+        id: null,
+      });
     });
 
     it('an empty batch → 400 JSON-RPC Invalid Request with id null (JSON-RPC 2.0 §6), not an empty 202', async () => {
       const res = await post('[]', { 'x-request-id': 'trace-empty' });
       expect(res.status).toBe(400);
       expect(res.headers.get('x-request-id')).toBe('trace-empty');
-      expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' }, id: null });
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Invalid Request: an empty batch' },
+        id: null,
+      });
     });
 
     it('a batch answers each request, a malformed one with -32602 beside the others', async () => {
@@ -278,13 +355,17 @@ describe('gateway MCP endpoint', () => {
     });
 
     it('an oversized body → 413 JSON-RPC error', async () => {
-      const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(20_000) } }));
+      const res = await post(
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(20_000) } }),
+      );
       expect(res.status).toBe(413);
       expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
     });
 
     it('answers a plain JSON-RPC request with JSON, no session, the request id, and counts it', async () => {
-      const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), { 'x-request-id': 'trace-mcp-1' });
+      const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), {
+        'x-request-id': 'trace-mcp-1',
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.headers.get('mcp-session-id')).toBeNull();

@@ -68,7 +68,9 @@ describe('gateway start-up imports', () => {
     expect(files).toContain(join(GATEWAY_SRC, 'mcp/mcp-endpoint.registrar.ts'));
     expect(files).toContain(join(GATEWAY_SRC, 'mcp/mcp-tool-calls.service.ts'));
     expect(files).not.toContain(join(GATEWAY_SRC, 'mcp/mcp-server.ts'));
-    expect(readFileSync(join(GATEWAY_SRC, 'mcp/mcp-endpoint.registrar.ts'), 'utf8')).toContain("import('./mcp-server.js')");
+    expect(readFileSync(join(GATEWAY_SRC, 'mcp/mcp-endpoint.registrar.ts'), 'utf8')).toContain(
+      "import('./mcp-server.js')",
+    );
   });
 
   it('load nothing of the MCP SDK', () => {
@@ -77,6 +79,8 @@ describe('gateway start-up imports', () => {
   });
 
   it('load the MCP SDK from the MCP server module, so the walk does see SDK imports', () => {
-    expect(staticValueImports(join(GATEWAY_SRC, 'mcp/mcp-server.ts'))).toContain('@modelcontextprotocol/sdk/server/index.js');
+    expect(staticValueImports(join(GATEWAY_SRC, 'mcp/mcp-server.ts'))).toContain(
+      '@modelcontextprotocol/sdk/server/index.js',
+    );
   });
 });

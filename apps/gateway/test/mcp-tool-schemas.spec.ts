@@ -14,7 +14,10 @@ const ARGUMENT: Record<string, fc.Arbitrary<unknown>> = {
   term: fc.oneof(fc.constantFrom('chess', '  ', '', 'x'.repeat(200), 'x'.repeat(201)), fc.string({ maxLength: 210 })),
   page: fc.integer({ min: -2, max: 15 }),
   country: fc.oneof(fc.constantFrom('us', 'GB', 'xx', 'u', 'usa', ''), fc.string({ maxLength: 3 })),
-  lang: fc.oneof(fc.constantFrom('en-us', 'ja_JP', 'zh-hant-tw', 'e', 'en-', 'x'.repeat(36)), fc.string({ maxLength: 40 })),
+  lang: fc.oneof(
+    fc.constantFrom('en-us', 'ja_JP', 'zh-hant-tw', 'e', 'en-', 'x'.repeat(36)),
+    fc.string({ maxLength: 40 }),
+  ),
   sort: fc.oneof(fc.constantFrom('recent', 'helpful', 'newest', 'RECENT'), fc.string({ maxLength: 8 })),
   appId: fc.oneof(
     fc.constantFrom('284882215', 'com.facebook.Facebook', '../x', '0', 'a'.repeat(155), 'a'.repeat(156)),
@@ -56,9 +59,15 @@ describe('MCP tool input schemas', () => {
 
   it('every schema names its parameters, requires exactly the ones the route needs, and takes integers for pages', () => {
     for (const tool of PRICED_TOOLS.values()) {
-      const schema = tool.definition.inputSchema as { properties: Record<string, { type: string; description: string }>; required: string[] };
+      const schema = tool.definition.inputSchema as {
+        properties: Record<string, { type: string; description: string }>;
+        required: string[];
+      };
       expect(Object.keys(schema.properties)).toEqual([...tool.route.pathParams, ...tool.route.queryParams]);
-      expect(schema.required).toEqual([...tool.route.pathParams, ...(tool.route.queryParams.includes('term') ? ['term'] : [])]);
+      expect(schema.required).toEqual([
+        ...tool.route.pathParams,
+        ...(tool.route.queryParams.includes('term') ? ['term'] : []),
+      ]);
       for (const property of Object.values(schema.properties)) expect(property.description.length).toBeGreaterThan(10);
       if (schema.properties.page) expect(schema.properties.page.type).toBe('integer');
     }

@@ -13,7 +13,10 @@ import { PaymentsModule } from './payments.module.js';
  * payments subjects in the payments queue group; `app.close()` drains and stops it. main.ts and the tests
  * share it.
  */
-export async function createPaymentsApp(config: PaymentsConfig, options: ServiceAppOptions = {}): Promise<INestMicroservice> {
+export async function createPaymentsApp(
+  config: PaymentsConfig,
+  options: ServiceAppOptions = {},
+): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(PaymentsModule.forRoot(config), {
     ...natsServerOptions(config.nats, QueueGroup.Payments, 'payments'),
     ...(options.logger === undefined ? {} : { logger: options.logger }),

@@ -13,7 +13,10 @@ export class PaymentsReadiness implements ReadinessChecks {
       { name: 'redis', check: () => resources.redis.ping() },
       { name: 'postgres', check: () => resources.pool.query('SELECT 1') },
       // X402Payments' start-up check; a configured network the facilitator lacks fails start-up instead (main).
-      { name: 'facilitator', check: async () => (x402.facilitatorChecked ? undefined : Promise.reject(new Error('/supported not read yet'))) },
+      {
+        name: 'facilitator',
+        check: async () => (x402.facilitatorChecked ? undefined : Promise.reject(new Error('/supported not read yet'))),
+      },
     ];
   }
 }

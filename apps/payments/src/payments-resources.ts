@@ -1,6 +1,14 @@
 import { PaymentsMetrics } from '@appcat/ops';
 import { type ClusterFailoverOptions, connectRedis, type RedisClient, redisReady } from '@appcat/redis';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+  type Provider,
+} from '@nestjs/common';
 import type pg from 'pg';
 import { PAYMENTS_CONFIG, PAYMENTS_REDIS, PG_POOL, PRISMA } from './payments-tokens.js';
 import type { PaymentsConfig } from './config/payments-config.js';
@@ -21,7 +29,10 @@ const REDIS_READY_WAIT_MS = 5_000;
  * seconds, and a command refused meanwhile waits briefly and is retried on the new primary, within the
  * command timeout.
  */
-export const PAYMENTS_CLUSTER_FAILOVER: ClusterFailoverOptions = { retryDelayOnFailover: 0, retryDelayOnClusterDown: 200 };
+export const PAYMENTS_CLUSTER_FAILOVER: ClusterFailoverOptions = {
+  retryDelayOnFailover: 0,
+  retryDelayOnClusterDown: 200,
+};
 
 /**
  * The replica's connections (pg pool, Prisma, Redis) and its ledger flusher. Owns their lifecycle so the
@@ -103,9 +114,21 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
 
 /** What PaymentsResources holds, under the tokens the other providers inject: DI cannot name a provider's member itself. */
 export const paymentsResourceProviders: Provider[] = [
-  { provide: PAYMENTS_REDIS, useFactory: (resources: PaymentsResources) => resources.redis, inject: [PaymentsResources] },
+  {
+    provide: PAYMENTS_REDIS,
+    useFactory: (resources: PaymentsResources) => resources.redis,
+    inject: [PaymentsResources],
+  },
   { provide: PG_POOL, useFactory: (resources: PaymentsResources) => resources.pool, inject: [PaymentsResources] },
   { provide: PRISMA, useFactory: (resources: PaymentsResources) => resources.prisma, inject: [PaymentsResources] },
-  { provide: CreditKeyspace, useFactory: (resources: PaymentsResources) => resources.keyspace, inject: [PaymentsResources] },
-  { provide: SettlementRecords, useFactory: (resources: PaymentsResources) => resources.settlements, inject: [PaymentsResources] },
+  {
+    provide: CreditKeyspace,
+    useFactory: (resources: PaymentsResources) => resources.keyspace,
+    inject: [PaymentsResources],
+  },
+  {
+    provide: SettlementRecords,
+    useFactory: (resources: PaymentsResources) => resources.settlements,
+    inject: [PaymentsResources],
+  },
 ];

@@ -25,7 +25,9 @@ function ed25519Secret(): string {
 }
 /** The other kind CDP issues: an EC P-256 key in PKCS#8 PEM. */
 function ecSecret(): string {
-  return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  return generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ format: 'pem', type: 'pkcs8' })
+    .toString();
 }
 
 const ED_KEY = { id: 'organizations/test-org/apiKeys/ed25519-key', secret: ed25519Secret() };
@@ -80,22 +82,38 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
 
     const chain = stack.chain('base');
     const before = await chain.balanceOf(chain.accounts.payTo.address);
-    const settled = await x402.settle(encodePaymentSignatureHeader(payload), offer, resource, { purpose: 'call', route: 'apps.get', requestId: 'cdp-test' });
-    expect(settled.receipt).toMatchObject({ network: 'eip155:8453', transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    const settled = await x402.settle(encodePaymentSignatureHeader(payload), offer, resource, {
+      purpose: 'call',
+      route: 'apps.get',
+      requestId: 'cdp-test',
+    });
+    expect(settled.receipt).toMatchObject({
+      network: 'eip155:8453',
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     expect((await chain.balanceOf(chain.accounts.payTo.address)) - before).toBe(3000n);
     expect(stack.facilitator.stats().refusedUnauthorized).toBe(refusedBefore);
     // Recorded for reconciliation, as every settlement is.
     await records.flush();
-    const recorded = await database.pool.query('SELECT request_id FROM x402_settlements WHERE transaction = $1', [settled.receipt.transaction]);
+    const recorded = await database.pool.query('SELECT request_id FROM x402_settlements WHERE transaction = $1', [
+      settled.receipt.transaction,
+    ]);
     expect(recorded.rows).toEqual([{ request_id: 'cdp-test' }]);
   });
 
   it('refuses a request without a JWT, or with one signed by another key under a known key id', async () => {
     expect((await supportedWith({})).status).toBe(401);
     const forged = await createFacilitatorConfig(ED_KEY.id, ed25519Secret()).createAuthHeaders!();
-    expect(await supportedWith(forged.supported)).toEqual({ status: 401, body: { error: 'unauthorized: signature does not verify' } });
-    const unknown = await createFacilitatorConfig('organizations/test-org/apiKeys/unknown', ED_KEY.secret).createAuthHeaders!();
-    expect(await supportedWith(unknown.supported)).toEqual({ status: 401, body: { error: 'unauthorized: unknown key id (kid)' } });
+    expect(await supportedWith(forged.supported)).toEqual({
+      status: 401,
+      body: { error: 'unauthorized: signature does not verify' },
+    });
+    const unknown = await createFacilitatorConfig('organizations/test-org/apiKeys/unknown', ED_KEY.secret)
+      .createAuthHeaders!();
+    expect(await supportedWith(unknown.supported)).toEqual({
+      status: 401,
+      body: { error: 'unauthorized: unknown key id (kid)' },
+    });
   });
 
   it('refuses a token made for another request, and one already used', async () => {
@@ -103,9 +121,14 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
     // The /settle token names "POST api.cdp.coinbase.com/platform/v2/x402/settle".
     const misused = await supportedWith(headers.settle);
     expect(misused.status).toBe(401);
-    expect(misused.body.error).toMatch(/^unauthorized: uris must be \["GET api\.cdp\.coinbase\.com\/platform\/v2\/x402\/supported"\]/);
+    expect(misused.body.error).toMatch(
+      /^unauthorized: uris must be \["GET api\.cdp\.coinbase\.com\/platform\/v2\/x402\/supported"\]/,
+    );
     expect((await supportedWith(headers.supported)).status).toBe(200);
-    expect(await supportedWith(headers.supported)).toEqual({ status: 401, body: { error: 'unauthorized: nonce already used' } });
+    expect(await supportedWith(headers.supported)).toEqual({
+      status: 401,
+      body: { error: 'unauthorized: nonce already used' },
+    });
   });
 
   it('refuses an expired token', async () => {
@@ -113,19 +136,33 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
     // The facilitator's clock moves past the token's two minutes; nothing else is faked.
     jest.useFakeTimers({
       now: Date.now() + 121_000,
-      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
     });
     try {
-      expect(await supportedWith(headers.supported)).toEqual({ status: 401, body: { error: 'unauthorized: token expired' } });
+      expect(await supportedWith(headers.supported)).toEqual({
+        status: 401,
+        body: { error: 'unauthorized: token expired' },
+      });
     } finally {
       jest.useRealTimers();
     }
   });
 
   it('is a setting payments checks: cdp needs both key settings, and the static token is for url facilitators', () => {
-    expect(() => readPaymentsConfig({ X402_FACILITATOR: 'cdp', X402_BASE_PAY_TO: '0x00000000000000000000000000000000000000b1' })).toThrow(
-      /X402_FACILITATOR=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET/,
-    );
+    expect(() =>
+      readPaymentsConfig({ X402_FACILITATOR: 'cdp', X402_BASE_PAY_TO: '0x00000000000000000000000000000000000000b1' }),
+    ).toThrow(/X402_FACILITATOR=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET/);
     expect(() => readPaymentsConfig({ CDP_API_KEY_ID: 'x' })).toThrow(/X402_FACILITATOR is not cdp/);
     const cdp = readPaymentsConfig({
       X402_FACILITATOR: 'cdp',
@@ -137,6 +174,10 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
       X402_POLYGON_PAY_TO: 'none',
       X402_ARBITRUM_PAY_TO: 'none',
     }).x402;
-    expect(cdp).toMatchObject({ facilitator: 'cdp', facilitatorUrl: 'https://api.cdp.coinbase.com/platform/v2/x402', cdpApiKey: { id: ED_KEY.id } });
+    expect(cdp).toMatchObject({
+      facilitator: 'cdp',
+      facilitatorUrl: 'https://api.cdp.coinbase.com/platform/v2/x402',
+      cdpApiKey: { id: ED_KEY.id },
+    });
   });
 });

@@ -29,7 +29,11 @@ describe('CreditService edge cases', () => {
     await db.drop();
   });
 
-  const withService = async (databaseUrl: string, unknownKeyTtlMs: number, use: (service: CreditService) => Promise<void>) => {
+  const withService = async (
+    databaseUrl: string,
+    unknownKeyTtlMs: number,
+    use: (service: CreditService) => Promise<void>,
+  ) => {
     const pool = createPool(databaseUrl, 2);
     const prisma = createPrisma(pool);
     try {

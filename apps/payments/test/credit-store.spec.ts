@@ -27,7 +27,12 @@ describe('credit store (Lua in a real Redis)', () => {
 
   beforeEach(() => redis.flushall());
 
-  const snapshot = (toppedUp: bigint, spent = 0n, revoked = false): KeySnapshot => ({ id: randomUUID(), toppedUp, spent, revoked });
+  const snapshot = (toppedUp: bigint, spent = 0n, revoked = false): KeySnapshot => ({
+    id: randomUUID(),
+    toppedUp,
+    spent,
+    revoked,
+  });
   const debit = (keyHash: string, amount = 3000n) =>
     store.debit(keyHash, { debitId: randomUUID(), amount, route: 'apps.search', chargedAtMs: Date.now() });
 
@@ -50,7 +55,12 @@ describe('credit store (Lua in a real Redis)', () => {
       const stores = clients.map((client) => new CreditStore(client, testKeyspace));
       const outcomes = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          stores[i % stores.length].debit(keyHash, { debitId: randomUUID(), amount: 3_000n, route: 'r', chargedAtMs: Date.now() }),
+          stores[i % stores.length].debit(keyHash, {
+            debitId: randomUUID(),
+            amount: 3_000n,
+            route: 'r',
+            chargedAtMs: Date.now(),
+          }),
         ),
       );
       expect(outcomes.filter((o) => o.kind === 'ok')).toHaveLength(10);
@@ -69,7 +79,18 @@ describe('credit store (Lua in a real Redis)', () => {
     const debitId = randomUUID();
     await store.debit(keyHash, { debitId, amount: 3_000n, route: 'bundles.get', chargedAtMs: 1_700_000_000_123 });
     const [[, fields]] = await redis.xrange(STREAM, '-', '+');
-    expect(fields).toEqual(['debit', debitId, 'key', key.id, 'amount', '3000', 'route', 'bundles.get', 'at', '1700000000123']);
+    expect(fields).toEqual([
+      'debit',
+      debitId,
+      'key',
+      key.id,
+      'amount',
+      '3000',
+      'route',
+      'bundles.get',
+      'at',
+      '1700000000123',
+    ]);
   });
 
   it('tells a key it does not hold (missing) from one known to be unknown', async () => {
@@ -122,7 +143,12 @@ describe('credit store (Lua in a real Redis)', () => {
       const keyHash = issueApiKey().keyHash;
       const id = randomUUID();
       // Postgres snapshots after 0..4 top-ups of 6000 each; spent stays 0 (nothing flushed).
-      const snapshots = Array.from({ length: 5 }, (_, n) => ({ id, toppedUp: BigInt(n) * 6_000n + 3_000n, spent: 0n, revoked: false }));
+      const snapshots = Array.from({ length: 5 }, (_, n) => ({
+        id,
+        toppedUp: BigInt(n) * 6_000n + 3_000n,
+        spent: 0n,
+        revoked: false,
+      }));
       const events: (() => Promise<unknown>)[] = [...snapshots.map((s) => () => store.sync(keyHash, s))];
       let debitsOk = 0n;
       for (let d = 0; d < 4; d += 1) {
@@ -168,7 +194,10 @@ describe('credit store (Lua in a real Redis)', () => {
     const keyHash = issueApiKey().keyHash;
     await store.sync(keyHash, snapshot(9_007_199_254_740_993n));
     expect(await debit(keyHash, 1n)).toEqual({ kind: 'ok', balance: 9_007_199_254_740_992n });
-    expect(await debit(keyHash, 9_007_199_254_740_993n)).toEqual({ kind: 'insufficient', balance: 9_007_199_254_740_992n });
+    expect(await debit(keyHash, 9_007_199_254_740_993n)).toEqual({
+      kind: 'insufficient',
+      balance: 9_007_199_254_740_992n,
+    });
     expect(await debit(keyHash, 9_007_199_254_740_991n)).toEqual({ kind: 'ok', balance: 1n });
   });
 });

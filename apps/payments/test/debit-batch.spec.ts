@@ -28,7 +28,10 @@ describe('coalesced debits (payments.credits.debit.batch), two payments replicas
   beforeAll(async () => {
     cluster = await startPaymentsCluster('debit_batch', 2);
     for (let i = 0; i < 2; i++) {
-      const client = await NatsRpcClient.connect({ servers: [cluster.nats.url], requestTimeoutMs: 20_000, shutdownGraceMs: 0 }, `gateway-${i}`);
+      const client = await NatsRpcClient.connect(
+        { servers: [cluster.nats.url], requestTimeoutMs: 20_000, shutdownGraceMs: 0 },
+        `gateway-${i}`,
+      );
       gateways.push({ client, rpc: new TypedRpc(client, (error: RpcCallError) => error, { batchMaxItems: 16 }) });
     }
   });
@@ -38,7 +41,8 @@ describe('coalesced debits (payments.credits.debit.batch), two payments replicas
     await cluster.stop();
   });
 
-  const createKey = (credit: bigint) => cluster.client.call<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: credit.toString() });
+  const createKey = (credit: bigint) =>
+    cluster.client.call<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: credit.toString() });
   const item = (key: string, overrides: Partial<DebitRequest> = {}): DebitRequest => ({
     keyHash: hashApiKey(key),
     amount: PRICE.toString(),
@@ -76,7 +80,10 @@ describe('coalesced debits (payments.credits.debit.batch), two payments replicas
     expect(oks.map((reply) => reply.balance)).toEqual([String(9n * PRICE), String(8n * PRICE)]);
     expect(new Set(oks.map((reply) => reply.debitId)).size).toBe(2);
     const flushed = await eventually(
-      () => cluster.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM credit_debits WHERE api_key_id = $1', [rich.id]),
+      () =>
+        cluster.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM credit_debits WHERE api_key_id = $1', [
+          rich.id,
+        ]),
       ({ rows }) => rows[0].n === '2',
     );
     expect(flushed.rows[0].n).toBe('2');
@@ -98,7 +105,12 @@ describe('coalesced debits (payments.credits.debit.batch), two payments replicas
     try {
       // 150 calls per key, spread over both gateways, all started in one turn (as a burst of HTTP calls is).
       results = await Promise.all(
-        Array.from({ length: 300 }, (_, i) => gateways[i % 2].rpc.result(Subject.CreditsDebit, item(keys[i % 4 < 2 ? 0 : 1].key, { requestId: `burst-${i}` }))),
+        Array.from({ length: 300 }, (_, i) =>
+          gateways[i % 2].rpc.result(
+            Subject.CreditsDebit,
+            item(keys[i % 4 < 2 ? 0 : 1].key, { requestId: `burst-${i}` }),
+          ),
+        ),
       );
       // The debits went as batches, to both replicas.
       for (const spy of spies) expect(spy.mock.calls.length).toBeGreaterThan(0);

@@ -22,11 +22,17 @@ describe('payments checks the facilitator at start-up', () => {
   const started: DevFacilitator[] = [];
   // No payment is made: /supported needs no chain or ledger behind it.
   const facilitator = async (port: number, networks: string[], solana = true) => {
-    const f = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port, networks, solana: solana ? { rpcUrl: 'http://127.0.0.1:9' } : undefined });
+    const f = await startDevFacilitator({
+      rpcUrl: 'http://127.0.0.1:9',
+      port,
+      networks,
+      solana: solana ? { rpcUrl: 'http://127.0.0.1:9' } : undefined,
+    });
     started.push(f);
     return f;
   };
-  const payments = (url: string) => x402Payments(readPaymentsConfig({ X402_FACILITATOR_URL: url }), { redis, pool }).payments;
+  const payments = (url: string) =>
+    x402Payments(readPaymentsConfig({ X402_FACILITATOR_URL: url }), { redis, pool }).payments;
 
   beforeAll(async () => {
     redisServer = await startRedisServer();

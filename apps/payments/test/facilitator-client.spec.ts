@@ -54,13 +54,23 @@ describe('facilitator client', () => {
   const ours = (options: { url?: string; timeoutMs?: number; token?: string } = {}) => {
     const client = new FacilitatorClient({
       ...config(options),
-      observe: (operation, outcome, seconds) => metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds),
+      observe: (operation, outcome, seconds) =>
+        metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds),
     });
     clients.push(client);
     return client;
   };
-  const library = (options: { url?: string; timeoutMs?: number; token?: string } = {}) => new HTTPFacilitatorClient(config(options));
-  const config = ({ url: base = url, timeoutMs = 5_000, token }: { url?: string; timeoutMs?: number; token?: string }) => ({
+  const library = (options: { url?: string; timeoutMs?: number; token?: string } = {}) =>
+    new HTTPFacilitatorClient(config(options));
+  const config = ({
+    url: base = url,
+    timeoutMs = 5_000,
+    token,
+  }: {
+    url?: string;
+    timeoutMs?: number;
+    token?: string;
+  }) => ({
     url: base,
     timeoutMs,
     createAuthHeaders: token
@@ -86,7 +96,14 @@ describe('facilitator client', () => {
     accepted: requirements,
     payload: {
       signature: `0x${'ab'.repeat(65)}`,
-      authorization: { from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', to: requirements.payTo, value: '3000', validAfter: '0', validBefore: '9999999999', nonce: `0x${'11'.repeat(32)}` },
+      authorization: {
+        from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        to: requirements.payTo,
+        value: '3000',
+        validAfter: '0',
+        validBefore: '9999999999',
+        nonce: `0x${'11'.repeat(32)}`,
+      },
     },
   };
 
@@ -96,7 +113,13 @@ describe('facilitator client', () => {
       return { result: await call() };
     } catch (error) {
       const e = error as Error & Record<string, unknown>;
-      return { error: e.constructor.name, message: e.message, invalidReason: e.invalidReason, errorReason: e.errorReason, statusCode: e.statusCode };
+      return {
+        error: e.constructor.name,
+        message: e.message,
+        invalidReason: e.invalidReason,
+        errorReason: e.errorReason,
+        statusCode: e.statusCode,
+      };
     }
   };
 
@@ -106,7 +129,10 @@ describe('facilitator client', () => {
     for (const client of [library({ token: 'secret' }), ours({ token: 'secret' })]) {
       seen = [];
       await client.verify(payload, requirements);
-      answer = { status: 200, body: JSON.stringify({ success: true, transaction: '0xtx', network: 'eip155:8453', payer: '0xpayer' }) };
+      answer = {
+        status: 200,
+        body: JSON.stringify({ success: true, transaction: '0xtx', network: 'eip155:8453', payer: '0xpayer' }),
+      };
       await client.settle(payload, requirements);
       answer = { status: 200, body: JSON.stringify({ isValid: true, payer: '0xpayer' }) };
       requests.push(seen);
@@ -116,16 +142,64 @@ describe('facilitator client', () => {
     expect(mine.map((r) => r.path)).toEqual(theirs.map((r) => r.path));
     expect(mine.map((r) => JSON.parse(r.body) as unknown)).toEqual(theirs.map((r) => JSON.parse(r.body) as unknown));
     for (const request of mine) {
-      expect(request.headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer secret', 'content-length': String(Buffer.byteLength(request.body)) });
+      expect(request.headers).toMatchObject({
+        'content-type': 'application/json',
+        authorization: 'Bearer secret',
+        'content-length': String(Buffer.byteLength(request.body)),
+      });
     }
   });
 
   const answers: { name: string; status: number; body: string }[] = [
-    { name: 'valid', status: 200, body: JSON.stringify({ isValid: true, payer: '0xpayer', invalidReason: null, surplus: 1 }) },
-    { name: 'invalid', status: 200, body: JSON.stringify({ isValid: false, invalidReason: 'insufficient_funds', invalidMessage: 'balance too low', payer: '0xpayer' }) },
-    { name: 'settled', status: 200, body: JSON.stringify({ success: true, transaction: '0xtx', network: 'eip155:8453', payer: '0xpayer', amount: '3000', errorReason: null }) },
-    { name: 'not settled', status: 200, body: JSON.stringify({ success: false, errorReason: 'invalid_transaction_state', transaction: '', network: 'eip155:8453' }) },
-    { name: 'refused with reason', status: 400, body: JSON.stringify({ isValid: false, success: false, invalidReason: 'invalid_signature', errorReason: 'invalid_signature', transaction: '', network: 'eip155:8453' }) },
+    {
+      name: 'valid',
+      status: 200,
+      body: JSON.stringify({ isValid: true, payer: '0xpayer', invalidReason: null, surplus: 1 }),
+    },
+    {
+      name: 'invalid',
+      status: 200,
+      body: JSON.stringify({
+        isValid: false,
+        invalidReason: 'insufficient_funds',
+        invalidMessage: 'balance too low',
+        payer: '0xpayer',
+      }),
+    },
+    {
+      name: 'settled',
+      status: 200,
+      body: JSON.stringify({
+        success: true,
+        transaction: '0xtx',
+        network: 'eip155:8453',
+        payer: '0xpayer',
+        amount: '3000',
+        errorReason: null,
+      }),
+    },
+    {
+      name: 'not settled',
+      status: 200,
+      body: JSON.stringify({
+        success: false,
+        errorReason: 'invalid_transaction_state',
+        transaction: '',
+        network: 'eip155:8453',
+      }),
+    },
+    {
+      name: 'refused with reason',
+      status: 400,
+      body: JSON.stringify({
+        isValid: false,
+        success: false,
+        invalidReason: 'invalid_signature',
+        errorReason: 'invalid_signature',
+        transaction: '',
+        network: 'eip155:8453',
+      }),
+    },
     { name: 'server error, text', status: 500, body: 'Internal   Server\nError' },
     { name: 'server error, empty', status: 502, body: '' },
     { name: 'server error, other JSON', status: 503, body: JSON.stringify({ error: 'busy' }) },
@@ -147,18 +221,26 @@ describe('facilitator client', () => {
   it('follows a redirect (sending the call again through the library, whose fetch follows it)', async () => {
     answer = { status: 200, body: JSON.stringify({ isValid: true, payer: '0xpayer' }) };
     seen = [];
-    await expect(ours({ url: `${url}/moved` }).verify(payload, requirements)).resolves.toEqual({ isValid: true, payer: '0xpayer' });
+    await expect(ours({ url: `${url}/moved` }).verify(payload, requirements)).resolves.toEqual({
+      isValid: true,
+      payer: '0xpayer',
+    });
     expect(seen.map((r) => r.path)).toEqual(['/moved/verify', '/moved/verify', '/verify']);
   });
 
   it('gives up after timeoutMs with FacilitatorTimeoutError', async () => {
     answer = 'hang';
     const began = Date.now();
-    await expect(ours({ timeoutMs: 300 }).settle(payload, requirements)).rejects.toBeInstanceOf(FacilitatorTimeoutError);
+    await expect(ours({ timeoutMs: 300 }).settle(payload, requirements)).rejects.toBeInstanceOf(
+      FacilitatorTimeoutError,
+    );
     // It waited its own timeout and gave up on a call that never ends (no bound sized for a quiet
     // machine: 2 s was one).
     expect(Date.now() - began).toBeGreaterThanOrEqual(290);
-    await expect(ours({ timeoutMs: 300 }).verify(payload, requirements)).rejects.toMatchObject({ name: 'FacilitatorTimeoutError', operation: 'verify' });
+    await expect(ours({ timeoutMs: 300 }).verify(payload, requirements)).rejects.toMatchObject({
+      name: 'FacilitatorTimeoutError',
+      operation: 'verify',
+    });
   });
 
   it('keeps one connection open across calls', async () => {
@@ -171,7 +253,10 @@ describe('facilitator client', () => {
 
   it('tells its observer how each request ended and how long it waited, and an observer that throws changes no answer', async () => {
     const observed: { operation: string; outcome: string; seconds: number }[] = [];
-    const client = new FacilitatorClient({ ...config({ timeoutMs: 300 }), observe: (operation, outcome, seconds) => observed.push({ operation, outcome, seconds }) });
+    const client = new FacilitatorClient({
+      ...config({ timeoutMs: 300 }),
+      observe: (operation, outcome, seconds) => observed.push({ operation, outcome, seconds }),
+    });
     clients.push(client);
     answer = { status: 200, body: JSON.stringify({ success: true, transaction: '0xtx', network: 'eip155:8453' }) };
     await client.settle(payload, requirements);
@@ -183,7 +268,12 @@ describe('facilitator client', () => {
     const began = performance.now();
     await expect(client.settle(payload, requirements)).rejects.toBeInstanceOf(FacilitatorTimeoutError);
     const hung = (performance.now() - began) / 1000;
-    expect(observed.map(({ operation, outcome }) => `${operation} ${outcome}`)).toEqual(['settle answered', 'verify answered', 'settle failed', 'settle timeout']);
+    expect(observed.map(({ operation, outcome }) => `${operation} ${outcome}`)).toEqual([
+      'settle answered',
+      'verify answered',
+      'settle failed',
+      'settle timeout',
+    ]);
     expect(observed[3].seconds).toBeGreaterThanOrEqual(0.29);
     expect(observed[3].seconds).toBeLessThanOrEqual(hung);
 

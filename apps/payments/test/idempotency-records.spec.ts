@@ -40,7 +40,9 @@ describe('idempotency records', () => {
     const record = name();
     const claim = await records.begin({ ...record, fingerprint: 'f' });
     if (claim.state !== 'claimed') throw new Error('not claimed');
-    expect(await records.finish({ ...record, token: 'someone-else', answerJson: '{"x":2}' })).toEqual({ stored: false });
+    expect(await records.finish({ ...record, token: 'someone-else', answerJson: '{"x":2}' })).toEqual({
+      stored: false,
+    });
     expect(await records.finish({ ...record, token: claim.token, answerJson: '{"x":1}' })).toEqual({ stored: true });
     expect(await records.begin({ ...record, fingerprint: 'f' })).toEqual({ state: 'done', answerJson: '{"x":1}' });
     expect(await records.begin({ ...record, fingerprint: 'g' })).toEqual({ state: 'conflict' });
@@ -70,8 +72,12 @@ describe('idempotency records', () => {
   });
 
   it('refuses a record without a scope or with a name over 255 characters', async () => {
-    await expect(records.begin({ scope: '', key: 'k', fingerprint: 'f', requestId: 'r' })).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
-    await expect(records.begin({ scope: 's', key: 'k'.repeat(256), fingerprint: 'f', requestId: 'r' })).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
+    await expect(records.begin({ scope: '', key: 'k', fingerprint: 'f', requestId: 'r' })).rejects.toMatchObject({
+      code: ErrorCode.InvalidArgument,
+    });
+    await expect(
+      records.begin({ scope: 's', key: 'k'.repeat(256), fingerprint: 'f', requestId: 'r' }),
+    ).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
   });
 
   it('with Redis away the call goes ahead unprotected (claimed without a token), and finishing it stores nothing', async () => {

@@ -94,14 +94,20 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     return { id: rows[0].id, keyHash: issued.keyHash };
   };
 
-  const debit = (keyHash: string) => store.debit(keyHash, { debitId: randomUUID(), amount: 3_000n, route: 'apps.get', chargedAtMs: Date.now() });
+  const debit = (keyHash: string) =>
+    store.debit(keyHash, { debitId: randomUUID(), amount: 3_000n, route: 'apps.get', chargedAtMs: Date.now() });
 
   const spentOf = async (id: string): Promise<bigint> => {
-    const { rows } = await db.pool.query<{ spent_micros: string }>('SELECT spent_micros FROM api_keys WHERE id = $1', [id]);
+    const { rows } = await db.pool.query<{ spent_micros: string }>('SELECT spent_micros FROM api_keys WHERE id = $1', [
+      id,
+    ]);
     return BigInt(rows[0].spent_micros);
   };
   const debitRows = async (id: string): Promise<number> =>
-    Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM credit_debits WHERE api_key_id = $1', [id])).rows[0].n);
+    Number(
+      (await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM credit_debits WHERE api_key_id = $1', [id]))
+        .rows[0].n,
+    );
 
   beforeAll(async () => {
     server = await startRedisServer();
@@ -165,12 +171,20 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     flusher.start();
     const started = Date.now();
     for (let i = 0; i < 20; i += 1) expect((await debit(key.keyHash)).kind).toBe('ok');
-    const spent = await eventually(() => spentOf(key.id), (value) => value === 60_000n);
+    const spent = await eventually(
+      () => spentOf(key.id),
+      (value) => value === 60_000n,
+    );
     const elapsed = Date.now() - started;
     expect(spent).toBe(60_000n);
     expect(elapsed).toBeLessThan(BLOCK_MS / 2);
     expect(await debitRows(key.id)).toBe(20);
-    expect(await eventually(() => redis.xlen(STREAM), (n) => n === 0)).toBe(0);
+    expect(
+      await eventually(
+        () => redis.xlen(STREAM),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
     // A debit wakes the blocked read, so stopping does not wait the minute out.
     const stopped = flusher.stop();
     expect((await debit(key.keyHash)).kind).toBe('ok');
@@ -187,13 +201,21 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     await flusher.ensureGroup();
     flusher.start();
     expect((await debit(key.keyHash)).kind).toBe('ok');
-    await eventually(() => Promise.resolve(batches.length), (n) => n === 1);
+    await eventually(
+      () => Promise.resolve(batches.length),
+      (n) => n === 1,
+    );
     // Five more while the first batch's interval runs: one transaction, not five.
     for (let i = 0; i < 5; i += 1) {
       expect((await debit(key.keyHash)).kind).toBe('ok');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect(await eventually(() => spentOf(key.id), (value) => value === 18_000n)).toBe(18_000n);
+    expect(
+      await eventually(
+        () => spentOf(key.id),
+        (value) => value === 18_000n,
+      ),
+    ).toBe(18_000n);
     expect(batches).toEqual([1, 5]);
   });
 
@@ -208,7 +230,12 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     await flusher.ensureGroup();
     flusher.start();
     // 3 + 3 come at once; only the last, short batch would wait before the next read.
-    expect(await eventually(() => spentOf(key.id), (value) => value === 21_000n)).toBe(21_000n);
+    expect(
+      await eventually(
+        () => spentOf(key.id),
+        (value) => value === 21_000n,
+      ),
+    ).toBe(21_000n);
     expect(batches).toEqual([3, 3, 1]);
   });
 
@@ -222,7 +249,12 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     expect(dead?.[0]?.[1]).toHaveLength(5);
     const survivor = newFlusher({ ...config, consumer: 'survivor' });
     survivor.start();
-    expect(await eventually(() => spentOf(key.id), (value) => value === 15_000n)).toBe(15_000n);
+    expect(
+      await eventually(
+        () => spentOf(key.id),
+        (value) => value === 15_000n,
+      ),
+    ).toBe(15_000n);
     const pending = (await redis.xpending(STREAM, config.group)) as [number, ...unknown[]];
     expect(pending[0]).toBe(0);
   });
@@ -239,12 +271,22 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     ][];
     const entries = read[0][1].map(([streamId, fields]) => {
       const get = (name: string) => fields[fields.indexOf(name) + 1];
-      return { streamId, debitId: get('debit'), keyId: get('key'), amount: BigInt(get('amount')), route: get('route'), chargedAtMs: BigInt(get('at')) };
+      return {
+        streamId,
+        debitId: get('debit'),
+        keyId: get('key'),
+        amount: BigInt(get('amount')),
+        route: get('route'),
+        chargedAtMs: BigInt(get('at')),
+      };
     });
     await applyLedgerBatch(db.pool, entries);
     expect(await spentOf(key.id)).toBe(12_000n);
     newFlusher({ ...config, consumer: 'survivor' }).start();
-    await eventually(async () => ((await redis.xpending(STREAM, config.group)) as [number])[0], (n) => n === 0);
+    await eventually(
+      async () => ((await redis.xpending(STREAM, config.group)) as [number])[0],
+      (n) => n === 0,
+    );
     expect(await spentOf(key.id)).toBe(12_000n);
     expect(await debitRows(key.id)).toBe(4);
   });
@@ -255,7 +297,10 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     try {
       // No reclaim can rescue the entries within the test: only the flusher's own re-read can.
       const config = ledger({ claimIdleMs: 3_600_000 });
-      const connection = connectRedis(`redis://127.0.0.1:${proxy.port}`, LedgerFlusher.connectionOptions(config, 1_000));
+      const connection = connectRedis(
+        `redis://127.0.0.1:${proxy.port}`,
+        LedgerFlusher.connectionOptions(config, 1_000),
+      );
       connection.on('error', () => undefined);
       connections.push(connection);
       const flusher = new LedgerFlusher(connection, db.pool, config, keyspace.streams);
@@ -264,7 +309,13 @@ describe('ledger flusher (real Redis and Postgres)', () => {
       // The read that takes these debits runs in Redis (they become this consumer's pending entries), and its answer is lost.
       proxy.loseNextAnswerContaining('apps.get');
       for (let i = 0; i < 3; i += 1) expect((await debit(key.keyHash)).kind).toBe('ok');
-      expect(await eventually(() => spentOf(key.id), (value) => value === 9_000n, 20_000)).toBe(9_000n);
+      expect(
+        await eventually(
+          () => spentOf(key.id),
+          (value) => value === 9_000n,
+          20_000,
+        ),
+      ).toBe(9_000n);
       await flusher.stop();
       expect(proxy.lost).toBe(1);
       expect(await debitRows(key.id)).toBe(3);
@@ -279,13 +330,21 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     const flusher = newFlusher(ledger());
     flusher.start();
     await debit(key.keyHash);
-    await eventually(() => spentOf(key.id), (value) => value === 3_000n);
+    await eventually(
+      () => spentOf(key.id),
+      (value) => value === 3_000n,
+    );
     await redis.flushall();
     // The key is reloaded from Postgres (spent 3000) and keeps being debited.
     await store.sync(key.keyHash, { id: key.id, toppedUp: 1_000_000n, spent: 3_000n, revoked: false });
     await debit(key.keyHash);
     await debit(key.keyHash);
-    expect(await eventually(() => spentOf(key.id), (value) => value === 9_000n)).toBe(9_000n);
+    expect(
+      await eventually(
+        () => spentOf(key.id),
+        (value) => value === 9_000n,
+      ),
+    ).toBe(9_000n);
   });
 
   it('writes out what is left in the stream when it stops', async () => {
@@ -305,15 +364,20 @@ describe('ledger flusher (real Redis and Postgres)', () => {
     // Keys until every shard has one (key hashes are random).
     while (new Set(keys.map((key) => sharded.shardOf(key.keyHash))).size < sharded.shards) {
       const issued = issueApiKey();
-      const { rows } = await db.pool.query<{ id: string }>('INSERT INTO api_keys (key_hash, prefix, topped_up_micros) VALUES ($1, $2, 1000000) RETURNING id', [
-        issued.keyHash,
-        issued.prefix,
-      ]);
+      const { rows } = await db.pool.query<{ id: string }>(
+        'INSERT INTO api_keys (key_hash, prefix, topped_up_micros) VALUES ($1, $2, 1000000) RETURNING id',
+        [issued.keyHash, issued.prefix],
+      );
       await shardedStore.sync(issued.keyHash, { id: rows[0].id, toppedUp: 1_000_000n, spent: 0n, revoked: false });
       keys.push({ id: rows[0].id, keyHash: issued.keyHash });
     }
     for (const key of keys) {
-      const outcome = await shardedStore.debit(key.keyHash, { debitId: randomUUID(), amount: 3_000n, route: 'apps.get', chargedAtMs: Date.now() });
+      const outcome = await shardedStore.debit(key.keyHash, {
+        debitId: randomUUID(),
+        amount: 3_000n,
+        route: 'apps.get',
+        chargedAtMs: Date.now(),
+      });
       expect(outcome.kind).toBe('ok');
     }
     for (const stream of sharded.streams) expect(await redis.xlen(stream)).toBeGreaterThan(0);

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testPool } from '@appcat/testing';
 import type pg from 'pg';
-import { applyMigrations, DEFAULT_MIGRATIONS_DIR, migrationChecksum, MigrationError, readLocalMigrations } from '../src/migrate/apply-migrations.js';
+import {
+  applyMigrations,
+  DEFAULT_MIGRATIONS_DIR,
+  migrationChecksum,
+  MigrationError,
+  readLocalMigrations,
+} from '../src/migrate/apply-migrations.js';
 import { databaseShape, declaredShape } from './support/schema-shape.js';
 import { dropDatabase, uniqueDatabaseUrl } from './support/test-database.js';
 
@@ -38,7 +44,11 @@ describe('migrations', () => {
     expect(migrated).toEqual(declared);
     // Guards against a comparison that compares nothing.
     expect(Object.keys(declared.tables).sort()).toEqual(['api_keys', 'credit_debits', 'top_ups', 'x402_settlements']);
-    expect(declared.tables.api_keys.columns.topped_up_micros).toEqual({ type: 'bigint', nullable: false, default: '0' });
+    expect(declared.tables.api_keys.columns.topped_up_micros).toEqual({
+      type: 'bigint',
+      nullable: false,
+      default: '0',
+    });
   });
 
   it('notice when schema.prisma drifts from the migrations', async () => {
@@ -51,7 +61,10 @@ describe('migrations', () => {
       schema.replace('  route        String\n', '  route        String?\n'),
       schema.replace('@@index([prefix], map: "api_keys_prefix_idx")', ''),
       schema.replace('  x402\n', '  x402\n  card\n'),
-      schema.replace('onDelete: Restrict, onUpdate: Cascade)\n\n  @@index([apiKeyId, chargedAt]', 'onDelete: Cascade, onUpdate: Cascade)\n\n  @@index([apiKeyId, chargedAt]'),
+      schema.replace(
+        'onDelete: Restrict, onUpdate: Cascade)\n\n  @@index([apiKeyId, chargedAt]',
+        'onDelete: Cascade, onUpdate: Cascade)\n\n  @@index([apiKeyId, chargedAt]',
+      ),
       schema.replace('  note         String?\n', '  note         String?\n  memo         String?\n'),
     ];
     for (const drifted of drifts) {
@@ -64,7 +77,7 @@ describe('migrations', () => {
       await pool.query('CREATE INDEX credit_debits_route_idx ON credit_debits (route)');
       expect(await databaseShape(pool)).not.toEqual(declared);
       await pool.query('DROP INDEX credit_debits_route_idx');
-      await pool.query('ALTER TABLE top_ups ALTER COLUMN note SET DEFAULT \'\'');
+      await pool.query("ALTER TABLE top_ups ALTER COLUMN note SET DEFAULT ''");
       expect(await databaseShape(pool)).not.toEqual(declared);
     });
   });
@@ -116,7 +129,9 @@ describe('migrations', () => {
     expect(migrations).toBeGreaterThan(1);
     const outcomes = await Promise.all([applyMigrations(url), applyMigrations(url), applyMigrations(url)]);
     expect(outcomes.map((o) => o.applied.length).sort()).toEqual([0, 0, migrations]);
-    await withPool(url, async (pool) => expect((await pool.query('SELECT * FROM _prisma_migrations')).rowCount).toBe(migrations));
+    await withPool(url, async (pool) =>
+      expect((await pool.query('SELECT * FROM _prisma_migrations')).rowCount).toBe(migrations),
+    );
   });
 
   describe('with a copy of the migrations', () => {
@@ -139,11 +154,18 @@ describe('migrations', () => {
       const { url } = fresh('failing');
       await applyMigrations(url, { migrationsDir: dir });
       await mkdir(join(dir, '29991231000000_broken'));
-      await writeFile(join(dir, '29991231000000_broken', 'migration.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n');
-      await expect(applyMigrations(url, { migrationsDir: dir })).rejects.toThrow(/29991231000000_broken failed and was rolled back/);
+      await writeFile(
+        join(dir, '29991231000000_broken', 'migration.sql'),
+        'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n',
+      );
+      await expect(applyMigrations(url, { migrationsDir: dir })).rejects.toThrow(
+        /29991231000000_broken failed and was rolled back/,
+      );
       await withPool(url, async (pool) => {
         expect((await pool.query(`SELECT to_regclass('half_done') AS t`)).rows[0].t).toBeNull();
-        expect((await pool.query('SELECT * FROM _prisma_migrations')).rowCount).toBe((await readLocalMigrations(dir)).length - 1);
+        expect((await pool.query('SELECT * FROM _prisma_migrations')).rowCount).toBe(
+          (await readLocalMigrations(dir)).length - 1,
+        );
       });
     });
   });
@@ -152,17 +174,31 @@ describe('migrations', () => {
     const { url } = fresh('checks');
     await applyMigrations(url);
     await withPool(url, async (pool) => {
-      const key = await pool.query<{ id: string }>(`INSERT INTO api_keys (key_hash, prefix) VALUES (repeat('a', 64), 'ak_123456789') RETURNING id`);
+      const key = await pool.query<{ id: string }>(
+        `INSERT INTO api_keys (key_hash, prefix) VALUES (repeat('a', 64), 'ak_123456789') RETURNING id`,
+      );
       const id = key.rows[0].id;
       const refused = [
         [`INSERT INTO api_keys (key_hash, prefix) VALUES ('not-a-hash', 'ak_123456789')`, []],
         [`UPDATE api_keys SET spent_micros = -1 WHERE id = $1`, [id]],
         [`INSERT INTO top_ups (api_key_id, amount_micros, method, external_ref) VALUES ($1, 0, 'admin', 'r0')`, [id]],
-        [`INSERT INTO credit_debits (id, api_key_id, amount_micros, route, charged_at) VALUES ('d', $1, -3000, 'r', now())`, [id]],
+        [
+          `INSERT INTO credit_debits (id, api_key_id, amount_micros, route, charged_at) VALUES ('d', $1, -3000, 'r', now())`,
+          [id],
+        ],
       ] as const;
-      for (const [sql, params] of refused) await expect(pool.query(sql, [...params])).rejects.toMatchObject({ code: '23514' });
-      await pool.query(`INSERT INTO top_ups (api_key_id, amount_micros, method, external_ref) VALUES ($1, 1, 'admin', 'r1')`, [id]);
-      await expect(pool.query(`INSERT INTO top_ups (api_key_id, amount_micros, method, external_ref) VALUES ($1, 1, 'x402', 'r1')`, [id])).rejects.toMatchObject({
+      for (const [sql, params] of refused)
+        await expect(pool.query(sql, [...params])).rejects.toMatchObject({ code: '23514' });
+      await pool.query(
+        `INSERT INTO top_ups (api_key_id, amount_micros, method, external_ref) VALUES ($1, 1, 'admin', 'r1')`,
+        [id],
+      );
+      await expect(
+        pool.query(
+          `INSERT INTO top_ups (api_key_id, amount_micros, method, external_ref) VALUES ($1, 1, 'x402', 'r1')`,
+          [id],
+        ),
+      ).rejects.toMatchObject({
         code: '23505',
       });
     });

@@ -25,7 +25,8 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
 
   afterAll(() => cluster.stop());
 
-  const createKey = (credit: bigint) => cluster.client.call<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: credit.toString() });
+  const createKey = (credit: bigint) =>
+    cluster.client.call<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: credit.toString() });
   const debit = (key: string, route = 'apps.search') =>
     cluster.client.request<DebitReply>(Subject.CreditsDebit, {
       keyHash: hashApiKey(key),
@@ -33,14 +34,20 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
       route,
       requestId: 'test',
     });
-  const balance = (key: string) => cluster.client.request<BalanceReply>(Subject.CreditsBalance, { keyHash: hashApiKey(key) });
+  const balance = (key: string) =>
+    cluster.client.request<BalanceReply>(Subject.CreditsBalance, { keyHash: hashApiKey(key) });
   const errorCode = (reply: Reply<unknown>) => (reply.ok ? 'ok' : reply.error.code);
   const postgresKey = async (id: string) => {
-    const { rows } = await cluster.db.pool.query<{ topped_up_micros: string; spent_micros: string; revoked_at: Date | null }>(
-      'SELECT topped_up_micros, spent_micros, revoked_at FROM api_keys WHERE id = $1',
-      [id],
-    );
-    return { toppedUp: BigInt(rows[0].topped_up_micros), spent: BigInt(rows[0].spent_micros), revokedAt: rows[0].revoked_at };
+    const { rows } = await cluster.db.pool.query<{
+      topped_up_micros: string;
+      spent_micros: string;
+      revoked_at: Date | null;
+    }>('SELECT topped_up_micros, spent_micros, revoked_at FROM api_keys WHERE id = $1', [id]);
+    return {
+      toppedUp: BigInt(rows[0].topped_up_micros),
+      spent: BigInt(rows[0].spent_micros),
+      revokedAt: rows[0].revoked_at,
+    };
   };
   /** Counts the debit requests each replica handled. */
   const spyOnReplicas = () => cluster.apps.map((app) => jest.spyOn(app.get(CreditService), 'debit'));
@@ -64,7 +71,10 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
       spies.forEach((spy) => spy.mockRestore());
     }
     expect(await balance(created.key)).toEqual({ ok: true, value: { balance: '0' } });
-    const flushed = await eventually(() => postgresKey(created.id), (key) => key.spent === 300_000n);
+    const flushed = await eventually(
+      () => postgresKey(created.id),
+      (key) => key.spent === 300_000n,
+    );
     expect(flushed.spent).toBe(100n * PRICE_PER_CALL_MICROS);
     const { rows } = await cluster.db.pool.query<{ n: string; total: string }>(
       'SELECT count(*) AS n, sum(amount_micros) AS total FROM credit_debits WHERE api_key_id = $1',
@@ -124,7 +134,9 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
     const beforeLoss = new Map(keys.map((key) => [key.id, [] as string[]]));
     const afterLoss = new Map(keys.map((key) => [key.id, [] as string[]]));
     const recordedIds = async (keyId: string) =>
-      (await cluster.db.pool.query<{ id: string }>('SELECT id FROM credit_debits WHERE api_key_id = $1', [keyId])).rows.map((row) => row.id);
+      (
+        await cluster.db.pool.query<{ id: string }>('SELECT id FROM credit_debits WHERE api_key_id = $1', [keyId])
+      ).rows.map((row) => row.id);
     let lost = false;
     const run = async (key: AdminKeyCreated) => {
       for (let i = 0; i < 40; i += 1) {
@@ -137,9 +149,15 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
       }
     };
     const runs = keys.map(run);
-    await eventually(async () => [...succeeded.values()].reduce((n, ids) => n + ids.length, 0), (n) => n >= 45, 5_000);
+    await eventually(
+      async () => [...succeeded.values()].reduce((n, ids) => n + ids.length, 0),
+      (n) => n >= 45,
+      5_000,
+    );
     // What Postgres had just before the loss: only debits missing from it can be forgiven.
-    const recordedBeforeLoss = new Map(await Promise.all(keys.map(async (key) => [key.id, await recordedIds(key.id)] as const)));
+    const recordedBeforeLoss = new Map(
+      await Promise.all(keys.map(async (key) => [key.id, await recordedIds(key.id)] as const)),
+    );
     await cluster.redis.flushall();
     lost = true;
     await Promise.all(runs);
@@ -178,7 +196,14 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
       expect(rows[0].key_hash).toBe(hashApiKey(created.key));
       expect(JSON.stringify(rows)).not.toContain(created.key);
       const shown = await cluster.client.call<AdminKeyDetails>(Subject.AdminKeysShow, { ref: created.key });
-      expect(shown).toMatchObject({ id: created.id, status: 'active', toppedUp: '0', spent: '0', balance: '0', topUps: [] });
+      expect(shown).toMatchObject({
+        id: created.id,
+        status: 'active',
+        toppedUp: '0',
+        spent: '0',
+        balance: '0',
+        topUps: [],
+      });
       expect(errorCode(await debit(created.key))).toBe(ErrorCode.CreditInsufficient);
     });
 
@@ -203,17 +228,28 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
       for (const ref of [created.key, created.prefix, created.prefix.slice(0, 9), created.id]) {
         expect((await cluster.client.call<AdminKeyDetails>(Subject.AdminKeysShow, { ref })).id).toBe(created.id);
       }
-      expect(errorCode(await cluster.client.request(Subject.AdminKeysShow, { ref: 'ak_zzzzzzzzz' }))).toBe(ErrorCode.AdminKeyNotFound);
-      expect(errorCode(await cluster.client.request(Subject.AdminKeysShow, { ref: '00000000-0000-4000-8000-000000000000' }))).toBe(
+      expect(errorCode(await cluster.client.request(Subject.AdminKeysShow, { ref: 'ak_zzzzzzzzz' }))).toBe(
         ErrorCode.AdminKeyNotFound,
       );
+      expect(
+        errorCode(await cluster.client.request(Subject.AdminKeysShow, { ref: '00000000-0000-4000-8000-000000000000' })),
+      ).toBe(ErrorCode.AdminKeyNotFound);
       for (const ref of ['hello', 'ak_', 'ak_0OIl', 42]) {
-        expect(errorCode(await cluster.client.request(Subject.AdminKeysRevoke, { ref }))).toBe(ErrorCode.InvalidArgument);
+        expect(errorCode(await cluster.client.request(Subject.AdminKeysRevoke, { ref }))).toBe(
+          ErrorCode.InvalidArgument,
+        );
       }
       // Another key that happens to share the display prefix.
-      await cluster.db.pool.query('INSERT INTO api_keys (key_hash, prefix) VALUES ($1, $2)', [hashApiKey('ak_other'), created.prefix]);
-      expect(errorCode(await cluster.client.request(Subject.AdminKeysShow, { ref: created.prefix }))).toBe(ErrorCode.AdminKeyAmbiguous);
-      expect((await cluster.client.call<AdminKeyDetails>(Subject.AdminKeysShow, { ref: created.key })).id).toBe(created.id);
+      await cluster.db.pool.query('INSERT INTO api_keys (key_hash, prefix) VALUES ($1, $2)', [
+        hashApiKey('ak_other'),
+        created.prefix,
+      ]);
+      expect(errorCode(await cluster.client.request(Subject.AdminKeysShow, { ref: created.prefix }))).toBe(
+        ErrorCode.AdminKeyAmbiguous,
+      );
+      expect((await cluster.client.call<AdminKeyDetails>(Subject.AdminKeysShow, { ref: created.key })).id).toBe(
+        created.id,
+      );
     });
 
     it('lists keys with their live balances', async () => {
@@ -246,13 +282,21 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
     it('refuses a reused reference, an amount below the minimum, and revoked or unknown keys', async () => {
       const created = await createKey(1_000_000n);
       await keyService().topUp(created.id, 1_000_000n, 'x402', 'x402:settlement-2');
-      await expect(keyService().topUp(created.id, 5_000_000n, 'x402', 'x402:settlement-2')).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
-      await expect(keyService().topUp(created.id, 999_999n, 'x402', 'x402:small')).rejects.toMatchObject({ code: ErrorCode.InvalidArgument });
-      await expect(keyService().topUp('00000000-0000-4000-8000-000000000000', 1_000_000n, 'x402', 'x402:nobody')).rejects.toMatchObject({
+      await expect(keyService().topUp(created.id, 5_000_000n, 'x402', 'x402:settlement-2')).rejects.toMatchObject({
+        code: ErrorCode.InvalidArgument,
+      });
+      await expect(keyService().topUp(created.id, 999_999n, 'x402', 'x402:small')).rejects.toMatchObject({
+        code: ErrorCode.InvalidArgument,
+      });
+      await expect(
+        keyService().topUp('00000000-0000-4000-8000-000000000000', 1_000_000n, 'x402', 'x402:nobody'),
+      ).rejects.toMatchObject({
         code: ErrorCode.CreditKeyUnknown,
       });
       await cluster.client.call(Subject.AdminKeysRevoke, { ref: created.id });
-      await expect(keyService().topUp(created.id, 1_000_000n, 'x402', 'x402:late')).rejects.toMatchObject({ code: ErrorCode.CreditKeyRevoked });
+      await expect(keyService().topUp(created.id, 1_000_000n, 'x402', 'x402:late')).rejects.toMatchObject({
+        code: ErrorCode.CreditKeyRevoked,
+      });
       expect((await postgresKey(created.id)).toppedUp).toBe(2_000_000n);
     });
 
@@ -260,7 +304,9 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
       const created = await createKey(3_000n);
       expect(errorCode(await debit(created.key))).toBe('ok');
       // As if the sync after the commit had failed: Postgres knows the top-up, Redis does not.
-      await cluster.db.pool.query('UPDATE api_keys SET topped_up_micros = topped_up_micros + 6000 WHERE id = $1', [created.id]);
+      await cluster.db.pool.query('UPDATE api_keys SET topped_up_micros = topped_up_micros + 6000 WHERE id = $1', [
+        created.id,
+      ]);
       expect(await debit(created.key)).toMatchObject({ ok: true, value: { balance: '3000' } });
     });
   });

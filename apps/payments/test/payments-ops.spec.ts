@@ -26,7 +26,10 @@ describe('payments ops port', () => {
     });
     const port = await freePort();
     app = await createPaymentsApp(
-      testConfig({ nats: nats.url, redis: redis.url, database: database.url }, { OPS_PORT: String(port), X402_FACILITATOR_URL: facilitator.url }),
+      testConfig(
+        { nats: nats.url, redis: redis.url, database: database.url },
+        { OPS_PORT: String(port), X402_FACILITATOR_URL: facilitator.url },
+      ),
       { logger: false },
     );
     await app.listen();
@@ -45,7 +48,11 @@ describe('payments ops port', () => {
       () => fetch(`${base}/readyz`),
       (response) => response.status === 200,
     );
-    expect(await ready.json()).toEqual({ status: 200, message: 'ok', data: { checks: { nats: 'ok', redis: 'ok', postgres: 'ok', facilitator: 'ok' } } });
+    expect(await ready.json()).toEqual({
+      status: 200,
+      message: 'ok',
+      data: { checks: { nats: 'ok', redis: 'ok', postgres: 'ok', facilitator: 'ok' } },
+    });
     await redis.kill();
     const unready = await fetch(`${base}/readyz`);
     expect(unready.status).toBe(503);

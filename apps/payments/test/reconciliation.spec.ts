@@ -1,4 +1,12 @@
-import { type AdminKeyCreated, type AdminReconcileReply, type DebitReply, ErrorCode, hashApiKey, PRICE_PER_CALL_MICROS, Subject } from '@appcat/contracts';
+import {
+  type AdminKeyCreated,
+  type AdminReconcileReply,
+  type DebitReply,
+  ErrorCode,
+  hashApiKey,
+  PRICE_PER_CALL_MICROS,
+  Subject,
+} from '@appcat/contracts';
 import pg from 'pg';
 import { KeyService } from '../src/keys/key-service.js';
 import { PaymentsResources } from '../src/payments-resources.js';
@@ -15,9 +23,15 @@ describe('reconciliation (payments.admin.reconcile)', () => {
 
   afterAll(() => cluster.stop());
 
-  const createKey = (credit: bigint) => cluster.client.call<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: credit.toString() });
+  const createKey = (credit: bigint) =>
+    cluster.client.call<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: credit.toString() });
   const debit = (key: string) =>
-    cluster.client.call<DebitReply>(Subject.CreditsDebit, { keyHash: hashApiKey(key), amount: PRICE_PER_CALL_MICROS.toString(), route: 'apps.search', requestId: 'r' });
+    cluster.client.call<DebitReply>(Subject.CreditsDebit, {
+      keyHash: hashApiKey(key),
+      amount: PRICE_PER_CALL_MICROS.toString(),
+      route: 'apps.search',
+      requestId: 'r',
+    });
   const reconcile = (waitMs = 5_000) => cluster.client.call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs });
   const resources = () => cluster.apps.map((app) => app.get(PaymentsResources));
   const settlement = (overrides: Partial<SettlementRecord>): SettlementRecord => ({
@@ -41,7 +55,13 @@ describe('reconciliation (payments.admin.reconcile)', () => {
 
     const reply = await reconcile();
     expect(reply).toMatchObject({ exact: true, keysChecked: 3, differences: [], ledgerBacklog: 0 });
-    expect(reply.totals).toEqual({ toppedUp: '6000000', spent: String(11n * PRICE_PER_CALL_MICROS), debits: 11, pending: '0', redisBalance: String(6_000_000n - 11n * PRICE_PER_CALL_MICROS) });
+    expect(reply.totals).toEqual({
+      toppedUp: '6000000',
+      spent: String(11n * PRICE_PER_CALL_MICROS),
+      debits: 11,
+      pending: '0',
+      redisBalance: String(6_000_000n - 11n * PRICE_PER_CALL_MICROS),
+    });
   });
 
   it('reports debits still in the ledger stream as pending, then exact once they are flushed', async () => {
@@ -53,7 +73,14 @@ describe('reconciliation (payments.admin.reconcile)', () => {
       expect(pending.exact).toBe(false);
       expect(pending.ledgerBacklog).toBe(3);
       expect(pending.differences).toEqual([
-        expect.objectContaining({ id: key.id, status: 'pending', pending: '9000', difference: '0', expectedBalance: '991000', redisBalance: '991000' }),
+        expect.objectContaining({
+          id: key.id,
+          status: 'pending',
+          pending: '9000',
+          difference: '0',
+          expectedBalance: '991000',
+          redisBalance: '991000',
+        }),
       ]);
     } finally {
       for (const r of resources()) r.flusher.start();
@@ -62,7 +89,11 @@ describe('reconciliation (payments.admin.reconcile)', () => {
   });
 
   it('names a key Redis holds less for (short), one it holds more for (forgiven) and a Postgres total that is off', async () => {
-    const [short, forgiven, offTotal] = await Promise.all([createKey(1_000_000n), createKey(1_000_000n), createKey(1_000_000n)]);
+    const [short, forgiven, offTotal] = await Promise.all([
+      createKey(1_000_000n),
+      createKey(1_000_000n),
+      createKey(1_000_000n),
+    ]);
     await Promise.all([debit(short.key), debit(forgiven.key), debit(offTotal.key)]);
     expect((await reconcile()).exact).toBe(true);
 
@@ -72,7 +103,11 @@ describe('reconciliation (payments.admin.reconcile)', () => {
     try {
       const reply = await reconcile(0);
       const status = Object.fromEntries(reply.differences.map((row) => [row.id, [row.status, row.difference]]));
-      expect(status).toEqual({ [short.id]: ['short', '-3000'], [forgiven.id]: ['forgiven', '6000'], [offTotal.id]: ['postgres_mismatch', '1'] });
+      expect(status).toEqual({
+        [short.id]: ['short', '-3000'],
+        [forgiven.id]: ['forgiven', '6000'],
+        [offTotal.id]: ['postgres_mismatch', '1'],
+      });
       expect(reply.exact).toBe(false);
     } finally {
       await cluster.redis.hincrby(testKeyspace.keyOf(hashApiKey(short.key)), 'bal', 3000);
@@ -113,9 +148,16 @@ describe('reconciliation (payments.admin.reconcile)', () => {
   });
 
   it('queues a settlement in Redis while Postgres is unreachable and moves it there exactly once', async () => {
-    const unreachable = new pg.Pool({ connectionString: 'postgresql://postgres:postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
+    const unreachable = new pg.Pool({
+      connectionString: 'postgresql://postgres:postgres@127.0.0.1:1/none',
+      connectionTimeoutMillis: 500,
+    });
     unreachable.on('error', () => undefined);
-    const down = new SettlementRecords(unreachable, cluster.redis, cluster.apps[0].get(PaymentsResources).settlements.keyspace);
+    const down = new SettlementRecords(
+      unreachable,
+      cluster.redis,
+      cluster.apps[0].get(PaymentsResources).settlements.keyspace,
+    );
     const record = settlement({ purpose: 'call', route: 'apps.lookup', amount: 3000n, requestId: 'queued-1' });
     await down.record(record);
     await down.record(record); // the same settlement reported twice is still one row
@@ -125,7 +167,10 @@ describe('reconciliation (payments.admin.reconcile)', () => {
     // Any replica's drain (every second, and reconcile's own) moves it.
     const reply = await reconcile();
     expect(reply.settlements.queued).toBe(0);
-    const { rows } = await cluster.db.pool.query('SELECT request_id, route, amount_micros::text FROM x402_settlements WHERE transaction = $1', [record.transaction]);
+    const { rows } = await cluster.db.pool.query(
+      'SELECT request_id, route, amount_micros::text FROM x402_settlements WHERE transaction = $1',
+      [record.transaction],
+    );
     expect(rows).toEqual([{ request_id: 'queued-1', route: 'apps.lookup', amount_micros: '3000' }]);
     expect(reply.exact).toBe(true);
   });

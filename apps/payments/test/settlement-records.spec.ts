@@ -43,7 +43,12 @@ describe('x402 settlement records', () => {
     };
   };
   const rowsOf = async (transaction: string) =>
-    (await cluster.db.pool.query('SELECT payment_id, request_id, amount_micros::text FROM x402_settlements WHERE transaction = $1', [transaction])).rows;
+    (
+      await cluster.db.pool.query(
+        'SELECT payment_id, request_id, amount_micros::text FROM x402_settlements WHERE transaction = $1',
+        [transaction],
+      )
+    ).rows;
   /** Queues a record as a replica that then died before writing it would have left it. */
   const queue = (record: SettlementRecord, stream = keyspace.pendingOf(record.paymentId)) =>
     cluster.redis.xadd(stream, '*', 'record', JSON.stringify({ ...record, amount: record.amount.toString() }));
@@ -59,7 +64,10 @@ describe('x402 settlement records', () => {
 
   it('queues the record in the same Redis transaction as the "used" mark; while Postgres is down it waits there, and the drain stores it once', async () => {
     await withoutBackgroundDrain(async () => {
-      const unreachable = new pg.Pool({ connectionString: 'postgresql://postgres:postgres@127.0.0.1:1/none', connectionTimeoutMillis: 200 });
+      const unreachable = new pg.Pool({
+        connectionString: 'postgresql://postgres:postgres@127.0.0.1:1/none',
+        connectionTimeoutMillis: 200,
+      });
       unreachable.on('error', () => undefined);
       const postgresDown = new SettlementRecords(unreachable, cluster.redis, keyspace);
       const paid = settlement();
@@ -76,7 +84,9 @@ describe('x402 settlement records', () => {
       await queue(paid); // queued twice
       expect(await records.drainPending()).toBe(2);
       expect(await records.pendingCount()).toBe(0);
-      expect(await rowsOf(paid.transaction)).toEqual([{ payment_id: paid.paymentId, request_id: paid.requestId, amount_micros: '3000' }]);
+      expect(await rowsOf(paid.transaction)).toEqual([
+        { payment_id: paid.paymentId, request_id: paid.requestId, amount_micros: '3000' },
+      ]);
     });
   });
 
@@ -88,7 +98,8 @@ describe('x402 settlement records', () => {
       await cluster.redis.del(keyspace.pendingOf(paid.paymentId));
       // The deadline guards against waiting forever; with the drain off only the replica can write it.
       const deadline = Date.now() + 30_000;
-      while ((await rowsOf(paid.transaction)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      while ((await rowsOf(paid.transaction)).length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       expect(await rowsOf(paid.transaction)).toHaveLength(1);
       expect(await records.pendingCount()).toBe(0);
     });
@@ -98,7 +109,8 @@ describe('x402 settlement records', () => {
     const leftBehind = settlement();
     await queue(leftBehind);
     const deadline = Date.now() + 30_000;
-    while ((await rowsOf(leftBehind.transaction)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while ((await rowsOf(leftBehind.transaction)).length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await rowsOf(leftBehind.transaction)).toHaveLength(1);
 
     await withoutBackgroundDrain(async () => {
@@ -113,12 +125,18 @@ describe('x402 settlement records', () => {
   });
 
   it('writes to Postgres directly when Redis fails', async () => {
-    const down = connectRedis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const down = connectRedis('redis://127.0.0.1:1', {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     down.on('error', () => undefined);
     try {
       const records = new SettlementRecords(cluster.db.pool, down, keyspace);
       const paid = settlement();
-      await records.record(paid, (transaction) => new PaymentLock(down, keyspace).markUsedIn(transaction, paid.paymentId, 60_000));
+      await records.record(paid, (transaction) =>
+        new PaymentLock(down, keyspace).markUsedIn(transaction, paid.paymentId, 60_000),
+      );
       expect(await rowsOf(paid.transaction)).toHaveLength(1);
     } finally {
       down.disconnect();
@@ -144,7 +162,11 @@ describe('x402 settlement records', () => {
       expect(await records.rejectedCount()).toBe(1);
       const rejected = X402Keyspace.rejectedOf(keyspace.pendingOf(conflicting.paymentId));
       const [[, fields]] = (await cluster.redis.xrange(rejected, '-', '+')) as [string, string[]][];
-      expect(JSON.parse(fields[1])).toMatchObject({ paymentId: first.paymentId, transaction: conflicting.transaction, amount: '3000' });
+      expect(JSON.parse(fields[1])).toMatchObject({
+        paymentId: first.paymentId,
+        transaction: conflicting.transaction,
+        amount: '3000',
+      });
     });
 
     const reply = await cluster.client.call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 0 });
@@ -154,11 +176,12 @@ describe('x402 settlement records', () => {
     expect((await cluster.client.call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 0 })).exact).toBe(true);
   });
 
-  it('spreads payments over the shards, each lock in its record\'s slot, and drains every shard and the streams of earlier versions', async () => {
+  it("spreads payments over the shards, each lock in its record's slot, and drains every shard and the streams of earlier versions", async () => {
     const sharded = new X402Keyspace(4);
     const paid = Array.from({ length: 40 }, () => settlement());
     // A payment's "used" mark and its record are written in one transaction: on a Redis Cluster, one slot.
-    for (const record of paid) expect(calculateSlot(sharded.lockOf(record.paymentId))).toBe(calculateSlot(sharded.pendingOf(record.paymentId)));
+    for (const record of paid)
+      expect(calculateSlot(sharded.lockOf(record.paymentId))).toBe(calculateSlot(sharded.pendingOf(record.paymentId)));
     expect(new Set(paid.map((record) => sharded.pendingOf(record.paymentId)))).toEqual(new Set(sharded.pendingStreams));
     expect(new Set(sharded.pendingStreams.map((stream) => calculateSlot(stream))).size).toBe(4);
 

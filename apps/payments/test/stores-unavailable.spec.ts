@@ -19,8 +19,12 @@ describe('when a credit store is unavailable', () => {
       await cluster.redisServer.kill();
       const debit = { keyHash: issueApiKey().keyHash, amount: '3000', route: 'r', requestId: 'x' };
       expect(codeOf(await cluster.client.request(Subject.CreditsDebit, debit))).toBe(ErrorCode.CreditStoreUnavailable);
-      expect(codeOf(await cluster.client.request(Subject.CreditsBalance, { keyHash: debit.keyHash }))).toBe(ErrorCode.CreditStoreUnavailable);
-      expect(codeOf(await cluster.client.request(Subject.AdminKeysShow, { ref: created.id }))).toBe(ErrorCode.CreditStoreUnavailable);
+      expect(codeOf(await cluster.client.request(Subject.CreditsBalance, { keyHash: debit.keyHash }))).toBe(
+        ErrorCode.CreditStoreUnavailable,
+      );
+      expect(codeOf(await cluster.client.request(Subject.AdminKeysShow, { ref: created.id }))).toBe(
+        ErrorCode.CreditStoreUnavailable,
+      );
       // The key is durable before Redis is touched, and the reply carrying it is not lost.
       const another = await cluster.client.request<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: '3000' });
       expect(another.ok).toBe(true);
@@ -34,21 +38,35 @@ describe('when a credit store is unavailable', () => {
   it('answers CREDIT_STORE_UNAVAILABLE for keys it must load while Postgres is down, and keeps debiting loaded keys', async () => {
     const [nats, redisServer] = await Promise.all([startNatsServer(), startRedisServer()]);
     const deadDatabase = `postgresql://postgres@127.0.0.1:${await freePort()}/appcat`;
-    const app = await createPaymentsApp(testConfig({ nats: nats.url, redis: redisServer.url, database: deadDatabase }), { logger: false });
+    const app = await createPaymentsApp(
+      testConfig({ nats: nats.url, redis: redisServer.url, database: deadDatabase }),
+      { logger: false },
+    );
     await app.listen();
     const client = await NatsRequester.connect(nats.url);
     const redis = connectRedis(redisServer.url);
     try {
       const unloaded = issueApiKey().keyHash;
-      expect(codeOf(await client.request(Subject.CreditsDebit, { keyHash: unloaded, amount: '3000', route: 'r', requestId: 'x' }))).toBe(
+      expect(
+        codeOf(
+          await client.request(Subject.CreditsDebit, { keyHash: unloaded, amount: '3000', route: 'r', requestId: 'x' }),
+        ),
+      ).toBe(ErrorCode.CreditStoreUnavailable);
+      expect(await redis.exists(testKeyspace.unknownMarkerOf(unloaded))).toBe(0);
+      expect(codeOf(await client.request(Subject.AdminKeysCreate, { credit: '0' }))).toBe(
         ErrorCode.CreditStoreUnavailable,
       );
-      expect(await redis.exists(testKeyspace.unknownMarkerOf(unloaded))).toBe(0);
-      expect(codeOf(await client.request(Subject.AdminKeysCreate, { credit: '0' }))).toBe(ErrorCode.CreditStoreUnavailable);
       // A key Redis holds is debited without Postgres; the debit waits in the ledger stream.
       const loaded = issueApiKey().keyHash;
-      await new CreditStore(redis, testKeyspace).sync(loaded, { id: randomUUID(), toppedUp: 6000n, spent: 0n, revoked: false });
-      expect(await client.request(Subject.CreditsDebit, { keyHash: loaded, amount: '3000', route: 'r', requestId: 'x' })).toMatchObject({
+      await new CreditStore(redis, testKeyspace).sync(loaded, {
+        id: randomUUID(),
+        toppedUp: 6000n,
+        spent: 0n,
+        revoked: false,
+      });
+      expect(
+        await client.request(Subject.CreditsDebit, { keyHash: loaded, amount: '3000', route: 'r', requestId: 'x' }),
+      ).toMatchObject({
         ok: true,
         value: { balance: '3000' },
       });

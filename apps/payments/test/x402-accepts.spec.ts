@@ -29,7 +29,12 @@ describe('x402 accepts lists', () => {
     facilitator = createServer((request, response) => {
       response.setHeader('content-type', 'application/json');
       if (request.url !== '/supported') return response.writeHead(404).end('{}');
-      const kinds = supported.map((network) => ({ x402Version: 2, scheme: 'exact', network, ...(network.startsWith('solana:') ? { extra: { feePayer: FEE_PAYER } } : {}) }));
+      const kinds = supported.map((network) => ({
+        x402Version: 2,
+        scheme: 'exact',
+        network,
+        ...(network.startsWith('solana:') ? { extra: { feePayer: FEE_PAYER } } : {}),
+      }));
       response.end(JSON.stringify({ kinds, extensions: [], signers: {} }));
     });
     await new Promise<void>((resolve) => facilitator.listen(0, '127.0.0.1', () => resolve()));
@@ -68,38 +73,71 @@ describe('x402 accepts lists', () => {
       payTo: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
       extra: { name: 'USD Coin', version: '2' },
     });
-    expect(standard[1]).toMatchObject({ asset: '0x754704Bc059F8C67012fEd69BC8A327a5aafb603', extra: { name: 'USDC', version: '2' } });
-    expect(standard[2]).toMatchObject({ asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', extra: { feePayer: FEE_PAYER } });
+    expect(standard[1]).toMatchObject({
+      asset: '0x754704Bc059F8C67012fEd69BC8A327a5aafb603',
+      extra: { name: 'USDC', version: '2' },
+    });
+    expect(standard[2]).toMatchObject({
+      asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+      extra: { feePayer: FEE_PAYER },
+    });
     const extended = await x402.accepts({ price: '3000', networks: 'extended' });
     expect(extended.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', SOLANA, 'eip155:137', 'eip155:42161']);
     // Every entry declares the upfront flow: the payment is settled (and so verified) before delivery, with no /verify.
     expect(extended.map((a) => (a.extra as { paymentFlow?: string }).paymentFlow)).toEqual(Array(5).fill('upfront'));
-    expect((await x402.accepts({ price: '5000000', networks: 'standard' })).map((a) => a.amount)).toEqual(['5000000', '5000000', '5000000']);
+    expect((await x402.accepts({ price: '5000000', networks: 'standard' })).map((a) => a.amount)).toEqual([
+      '5000000',
+      '5000000',
+      '5000000',
+    ]);
   });
 
   it('leaves out a network the facilitator does not support', async () => {
     supported = ['eip155:8453'];
-    expect((await payments().accepts({ price: '3000', networks: 'extended' })).map((a) => a.network)).toEqual(['eip155:8453']);
+    expect((await payments().accepts({ price: '3000', networks: 'extended' })).map((a) => a.network)).toEqual([
+      'eip155:8453',
+    ]);
   });
 
   it('answers FACILITATOR_UNAVAILABLE while the facilitator cannot be reached', async () => {
     const x402 = payments({ X402_FACILITATOR_URL: 'http://127.0.0.1:9' });
-    await expect(x402.accepts({ price: '3000', networks: 'standard' })).rejects.toMatchObject({ code: ErrorCode.FacilitatorUnavailable });
+    await expect(x402.accepts({ price: '3000', networks: 'standard' })).rejects.toMatchObject({
+      code: ErrorCode.FacilitatorUnavailable,
+    });
   });
 
   it('refuses to start when no standard network has a payTo, or with the local payTo on a real facilitator', () => {
     expect(() =>
-      readPaymentsConfig({ X402_BASE_PAY_TO: 'none', X402_MONAD_PAY_TO: 'none', X402_SOLANA_PAY_TO: 'none', X402_POLYGON_PAY_TO: '0x00000000000000000000000000000000000000a2' }),
+      readPaymentsConfig({
+        X402_BASE_PAY_TO: 'none',
+        X402_MONAD_PAY_TO: 'none',
+        X402_SOLANA_PAY_TO: 'none',
+        X402_POLYGON_PAY_TO: '0x00000000000000000000000000000000000000a2',
+      }),
     ).toThrow(/no network of the standard set/);
-    expect(() => readPaymentsConfig({ X402_BASE_PAY_TO: 'none', X402_MONAD_PAY_TO: '0x00000000000000000000000000000000000000a2' })).not.toThrow();
-    expect(() => readPaymentsConfig({ X402_FACILITATOR_URL: 'https://facilitator.example.com' })).toThrow(/X402_BASE_PAY_TO is the local development address/);
-    // Every network has a local payTo by default (Solana the ledger's), and each is refused with a real facilitator.
-    const real = { X402_FACILITATOR_URL: 'https://facilitator.example.com', X402_BASE_PAY_TO: '0x00000000000000000000000000000000000000b1' };
-    expect(() => readPaymentsConfig(real)).toThrow(/X402_MONAD_PAY_TO is the local development address/);
-    expect(() => readPaymentsConfig({ ...real, X402_MONAD_PAY_TO: 'none' })).toThrow(/X402_SOLANA_PAY_TO is the local development address/);
-    expect(() => readPaymentsConfig({ ...real, X402_MONAD_PAY_TO: 'none', X402_SOLANA_PAY_TO: 'none', X402_POLYGON_PAY_TO: 'none' })).toThrow(
-      /X402_ARBITRUM_PAY_TO is the local/,
+    expect(() =>
+      readPaymentsConfig({ X402_BASE_PAY_TO: 'none', X402_MONAD_PAY_TO: '0x00000000000000000000000000000000000000a2' }),
+    ).not.toThrow();
+    expect(() => readPaymentsConfig({ X402_FACILITATOR_URL: 'https://facilitator.example.com' })).toThrow(
+      /X402_BASE_PAY_TO is the local development address/,
     );
+    // Every network has a local payTo by default (Solana the ledger's), and each is refused with a real facilitator.
+    const real = {
+      X402_FACILITATOR_URL: 'https://facilitator.example.com',
+      X402_BASE_PAY_TO: '0x00000000000000000000000000000000000000b1',
+    };
+    expect(() => readPaymentsConfig(real)).toThrow(/X402_MONAD_PAY_TO is the local development address/);
+    expect(() => readPaymentsConfig({ ...real, X402_MONAD_PAY_TO: 'none' })).toThrow(
+      /X402_SOLANA_PAY_TO is the local development address/,
+    );
+    expect(() =>
+      readPaymentsConfig({
+        ...real,
+        X402_MONAD_PAY_TO: 'none',
+        X402_SOLANA_PAY_TO: 'none',
+        X402_POLYGON_PAY_TO: 'none',
+      }),
+    ).toThrow(/X402_ARBITRUM_PAY_TO is the local/);
     expect(() =>
       readPaymentsConfig({
         ...real,

@@ -1,5 +1,9 @@
 import { type ParamsSchema, type PricedRoute, routeParamSchemas } from '@appcat/routes';
-import { bazaarResourceServerExtension, declareDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar';
+import {
+  bazaarResourceServerExtension,
+  declareDiscoveryExtension,
+  type DiscoveryExtension,
+} from '@x402/extensions/bazaar';
 import type { JsonSchema } from './param-schemas.js';
 import { PARAM_EXAMPLES } from './service-facts.js';
 
@@ -11,15 +15,33 @@ function exampleRecord(route: PricedRoute): Record<string, unknown> {
   switch (route.id) {
     case 'apps.search':
     case 'apps.get':
-      return { wrapperType: 'software', trackId: 284882215, trackName: 'Facebook', bundleId: 'com.facebook.Facebook', price: 0 };
+      return {
+        wrapperType: 'software',
+        trackId: 284882215,
+        trackName: 'Facebook',
+        bundleId: 'com.facebook.Facebook',
+        price: 0,
+      };
     case 'apps.reviews':
     case 'bundles.reviews':
-      return { id: '11812345678', appId: '284882215', userName: 'reader', score: 5, title: 'Great', text: 'Works well.', updated: '2025-09-28T14:03:11-07:00' };
+      return {
+        id: '11812345678',
+        appId: '284882215',
+        userName: 'reader',
+        score: 5,
+        title: 'Great',
+        text: 'Works well.',
+        updated: '2025-09-28T14:03:11-07:00',
+      };
     case 'developers.get':
       return { wrapperType: 'artist', artistId: 284882218, artistName: 'Meta Platforms, Inc.' };
     default:
       // Web catalogue resources (similar apps, bundles): JSON:API objects.
-      return { id: '1482985563', type: route.id === 'bundles.search' || route.id === 'bundles.get' ? 'app-bundles' : 'apps', attributes: { name: 'Example' } };
+      return {
+        id: '1482985563',
+        type: route.id === 'bundles.search' || route.id === 'bundles.get' ? 'app-bundles' : 'apps',
+        attributes: { name: 'Example' },
+      };
   }
 }
 
@@ -69,7 +91,11 @@ function routePattern(route: PricedRoute): string {
  * the method, the route template and the request's path parameters. `urlPath` is the request's
  * path without the query.
  */
-export function bazaarExtensionsFor(declaration: DiscoveryExtension, route: PricedRoute, urlPath: string): BazaarExtensions {
+export function bazaarExtensionsFor(
+  declaration: DiscoveryExtension,
+  route: PricedRoute,
+  urlPath: string,
+): BazaarExtensions {
   const context = { method: 'GET', routePattern: routePattern(route), adapter: { getPath: () => urlPath } };
   return { bazaar: bazaarResourceServerExtension.enrichDeclaration!(declaration, context) as DiscoveryExtension };
 }

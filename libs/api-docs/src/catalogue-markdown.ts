@@ -20,7 +20,8 @@ import {
 /** /index.md: the service catalogue, every route with its parameters, price and payment methods. */
 export function buildCatalogueMarkdown(baseUrl: string): string {
   const overview = PRICED_ROUTES.map(
-    (r, i) => `| ${i + 1} | \`GET ${r.path}\` | ${r.description} | ${paramSummary(r)} | USD ${PRICE_USD} | ${networkNames(r.networks)} or a key |`,
+    (r, i) =>
+      `| ${i + 1} | \`GET ${r.path}\` | ${r.description} | ${paramSummary(r)} | USD ${PRICE_USD} | ${networkNames(r.networks)} or a key |`,
   );
   const routes = PRICED_ROUTES.map((r) =>
     [

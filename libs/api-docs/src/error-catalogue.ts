@@ -118,7 +118,8 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
     status: 402,
     message: 'payment_required',
     when: 'A priced call or a top-up without credentials. The `payment-required` header holds the x402 challenge.',
-    action: 'Pay: sign one `accepts` entry of the challenge and retry with `payment-signature` (an x402 client does this), or send an API key.',
+    action:
+      'Pay: sign one `accepts` entry of the challenge and retry with `payment-signature` (an x402 client does this), or send an API key.',
     scopes: ['priced', 'topup'],
     exact: true,
   },
@@ -126,14 +127,16 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
     status: 402,
     message: 'topup_required',
     when: `The key's balance is below the price of a call (USD ${PRICE_USD}).`,
-    action: 'Recharge the key: `POST /api/credits/topup?amount=<USD>` with `Authorization: Bearer <api key>` and an x402 payment.',
+    action:
+      'Recharge the key: `POST /api/credits/topup?amount=<USD>` with `Authorization: Bearer <api key>` and an x402 payment.',
     scopes: ['priced'],
     codes: [ErrorCode.CreditInsufficient],
     exact: true,
   },
   {
     status: 402,
-    message: '`<reason>` (e.g. `payment already used`, `payment was made for another resource`, `settlement failed: …`)',
+    message:
+      '`<reason>` (e.g. `payment already used`, `payment was made for another resource`, `settlement failed: …`)',
     when: 'An x402 payment that bought nothing: malformed, wrong network/asset/payTo, too small, expired, badly signed, made for another resource, already used, or refused at settlement. A fresh challenge comes with it.',
     action: `Sign a new payment from the fresh \`payment-required\` challenge and retry. ${NOT_CHARGED}`,
     scopes: ['priced', 'topup'],
@@ -165,7 +168,8 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
   },
   {
     status: 409,
-    message: '`<reason>` (e.g. `Idempotency-Key was used for another request`, `payment-identifier was used with another payment`)',
+    message:
+      '`<reason>` (e.g. `Idempotency-Key was used for another request`, `payment-identifier was used with another payment`)',
     when:
       'A retry names an earlier call (`Idempotency-Key`, or the x402 `payment-identifier`) but asks or pays for something else, or the first call ' +
       'is still running after the wait.',
@@ -216,11 +220,13 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
   },
   {
     status: 502,
-    message: '`<cause>` (e.g. `upstream store timed out after 5000 ms (itunes.apple.com)`, `payment facilitator unreachable`)',
+    message:
+      '`<cause>` (e.g. `upstream store timed out after 5000 ms (itunes.apple.com)`, `payment facilitator unreachable`)',
     when:
       'The upstream store or one of our dependencies failed; the message names it. A call already charged stays charged when the ' +
       'store fails after the charge (the spec says so); a dependency failure before the charge charges nothing.',
-    action: 'Retry later. A message saying a service did not answer in time means a charge may have happened: check the balance or the chain before paying again.',
+    action:
+      'Retry later. A message saying a service did not answer in time means a charge may have happened: check the balance or the chain before paying again.',
     scopes: ['priced', 'balance', 'topup'],
     codes: [
       ErrorCode.CreditStoreUnavailable,

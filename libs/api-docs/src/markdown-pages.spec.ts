@@ -33,7 +33,10 @@ describe('markdown pages', () => {
     expect(page).toContain(`${BASE}/topup`);
   });
 
-  it.each([['index.md', pages['index.md']], ['skill.md', pages['skill.md']]])('%s names every MCP tool', (_name, page) => {
+  it.each([
+    ['index.md', pages['index.md']],
+    ['skill.md', pages['skill.md']],
+  ])('%s names every MCP tool', (_name, page) => {
     for (const route of PRICED_ROUTES) expect(page).toContain(`\`${mcpToolName(route)}\``);
     expect(page).toContain(`\`${MCP_BALANCE_TOOL_NAME}\``);
   });
@@ -69,7 +72,8 @@ describe('markdown pages', () => {
     expect(sections.at(-1)).toBe('## Optional');
     expect(lines.filter((l) => l.startsWith('#') && !l.startsWith('# ') && !l.startsWith('## '))).toEqual([]);
     const afterFirstSection = lines.slice(lines.indexOf(sections[0]) + 1);
-    for (const line of afterFirstSection) if (line !== '' && !line.startsWith('## ')) expect(line).toMatch(/^- \[[^\]]+\]\([^)]+\)(: .+)?$/);
+    for (const line of afterFirstSection)
+      if (line !== '' && !line.startsWith('## ')) expect(line).toMatch(/^- \[[^\]]+\]\([^)]+\)(: .+)?$/);
   });
 
   it('skill.md shows the official x402 client, the key flow, and every error with what to do', () => {

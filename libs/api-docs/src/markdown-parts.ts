@@ -21,7 +21,8 @@ export function paramSummary(route: PricedRoute): string {
 /** The parameter table of one route. */
 export function paramTable(route: PricedRoute): string {
   const rows = routeParams(route).map(
-    (p) => `| \`${p.name}\` | ${p.in} | ${p.required ? 'yes' : 'no'} | ${cell(ruleText(p.schema))} | ${cell(p.description)} |`,
+    (p) =>
+      `| \`${p.name}\` | ${p.in} | ${p.required ? 'yes' : 'no'} | ${cell(ruleText(p.schema))} | ${cell(p.description)} |`,
   );
   if (rows.length === 0) return 'No parameters.';
   return ['| name | in | required | rule | description |', '|---|---|---|---|---|', ...rows].join('\n');

@@ -17,8 +17,15 @@ import {
   usd,
 } from './service-facts.js';
 
-export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, OpenApiOperation>> };
-export type OpenApiOperation = Record<string, unknown> & { operationId: string; parameters?: OpenApiParameter[]; responses: Record<string, unknown> };
+export type OpenApiDocument = Record<string, unknown> & {
+  openapi: string;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+};
+export type OpenApiOperation = Record<string, unknown> & {
+  operationId: string;
+  parameters?: OpenApiParameter[];
+  responses: Record<string, unknown>;
+};
 export interface OpenApiParameter {
   name: string;
   in: 'path' | 'query' | 'header';
@@ -57,7 +64,8 @@ function x402Terms(route: PricedRoute) {
 function responses(success: unknown, errors: DocumentedError[]): Record<string, unknown> {
   const out: Record<string, unknown> = { '200': success };
   for (const status of [...new Set(errors.map((e) => e.status))].sort((a, b) => a - b)) {
-    out[String(status)] = status === 402 ? ref('responses', 'PaymentRequired') : errorResponse(errors.filter((e) => e.status === status));
+    out[String(status)] =
+      status === 402 ? ref('responses', 'PaymentRequired') : errorResponse(errors.filter((e) => e.status === status));
   }
   return out;
 }
@@ -182,8 +190,13 @@ function topUpOperation(): OpenApiOperation {
     responses: responses(
       {
         description: 'Settled: a new key (shown once) or the recharged balance.',
-        headers: { [Headers.paymentResponse]: ref('headers', 'PaymentResponse'), [Headers.requestId]: ref('headers', 'RequestId') },
-        content: { [JSON_TYPE]: { schema: envelopeOf({ oneOf: [ref('schemas', 'NewKey'), ref('schemas', 'Recharge')] }) } },
+        headers: {
+          [Headers.paymentResponse]: ref('headers', 'PaymentResponse'),
+          [Headers.requestId]: ref('headers', 'RequestId'),
+        },
+        content: {
+          [JSON_TYPE]: { schema: envelopeOf({ oneOf: [ref('schemas', 'NewKey'), ref('schemas', 'Recharge')] }) },
+        },
       },
       errorsFor('topup'),
     ),
@@ -222,11 +235,16 @@ function components() {
       RequestId: header('The request id: yours if you sent a safe `x-request-id`, otherwise ours.'),
       CreditsRemaining: header('On credit-paid answers: the balance left, USD with six decimals ("4.997000").'),
       PaymentResponse: header('On x402-paid answers: base64 of the x402 SettleResponse (network, payer, transaction).'),
-      PaymentRequired: header('base64 of the x402 v2 PaymentRequired: one `exact` entry per network in `accepts`, Base first.'),
-      Cache: header('Where the data came from: UPSTREAM, CACHE, or STALE (a cached copy served because the store failed).', {
-        type: 'string',
-        enum: ['UPSTREAM', 'CACHE', 'STALE'],
-      }),
+      PaymentRequired: header(
+        'base64 of the x402 v2 PaymentRequired: one `exact` entry per network in `accepts`, Base first.',
+      ),
+      Cache: header(
+        'Where the data came from: UPSTREAM, CACHE, or STALE (a cached copy served because the store failed).',
+        {
+          type: 'string',
+          enum: ['UPSTREAM', 'CACHE', 'STALE'],
+        },
+      ),
       Age: header('With STALE: the age of the copy in seconds.', { type: 'integer', minimum: 0 }),
     },
     responses: {
@@ -234,7 +252,10 @@ function components() {
         description:
           '`payment_required` (no credentials), `topup_required` (the key cannot pay for the call) or the reason an x402 ' +
           'payment bought nothing. The challenge is in the `payment-required` header (not on `topup_required`).',
-        headers: { [Headers.paymentRequired]: ref('headers', 'PaymentRequired'), [Headers.requestId]: ref('headers', 'RequestId') },
+        headers: {
+          [Headers.paymentRequired]: ref('headers', 'PaymentRequired'),
+          [Headers.requestId]: ref('headers', 'RequestId'),
+        },
         content: { [JSON_TYPE]: { schema: ref('schemas', 'ErrorEnvelope') } },
       },
     },
@@ -257,7 +278,11 @@ function components() {
         description: "One page of the store's records, passed through.",
         required: ['resultCount', 'results'],
         properties: {
-          resultCount: { type: 'integer', minimum: 0, description: 'Records in `results` (this page). 0 for an unknown id: still a paid 200.' },
+          resultCount: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Records in `results` (this page). 0 for an unknown id: still a paid 200.',
+          },
           results: { type: 'array', items: { type: 'object' } },
         },
       },
@@ -305,16 +330,18 @@ export function buildOpenApiDocument(baseUrl: string): OpenApiDocument {
       title: SERVICE_TITLE,
       version: API_VERSION,
       summary: `App Store data for agents, USD ${PRICE_USD} a call (x402 or prepaid credits).`,
-      description:
-        `${SERVICE_SUMMARY}\n\nOther documents: ${Object.values(DOCUMENT_PATHS)
-          .map((p) => baseUrl + p)
-          .join(', ')}.`,
+      description: `${SERVICE_SUMMARY}\n\nOther documents: ${Object.values(DOCUMENT_PATHS)
+        .map((p) => baseUrl + p)
+        .join(', ')}.`,
     },
     servers: [{ url: baseUrl }],
     security: [{ apiKey: [] }, { x402: [] }],
     tags: [
       ...groups.map((name) => ({ name, description: `Priced: USD ${PRICE_USD} a call.` })),
-      { name: 'credits', description: `Prepaid credit: buy a key with x402 (USD ${MIN_TOPUP_USD}–${MAX_TOPUP_USD}), read its balance free.` },
+      {
+        name: 'credits',
+        description: `Prepaid credit: buy a key with x402 (USD ${MIN_TOPUP_USD}–${MAX_TOPUP_USD}), read its balance free.`,
+      },
     ],
     paths,
     components: components(),

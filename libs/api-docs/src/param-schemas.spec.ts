@@ -15,7 +15,9 @@ const ajv = new Ajv2020({ strict: false });
 /** Validates `value` as parameter `name` of `route`, every other parameter at its example value. */
 function gatewayAccepts(route: PricedRoute, name: string, value: string): boolean {
   const path = examplePathParams(route);
-  const query: Record<string, string> = Object.fromEntries(route.queryParams.map((n) => [n, String(PARAM_EXAMPLES[n])]));
+  const query: Record<string, string> = Object.fromEntries(
+    route.queryParams.map((n) => [n, String(PARAM_EXAMPLES[n])]),
+  );
   if (route.pathParams.includes(name)) path[name] = value;
   else query[name] = value;
   const result = validateRouteInput(route, path, query);
@@ -38,7 +40,17 @@ const CANDIDATES: Record<string, string[]> = {
   country: ['us', 'GB', 'Jp', 'usa', 'u', '12', ''],
   lang: ['en', 'en-us', 'en_GB', 'zh-hant-tw', 'fil', 'english!', 'e', 'en-', 'en-u', '', 'x'.repeat(36)],
   sort: ['recent', 'helpful', 'newest', 'RECENT', ''],
-  appId: ['1', '284882215', 'com.facebook.Facebook', 'a-b_c', '../etc', '.hidden', 'x'.repeat(155), 'x'.repeat(156), ''],
+  appId: [
+    '1',
+    '284882215',
+    'com.facebook.Facebook',
+    'a-b_c',
+    '../etc',
+    '.hidden',
+    'x'.repeat(155),
+    'x'.repeat(156),
+    '',
+  ],
   bundleId: ['1', '1482985563', '0', '0123', '1'.repeat(19), '1'.repeat(20), 'com.example', ''],
   developerId: ['284882218', '9'.repeat(19), '9'.repeat(20), '12a', ' 1', ''],
 };
@@ -52,15 +64,18 @@ describe('documented parameter schemas agree with the validation', () => {
     }
   });
 
-  it.each(cases.filter(([, name]) => name !== 'country' && name !== 'page'))('%s %s: random strings', (_id, name, route) => {
-    fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...'aZ09._- \t!/%é'), maxLength: 40 }), (value) => {
-        if (value === '' && !route.pathParams.includes(name) && name !== 'term') return;
-        expect([value, docsAccept(route, name, value)]).toEqual([value, gatewayAccepts(route, name, value)]);
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it.each(cases.filter(([, name]) => name !== 'country' && name !== 'page'))(
+    '%s %s: random strings',
+    (_id, name, route) => {
+      fc.assert(
+        fc.property(fc.string({ unit: fc.constantFrom(...'aZ09._- \t!/%é'), maxLength: 40 }), (value) => {
+          if (value === '' && !route.pathParams.includes(name) && name !== 'term') return;
+          expect([value, docsAccept(route, name, value)]).toEqual([value, gatewayAccepts(route, name, value)]);
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 
   it('country: every assigned code passes both, and the docs never accept what the pattern rules out', () => {
     const route = PRICED_ROUTES[0];

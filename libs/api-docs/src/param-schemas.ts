@@ -42,7 +42,11 @@ export function ruleText(schema: JsonSchema): string {
   if (Array.isArray(schema.enum)) parts.push(`one of ${schema.enum.map((v) => `\`${String(v)}\``).join(', ')}`);
   if (schema.type === 'integer') parts.push(`integer ${String(schema.minimum)}–${String(schema.maximum)}`);
   if (schema.maxLength !== undefined) {
-    parts.push(schema.minLength === undefined ? `at most ${String(schema.maxLength)} characters` : `${String(schema.minLength)}–${String(schema.maxLength)} characters`);
+    parts.push(
+      schema.minLength === undefined
+        ? `at most ${String(schema.maxLength)} characters`
+        : `${String(schema.minLength)}–${String(schema.maxLength)} characters`,
+    );
   }
   if (schema.pattern !== undefined && schema.pattern !== '\\S') parts.push(`matches \`${String(schema.pattern)}\``);
   if (schema.pattern === '\\S') parts.push('not blank');

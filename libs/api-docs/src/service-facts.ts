@@ -1,4 +1,12 @@
-import { formatUsd, MAX_TOPUP_MICROS, MIN_TOPUP_MICROS, type NetworkSet, PRICE_PER_CALL_MICROS, X402_NETWORKS, x402NetworksOf } from '@appcat/contracts';
+import {
+  formatUsd,
+  MAX_TOPUP_MICROS,
+  MIN_TOPUP_MICROS,
+  type NetworkSet,
+  PRICE_PER_CALL_MICROS,
+  X402_NETWORKS,
+  x402NetworksOf,
+} from '@appcat/contracts';
 import { type PricedRoute, routeParamSchemas } from '@appcat/routes';
 
 /** What every document calls the service. */

@@ -4,7 +4,13 @@ import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { buildX402Discovery } from './x402-discovery.js';
 
 const accepts = (route: PricedRoute): X402Requirement[] =>
-  (route.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453']).map((network) => ({ scheme: 'exact', network, amount: '3000', asset: '0xA', payTo: '0xB' }));
+  (route.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453']).map((network) => ({
+    scheme: 'exact',
+    network,
+    amount: '3000',
+    asset: '0xA',
+    payTo: '0xB',
+  }));
 
 describe('x402 discovery document', () => {
   const doc = buildX402Discovery('https://appcat.test', accepts, new Date('2026-01-02T03:04:05Z'));
@@ -26,7 +32,13 @@ describe('x402 discovery document', () => {
     expect(doc).toMatchObject({ version: 1, x402Version: 2, pagination: { total: 9, offset: 0, limit: 9 } });
     for (const [i, route] of PRICED_ROUTES.entries()) {
       const item = doc.items[i];
-      expect(item).toMatchObject({ resource: `https://appcat.test${route.path}`, type: 'http', method: 'GET', x402Version: 2, priceUsd: '0.003' });
+      expect(item).toMatchObject({
+        resource: `https://appcat.test${route.path}`,
+        type: 'http',
+        method: 'GET',
+        x402Version: 2,
+        priceUsd: '0.003',
+      });
       expect(item.accepts).toEqual(accepts(route));
       expect(item.lastUpdated).toBe('2026-01-02T03:04:05.000Z');
       expect(validateDiscoveryExtension(item.extensions.bazaar as never)).toEqual({ valid: true });

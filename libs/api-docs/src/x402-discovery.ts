@@ -1,7 +1,15 @@
 import type { X402Requirement } from '@appcat/contracts';
 import { PRICED_ROUTES, type PricedRoute } from '@appcat/routes';
 import { bazaarDeclaration, bazaarExtensionsFor } from './bazaar.js';
-import { CREDIT_PATHS, DOCUMENT_PATHS, examplePath, exampleUrlPath, PRICE_USD, SERVICE_NAME, SERVICE_SUMMARY } from './service-facts.js';
+import {
+  CREDIT_PATHS,
+  DOCUMENT_PATHS,
+  examplePath,
+  exampleUrlPath,
+  PRICE_USD,
+  SERVICE_NAME,
+  SERVICE_SUMMARY,
+} from './service-facts.js';
 
 /** One paid resource, in the item shape of the x402 bazaar's discovery listing (DiscoveryResource). */
 export interface X402DiscoveryItem {
@@ -43,7 +51,11 @@ export interface X402DiscoveryDocument {
  * Builds the discovery document. `acceptsFor` gives a route's live accepts list (the one its 402
  * challenge carries); `generatedAt` stamps `lastUpdated`.
  */
-export function buildX402Discovery(baseUrl: string, acceptsFor: (route: PricedRoute) => X402Requirement[], generatedAt: Date): X402DiscoveryDocument {
+export function buildX402Discovery(
+  baseUrl: string,
+  acceptsFor: (route: PricedRoute) => X402Requirement[],
+  generatedAt: Date,
+): X402DiscoveryDocument {
   const items: X402DiscoveryItem[] = PRICED_ROUTES.map((route) => ({
     resource: baseUrl + route.path,
     example: baseUrl + exampleUrlPath(route),

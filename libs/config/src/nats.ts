@@ -25,7 +25,8 @@ export function readNatsConfig(env: EnvReader): NatsConfig {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const server of servers) {
-    if (!/^(nats|tls|ws|wss):\/\/[^\s/]+$/.test(server)) env.fail(`NATS_URL has an invalid server ${JSON.stringify(server)}`);
+    if (!/^(nats|tls|ws|wss):\/\/[^\s/]+$/.test(server))
+      env.fail(`NATS_URL has an invalid server ${JSON.stringify(server)}`);
   }
   return {
     servers,

@@ -17,7 +17,10 @@ export interface RedisEndpoint {
 export function readRedisEndpoint(env: EnvReader, fallbackUrl = 'redis://127.0.0.1:6379'): RedisEndpoint {
   const url = env.url('REDIS_URL', fallbackUrl, ['redis:', 'rediss:']);
   const clusterNodes: RedisClusterNode[] = [];
-  for (const entry of (env.optionalString('REDIS_CLUSTER_NODES') ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (env.optionalString('REDIS_CLUSTER_NODES') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const match = /^([^\s:/]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(entry);
     const port = match ? Number(match[2]) : 0;
     if (!match || port < 1 || port > 65_535) {

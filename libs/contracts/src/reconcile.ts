@@ -65,7 +65,13 @@ export interface AdminReconcileReply {
   /** Debits in the ledger stream when the check ran. */
   ledgerBacklog: number;
   /** Totals over every key, µUSD. */
-  totals: { toppedUp: MicroUsdString; spent: MicroUsdString; debits: number; pending: MicroUsdString; redisBalance: MicroUsdString };
+  totals: {
+    toppedUp: MicroUsdString;
+    spent: MicroUsdString;
+    debits: number;
+    pending: MicroUsdString;
+    redisBalance: MicroUsdString;
+  };
   settlements: SettlementReconciliation;
   checkedAt: string;
 }

@@ -1,7 +1,14 @@
 import type { BatchReply, BatchRequest } from './batch.js';
 import type { CatalogPeekReply, CatalogReply, CatalogRequest } from './catalog.js';
 import type { BalanceReply, BalanceRequest, DebitReply, DebitRequest } from './payments.js';
-import type { X402AcceptsReply, X402AcceptsRequest, X402PayRequest, X402Receipt, X402TopUpReply, X402TopUpRequest } from './x402.js';
+import type {
+  X402AcceptsReply,
+  X402AcceptsRequest,
+  X402PayRequest,
+  X402Receipt,
+  X402TopUpReply,
+  X402TopUpRequest,
+} from './x402.js';
 
 /**
  * NATS subjects and queue groups. Every handler subscribes inside its service's queue group, so a

@@ -52,7 +52,14 @@ export const X402_NETWORKS: readonly X402NetworkFacts[] = [
     assetName: 'USDC',
     assetVersion: '2',
   },
-  { name: 'solana', title: 'Solana', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', kind: 'svm', set: 'standard', asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
+  {
+    name: 'solana',
+    title: 'Solana',
+    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    kind: 'svm',
+    set: 'standard',
+    asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+  },
   {
     name: 'polygon',
     title: 'Polygon',

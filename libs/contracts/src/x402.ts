@@ -24,7 +24,13 @@ export interface X402Resource {
  * An x402 v2 `PaymentRequirements` entry (one `accepts` element). Opaque to the gateway, which only
  * forwards it inside the `payment-required` header; payments builds it with @x402/core.
  */
-export type X402Requirement = Record<string, unknown> & { scheme: string; network: string; amount: string; payTo: string; asset: string };
+export type X402Requirement = Record<string, unknown> & {
+  scheme: string;
+  network: string;
+  amount: string;
+  payTo: string;
+  asset: string;
+};
 
 /** payments.x402.accepts: the `accepts` list for an offer, in the order clients should prefer. */
 export interface X402AcceptsRequest {

@@ -10,8 +10,12 @@ import { PublishBatch } from './publish-batch.js';
  * out as its body and header.
  */
 const replySerializer = {
-  serialize(packet: NestReplyPacket): { data: string; headers?: ReturnType<JsonTextReply<object>['toMessage']>['headers'] } {
-    if (packet.response instanceof JsonTextReply && (packet.err === undefined || packet.err === null)) return packet.response.toMessage();
+  serialize(packet: NestReplyPacket): {
+    data: string;
+    headers?: ReturnType<JsonTextReply<object>['toMessage']>['headers'];
+  } {
+    if (packet.response instanceof JsonTextReply && (packet.err === undefined || packet.err === null))
+      return packet.response.toMessage();
     return { data: encodeNestReply(packet) };
   },
 };

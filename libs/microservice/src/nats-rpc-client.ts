@@ -71,7 +71,11 @@ export class NatsRpcClient {
       return new NatsRpcClient(connection, config.requestTimeoutMs, config.inboxPrefix);
     } catch (error) {
       if (!options.failFast) throw error;
-      throw new RpcCallError(ErrorCode.ServiceUnavailable, `cannot connect to NATS at ${config.servers.join(', ')}`, 'nats');
+      throw new RpcCallError(
+        ErrorCode.ServiceUnavailable,
+        `cannot connect to NATS at ${config.servers.join(', ')}`,
+        'nats',
+      );
     }
   }
 
@@ -79,14 +83,22 @@ export class NatsRpcClient {
    * Sends `data` to `subject` and resolves with the handler's response.
    * @param service names the service in error messages ("payments", "catalog").
    */
-  async request<Res>(subject: string, data: unknown, options: { service: string; requestId?: string; timeoutMs?: number }): Promise<Res> {
+  async request<Res>(
+    subject: string,
+    data: unknown,
+    options: { service: string; requestId?: string; timeoutMs?: number },
+  ): Promise<Res> {
     const started = performance.now();
     try {
       const response = await this.send<Res>(subject, data, options);
       this.onRequest?.(subject, (performance.now() - started) / 1000, 'ok');
       return response;
     } catch (error) {
-      this.onRequest?.(subject, (performance.now() - started) / 1000, error instanceof RpcCallError ? error.code : 'error');
+      this.onRequest?.(
+        subject,
+        (performance.now() - started) / 1000,
+        error instanceof RpcCallError ? error.code : 'error',
+      );
       throw error;
     }
   }
@@ -99,7 +111,11 @@ export class NatsRpcClient {
     this.publishes.beforeFlush(hook);
   }
 
-  private send<Res>(subject: string, data: unknown, options: { service: string; requestId?: string; timeoutMs?: number }): Promise<Res> {
+  private send<Res>(
+    subject: string,
+    data: unknown,
+    options: { service: string; requestId?: string; timeoutMs?: number },
+  ): Promise<Res> {
     const token = (this.nextToken++).toString(36);
     const headers = natsHeaders();
     if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);
@@ -107,12 +123,26 @@ export class NatsRpcClient {
     return new Promise<Res>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(token);
-        reject(new RpcCallError(ErrorCode.ServiceTimeout, `${options.service} service did not answer in time`, options.service));
+        reject(
+          new RpcCallError(
+            ErrorCode.ServiceTimeout,
+            `${options.service} service did not answer in time`,
+            options.service,
+          ),
+        );
       }, options.timeoutMs ?? this.timeoutMs);
-      this.pending.set(token, { resolve: resolve as (response: unknown) => void, reject, timer, service: options.service });
+      this.pending.set(token, {
+        resolve: resolve as (response: unknown) => void,
+        reject,
+        timer,
+        service: options.service,
+      });
       this.publishes.defer(
         () => this.connection.publish(subject, payload, { reply: this.replyPrefix + token, headers }),
-        () => this.forget(token)?.reject(new RpcCallError(ErrorCode.ServiceUnavailable, `${options.service} service unreachable`, options.service)),
+        () =>
+          this.forget(token)?.reject(
+            new RpcCallError(ErrorCode.ServiceUnavailable, `${options.service} service unreachable`, options.service),
+          ),
       );
     });
   }
@@ -141,7 +171,9 @@ export class NatsRpcClient {
     }
     if (reply.err !== undefined && reply.err !== null) {
       request.reject(
-        isWireError(reply.err) ? new RpcCallError(reply.err.code, reply.err.message, service) : new RpcCallError(ErrorCode.Internal, `${service} failed`, service),
+        isWireError(reply.err)
+          ? new RpcCallError(reply.err.code, reply.err.message, service)
+          : new RpcCallError(ErrorCode.Internal, `${service} failed`, service),
       );
       return;
     }
@@ -162,8 +194,13 @@ export class NatsRpcClient {
     // Draining delivered every reply that had arrived; whatever is still waiting will get none.
     for (const [token, request] of this.pending) {
       this.forget(token);
-      request.reject(new RpcCallError(ErrorCode.ServiceUnavailable, `${request.service} service unreachable: the client closed`, request.service));
+      request.reject(
+        new RpcCallError(
+          ErrorCode.ServiceUnavailable,
+          `${request.service} service unreachable: the client closed`,
+          request.service,
+        ),
+      );
     }
   }
 }
-

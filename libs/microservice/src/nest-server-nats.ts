@@ -14,7 +14,10 @@ interface ServerNatsPrivateState {
 }
 
 /** The connection and handler subscriptions of a ServerNats, which Nest keeps private and a clean stop needs. */
-export function serverNatsState(server: ServerNats): { connection: NatsConnection | null; subscriptions: Subscription[] } {
+export function serverNatsState(server: ServerNats): {
+  connection: NatsConnection | null;
+  subscriptions: Subscription[];
+} {
   const state = server as unknown as ServerNatsPrivateState;
   return { connection: state.natsClient ?? null, subscriptions: state.subscriptions };
 }
@@ -65,8 +68,12 @@ export abstract class NestServerNatsAdapter extends ServerNats {
     const handler = this.getHandlerByPattern(channel);
     if (!natsMsg.reply || !handler) return super.handleMessage(channel, natsMsg);
     const context = new NatsContext([natsMsg.subject, natsMsg.headers]);
-    const message = (await this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply })) as { id?: string; data?: unknown };
-    if (message.id === undefined) return this.handleEvent(channel, message as Parameters<ServerNats['handleEvent']>[1], context);
+    const message = (await this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply })) as {
+      id?: string;
+      data?: unknown;
+    };
+    if (message.id === undefined)
+      return this.handleEvent(channel, message as Parameters<ServerNats['handleEvent']>[1], context);
     const publish = this.getPublisher(natsMsg, message.id, context);
     return this.runWithProcessingHooks(context, async (runEndHook: () => void) => {
       const result: unknown = await handler(message.data, context);

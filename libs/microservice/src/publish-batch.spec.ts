@@ -35,9 +35,12 @@ describe('PublishBatch', () => {
     const sent: string[] = [];
     const errors: unknown[] = [];
     batch.defer(() => sent.push('before'), fail);
-    batch.defer(() => {
-      throw new Error('connection closed');
-    }, (error) => errors.push(error));
+    batch.defer(
+      () => {
+        throw new Error('connection closed');
+      },
+      (error) => errors.push(error),
+    );
     batch.defer(() => sent.push('after'), fail);
     await nextTurn();
     expect(sent).toEqual(['before', 'after']);

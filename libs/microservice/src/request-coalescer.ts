@@ -17,7 +17,8 @@ export class RequestCoalescer<Item, Result> {
     private readonly schedule: (flush: () => void) => void,
     private readonly send: (items: Item[]) => Promise<Result[]>,
   ) {
-    if (!Number.isInteger(maxItems) || maxItems < 1) throw new RangeError(`maxItems must be a positive integer, got ${maxItems}`);
+    if (!Number.isInteger(maxItems) || maxItems < 1)
+      throw new RangeError(`maxItems must be a positive integer, got ${maxItems}`);
   }
 
   add(item: Item): Promise<Result> {

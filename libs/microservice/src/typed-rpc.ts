@@ -1,4 +1,12 @@
-import { type BatchableSubject, type BatchItemResult, BatchSubject, ErrorCode, type GatewayRpcShapes, type GatewaySubject, isWireError } from '@appcat/contracts';
+import {
+  type BatchableSubject,
+  type BatchItemResult,
+  BatchSubject,
+  ErrorCode,
+  type GatewayRpcShapes,
+  type GatewaySubject,
+  isWireError,
+} from '@appcat/contracts';
 import { type NatsRpcClient, RpcCallError } from './nats-rpc-client.js';
 import { RequestCoalescer } from './request-coalescer.js';
 
@@ -44,7 +52,10 @@ export class TypedRpc<E extends Error> {
     if (settings.batchMaxItems > 1) {
       for (const subject of Object.keys(BatchSubject) as BatchableSubject[]) {
         const schedule = (flush: () => void) => client.beforePublishing(flush);
-        this.coalescers.set(subject, new RequestCoalescer(settings.batchMaxItems, schedule, (queued) => this.sendQueued(subject, queued)));
+        this.coalescers.set(
+          subject,
+          new RequestCoalescer(settings.batchMaxItems, schedule, (queued) => this.sendQueued(subject, queued)),
+        );
       }
     }
   }
@@ -53,15 +64,26 @@ export class TypedRpc<E extends Error> {
    * The one place a request leaves. Requests of a batchable subject made in one loop turn leave together
    * as one batch request (a lone one as itself, in the same turn); each still gets its own result.
    */
-  result<S extends GatewaySubject>(subject: S, payload: RequestOf<S>, options: TypedRpcOptions = {}): Promise<RpcResult<ReplyOf<S>>> {
+  result<S extends GatewaySubject>(
+    subject: S,
+    payload: RequestOf<S>,
+    options: TypedRpcOptions = {},
+  ): Promise<RpcResult<ReplyOf<S>>> {
     const coalescer = options.timeoutMs === undefined ? this.coalescers.get(subject) : undefined;
     if (coalescer) return coalescer.add({ payload, requestId: options.requestId }) as Promise<RpcResult<ReplyOf<S>>>;
     return this.resultAlone(subject, payload, options);
   }
 
-  private async resultAlone<S extends GatewaySubject>(subject: S, payload: unknown, options: TypedRpcOptions): Promise<RpcResult<ReplyOf<S>>> {
+  private async resultAlone<S extends GatewaySubject>(
+    subject: S,
+    payload: unknown,
+    options: TypedRpcOptions,
+  ): Promise<RpcResult<ReplyOf<S>>> {
     try {
-      const value = await this.client.request<ReplyOf<S>>(subject, payload, { service: serviceOf(subject), ...options });
+      const value = await this.client.request<ReplyOf<S>>(subject, payload, {
+        service: serviceOf(subject),
+        ...options,
+      });
       return { ok: true, value };
     } catch (error) {
       // NatsRpcClient fails only with RpcCallError; anything else is a bug and stays an exception.
@@ -72,24 +94,36 @@ export class TypedRpc<E extends Error> {
 
   /** A lone request goes as itself; several as one request to the batch subject, answered item by item. */
   private async sendQueued(subject: BatchableSubject, queued: QueuedRequest[]): Promise<RpcResult<unknown>[]> {
-    if (queued.length === 1) return [await this.resultAlone(subject, queued[0].payload, { requestId: queued[0].requestId })];
+    if (queued.length === 1)
+      return [await this.resultAlone(subject, queued[0].payload, { requestId: queued[0].requestId })];
     const service = serviceOf(subject);
     const items = queued.map((request) => request.payload);
     const batch = await this.resultAlone(BatchSubject[subject], { items } as never, {});
     if (!batch.ok) return queued.map(() => batch);
     const results = (batch.value as { results?: unknown } | null)?.results;
     if (!Array.isArray(results) || results.length !== queued.length) {
-      const error = new RpcCallError(ErrorCode.Internal, `${service} sent a batch reply that does not match the batch`, service);
+      const error = new RpcCallError(
+        ErrorCode.Internal,
+        `${service} sent a batch reply that does not match the batch`,
+        service,
+      );
       return queued.map(() => ({ ok: false as const, error }));
     }
     return (results as BatchItemResult<unknown>[]).map((item): RpcResult<unknown> => {
       if (item?.ok === true) return { ok: true, value: item.value };
-      const wire = item?.ok === false && isWireError(item.error) ? item.error : { code: ErrorCode.Internal, message: `${service} failed` };
+      const wire =
+        item?.ok === false && isWireError(item.error)
+          ? item.error
+          : { code: ErrorCode.Internal, message: `${service} failed` };
       return { ok: false, error: new RpcCallError(wire.code, wire.message, service) };
     });
   }
 
-  async request<S extends GatewaySubject>(subject: S, payload: RequestOf<S>, options: TypedRpcOptions = {}): Promise<ReplyOf<S>> {
+  async request<S extends GatewaySubject>(
+    subject: S,
+    payload: RequestOf<S>,
+    options: TypedRpcOptions = {},
+  ): Promise<ReplyOf<S>> {
     const outcome = await this.result(subject, payload, options);
     if (!outcome.ok) throw this.toError(outcome.error);
     return outcome.value;

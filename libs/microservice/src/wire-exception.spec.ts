@@ -10,7 +10,9 @@ describe('WireExceptionFilter', () => {
   const host = {} as ArgumentsHost;
 
   it('sends a typed failure as it is', async () => {
-    await expect(lastValueFrom(filter.catch(new WireException(ErrorCode.CreditKeyRevoked, 'key revoked'), host))).rejects.toEqual({
+    await expect(
+      lastValueFrom(filter.catch(new WireException(ErrorCode.CreditKeyRevoked, 'key revoked'), host)),
+    ).rejects.toEqual({
       code: 'CREDIT_KEY_REVOKED',
       message: 'key revoked',
     });

@@ -50,7 +50,10 @@ describe('NatsRpcClient against a Nest NATS microservice', () => {
     // set 50-100 ms against a handler that answers 500 ms after it was asked.
     const config = { servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 };
     for (let i = 0; i < 2; i++) {
-      const app = await NestFactory.createMicroservice(EchoModule, { ...natsServerOptions(config, 'echo', `echo-${i}`), logger: false });
+      const app = await NestFactory.createMicroservice(EchoModule, {
+        ...natsServerOptions(config, 'echo', `echo-${i}`),
+        logger: false,
+      });
       app.useGlobalFilters(new WireExceptionFilter());
       await app.listen();
       services.push(app);
@@ -66,14 +69,18 @@ describe('NatsRpcClient against a Nest NATS microservice', () => {
 
   it('matches every reply to its request when many leave in one loop turn', async () => {
     const texts = Array.from({ length: 300 }, (_, i) => `request-${i}`);
-    const replies = await Promise.all(texts.map((text) => client.request<{ echoed: string }>('test.echo', { text }, { service: 'echo' })));
+    const replies = await Promise.all(
+      texts.map((text) => client.request<{ echoed: string }>('test.echo', { text }, { service: 'echo' })),
+    );
     expect(replies.map((reply) => reply.echoed)).toEqual(texts);
   });
 
   it('gets each reply from exactly one replica of the queue group', async () => {
     served = 0;
     const replies = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => client.request<{ echoed: string }>('test.echo', { text: `m${i}` }, { service: 'echo' })),
+      Array.from({ length: 50 }, (_, i) =>
+        client.request<{ echoed: string }>('test.echo', { text: `m${i}` }, { service: 'echo' }),
+      ),
     );
     expect(replies.map((r) => r.echoed)).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`));
     expect(served).toBe(50);
@@ -90,17 +97,23 @@ describe('NatsRpcClient against a Nest NATS microservice', () => {
   });
 
   it('types transport failures: no responders and timeouts', async () => {
-    await expect(client.request('test.nobody', {}, { service: 'nobody' })).rejects.toMatchObject({ code: ErrorCode.ServiceUnavailable });
+    await expect(client.request('test.nobody', {}, { service: 'nobody' })).rejects.toMatchObject({
+      code: ErrorCode.ServiceUnavailable,
+    });
     await expect(client.request('test.slow', {}, { service: 'echo', timeoutMs: 100 })).rejects.toMatchObject({
       code: ErrorCode.ServiceTimeout,
     });
   });
 
   it('ignores a reply that comes after its request timed out, and keeps serving', async () => {
-    await expect(client.request('test.slow', {}, { service: 'echo', timeoutMs: 50 })).rejects.toMatchObject({ code: ErrorCode.ServiceTimeout });
+    await expect(client.request('test.slow', {}, { service: 'echo', timeoutMs: 50 })).rejects.toMatchObject({
+      code: ErrorCode.ServiceTimeout,
+    });
     // The slow handler answers 500 ms later, to a request nobody waits for any more.
     await new Promise((r) => setTimeout(r, 600));
-    await expect(client.request('test.echo', { text: 'after' }, { service: 'echo' })).resolves.toEqual({ echoed: 'after' });
+    await expect(client.request('test.echo', { text: 'after' }, { service: 'echo' })).resolves.toEqual({
+      echoed: 'after',
+    });
   });
 
   it('matches concurrent replies to their own requests, whatever order they come back in', async () => {
@@ -111,7 +124,10 @@ describe('NatsRpcClient against a Nest NATS microservice', () => {
   });
 
   it('fails the requests still waiting when it closes, instead of leaving them to time out', async () => {
-    const closing = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 60_000, shutdownGraceMs: 0 }, 'closing-client');
+    const closing = await NatsRpcClient.connect(
+      { servers: [nats.url], requestTimeoutMs: 60_000, shutdownGraceMs: 0 },
+      'closing-client',
+    );
     const waiting = closing.request('test.slow', {}, { service: 'echo' });
     const began = Date.now();
     await closing.close();
@@ -124,8 +140,15 @@ describe('NatsRpcClient against a Nest NATS microservice', () => {
     const json = '{"name":"Caf\u00e9 \\"quoted\\"","list":[1,2.5,null]}';
     expect(await client.request('test.text', { json }, { service: 'echo' })).toEqual({ json, source: 'cache', age: 3 });
     // On the wire: the body is the text byte for byte (nothing escaped), the other fields in the header.
-    const raw = await client.connection.request('test.text', JSON.stringify({ pattern: 'test.text', data: { json }, id: 'x' }), { timeout: 30_000 });
+    const raw = await client.connection.request(
+      'test.text',
+      JSON.stringify({ pattern: 'test.text', data: { json }, id: 'x' }),
+      { timeout: 30_000 },
+    );
     expect(raw.string()).toBe(json);
-    expect(JSON.parse(raw.headers!.get(JSON_TEXT_REPLY_HEADER))).toEqual({ field: 'json', rest: { source: 'cache', age: 3 } });
+    expect(JSON.parse(raw.headers!.get(JSON_TEXT_REPLY_HEADER))).toEqual({
+      field: 'json',
+      rest: { source: 'cache', age: 3 },
+    });
   });
 });

@@ -8,7 +8,14 @@ import { type ManagedProcess, startNatsServer } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Controller, type INestMicroservice, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ClientNats, type CustomStrategy, EventPattern, MessagePattern, Payload, ServerNats } from '@nestjs/microservices';
+import {
+  ClientNats,
+  type CustomStrategy,
+  EventPattern,
+  MessagePattern,
+  Payload,
+  ServerNats,
+} from '@nestjs/microservices';
 import { firstValueFrom } from 'rxjs';
 import { natsServerOptions } from '../src/nats-transport.js';
 import { NatsRpcClient, RpcCallError } from '../src/nats-rpc-client.js';
@@ -89,7 +96,9 @@ describe("Nest's NATS packet format, between Nest's own client and server and ou
       expect(refused).toBeInstanceOf(RpcCallError);
       expect(refused).toMatchObject({ code: ErrorCode.CreditKeyRevoked, message: 'key revoked' });
       // The reply as Nest wrote it is the packet decodeNestReply reads.
-      const reply = await raw.request('packets.echo', encodeNestRequest('packets.echo', { text: 'raw' }, 'r1'), { timeout: 30_000 });
+      const reply = await raw.request('packets.echo', encodeNestRequest('packets.echo', { text: 'raw' }, 'r1'), {
+        timeout: 30_000,
+      });
       expect(decodeNestReply(reply)).toEqual({ id: 'r1', response: { echoed: 'raw' }, isDisposed: true });
     } finally {
       await client.close();

@@ -53,19 +53,33 @@ describe("Nest's ServerNats, as NestServerNatsAdapter relies on it", () => {
   });
 
   it('has every method the adapter overrides, taking the parameters the adapter passes', () => {
-    const overridden = Object.getOwnPropertyNames(NestServerNatsAdapter.prototype).filter((name) => name !== 'constructor');
-    expect(overridden.sort()).toEqual(['close', 'getHandlerByPattern', 'getMessageHandler', 'getPublisher', 'handleMessage']);
+    const overridden = Object.getOwnPropertyNames(NestServerNatsAdapter.prototype).filter(
+      (name) => name !== 'constructor',
+    );
+    expect(overridden.sort()).toEqual([
+      'close',
+      'getHandlerByPattern',
+      'getMessageHandler',
+      'getPublisher',
+      'handleMessage',
+    ]);
     for (const name of overridden) {
       const nest = (ServerNats.prototype as unknown as Record<string, unknown>)[name];
       expect({ name, type: typeof nest }).toEqual({ name, type: 'function' });
       expect({ name, parameters: (nest as (...args: unknown[]) => unknown).length }).toEqual({
         name,
-        parameters: (NestServerNatsAdapter.prototype as unknown as Record<string, (...args: unknown[]) => unknown>)[name].length,
+        parameters: (NestServerNatsAdapter.prototype as unknown as Record<string, (...args: unknown[]) => unknown>)[
+          name
+        ].length,
       });
     }
     // What the adapter's handleMessage calls as Nest's own does (Server's, inherited), with Nest's declared parameters.
     const server = ServerNats.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-    expect({ handleEvent: server.handleEvent.length, runWithProcessingHooks: server.runWithProcessingHooks.length, send: server.send.length }).toEqual({
+    expect({
+      handleEvent: server.handleEvent.length,
+      runWithProcessingHooks: server.runWithProcessingHooks.length,
+      send: server.send.length,
+    }).toEqual({
       handleEvent: 3,
       runWithProcessingHooks: 2,
       send: 2,
@@ -78,7 +92,10 @@ describe("Nest's ServerNats, as NestServerNatsAdapter relies on it", () => {
     const app = await serve(strategy);
     const { connection, subscriptions } = serverNatsState(strategy);
     expect(connection?.isClosed()).toBe(false);
-    expect(subscriptions.map((subscription) => subscription.getSubject()).sort()).toEqual(['adapter.echo', 'adapter.slow']);
+    expect(subscriptions.map((subscription) => subscription.getSubject()).sort()).toEqual([
+      'adapter.echo',
+      'adapter.slow',
+    ]);
     // Nest's own lookup (JSON.parse first) finds the handler the adapter finds directly.
     const nestLookup = ServerNats.prototype.getHandlerByPattern.call(strategy, 'adapter.echo');
     expect(nestLookup).not.toBeNull();
@@ -102,7 +119,11 @@ describe("Nest's ServerNats, as NestServerNatsAdapter relies on it", () => {
       return answer;
     };
     // If Nest starts draining by itself, this fails: the adapter's close() may then go.
-    expect(await stopWhileHandling(new ServerNats({ servers: [nats.url], queue: 'adapter' }), 2_000)).toEqual({ failed: ErrorCode.ServiceTimeout });
-    expect(await stopWhileHandling(natsServerOptions(config(), 'adapter', 'adapter-drain').strategy, 30_000)).toEqual({ answered: 'answered' });
+    expect(await stopWhileHandling(new ServerNats({ servers: [nats.url], queue: 'adapter' }), 2_000)).toEqual({
+      failed: ErrorCode.ServiceTimeout,
+    });
+    expect(await stopWhileHandling(natsServerOptions(config(), 'adapter', 'adapter-drain').strategy, 30_000)).toEqual({
+      answered: 'answered',
+    });
   });
 });

@@ -22,7 +22,8 @@ import { WireException, WireExceptionFilter } from '../src/wire-exception.js';
 
 /** A peek answers with the route it was asked for; the route "apps.similar" fails, for that item only. */
 function peekAnswer(request: CatalogRequest): CatalogPeekReply {
-  if (request.query.route === 'apps.similar') throw new WireException(ErrorCode.UpstreamHttpError, `no ${request.requestId}`);
+  if (request.query.route === 'apps.similar')
+    throw new WireException(ErrorCode.UpstreamHttpError, `no ${request.requestId}`);
   return { dataJson: JSON.stringify({ asked: request.requestId }), source: 'cache' };
 }
 
@@ -66,7 +67,10 @@ describe('TypedRpc coalescing over a Nest NATS microservice', () => {
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    service = await NestFactory.createMicroservice(StandInModule, { ...natsServerOptions(config(), 'stand-in', 'stand-in'), logger: false });
+    service = await NestFactory.createMicroservice(StandInModule, {
+      ...natsServerOptions(config(), 'stand-in', 'stand-in'),
+      logger: false,
+    });
     service.useGlobalFilters(new WireExceptionFilter());
     await service.listen();
   });
@@ -117,7 +121,10 @@ describe('TypedRpc coalescing over a Nest NATS microservice', () => {
     expect(published).toEqual([Subject.CatalogPeekBatch]);
     const [a, b, c] = await answers;
     expect(a).toEqual({ ok: true, value: { dataJson: '{"asked":"a"}', source: 'cache' } });
-    expect(b).toMatchObject({ ok: false, error: { code: ErrorCode.UpstreamHttpError, message: 'no b', service: 'catalog' } });
+    expect(b).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.UpstreamHttpError, message: 'no b', service: 'catalog' },
+    });
     expect(c).toEqual({ ok: true, value: { dataJson: '{"asked":"c"}', source: 'cache' } });
   });
 
@@ -127,7 +134,11 @@ describe('TypedRpc coalescing over a Nest NATS microservice', () => {
     await nextTurn();
     expect(published).toEqual([Subject.CatalogPeekBatch, Subject.CatalogPeekBatch, Subject.CatalogPeek]);
     const results = await answers;
-    expect(results.map((result) => (result.ok ? JSON.parse((result.value as CatalogReply).dataJson).asked : result.error.code))).toEqual(['1', '2', '3', '4', '5']);
+    expect(
+      results.map((result) =>
+        result.ok ? JSON.parse((result.value as CatalogReply).dataJson).asked : result.error.code,
+      ),
+    ).toEqual(['1', '2', '3', '4', '5']);
   });
 
   it('with a bound of 1, sends every request alone', async () => {
@@ -139,15 +150,25 @@ describe('TypedRpc coalescing over a Nest NATS microservice', () => {
   it('fails every item of a batch the transport could not deliver with that typed error', async () => {
     const { rpc } = await coalescing(64);
     const debit = (id: string): DebitRequest => ({ keyHash: 'h', amount: '3000', route: 'apps.get', requestId: id });
-    const results = await Promise.all([rpc.result(Subject.CreditsDebit, debit('p')), rpc.result(Subject.CreditsDebit, debit('q'))]);
-    for (const result of results) expect(result).toMatchObject({ ok: false, error: { code: ErrorCode.ServiceUnavailable, service: 'payments' } });
+    const results = await Promise.all([
+      rpc.result(Subject.CreditsDebit, debit('p')),
+      rpc.result(Subject.CreditsDebit, debit('q')),
+    ]);
+    for (const result of results)
+      expect(result).toMatchObject({ ok: false, error: { code: ErrorCode.ServiceUnavailable, service: 'payments' } });
     // Alone, the same request is answered.
-    await expect(rpc.result(Subject.CreditsDebit, debit('r'))).resolves.toEqual({ ok: true, value: { debitId: 'r', balance: '0' } });
+    await expect(rpc.result(Subject.CreditsDebit, debit('r'))).resolves.toEqual({
+      ok: true,
+      value: { debitId: 'r', balance: '0' },
+    });
   });
 
   it('leaves a request with its own timeout uncoalesced', async () => {
     const { rpc, published } = await coalescing(64);
-    await Promise.all([rpc.result(Subject.CatalogPeek, peek('t1'), { timeoutMs: 5_000 }), rpc.result(Subject.CatalogPeek, peek('t2'), { timeoutMs: 5_000 })]);
+    await Promise.all([
+      rpc.result(Subject.CatalogPeek, peek('t1'), { timeoutMs: 5_000 }),
+      rpc.result(Subject.CatalogPeek, peek('t2'), { timeoutMs: 5_000 }),
+    ]);
     expect(published).toEqual([Subject.CatalogPeek, Subject.CatalogPeek]);
   });
 });

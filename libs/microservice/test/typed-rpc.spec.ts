@@ -1,4 +1,11 @@
-import { type CatalogReply, type CatalogRequest, type DebitRequest, ErrorCode, QueueGroup, Subject } from '@appcat/contracts';
+import {
+  type CatalogReply,
+  type CatalogRequest,
+  type DebitRequest,
+  ErrorCode,
+  QueueGroup,
+  Subject,
+} from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { Controller, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -39,7 +46,10 @@ describe('TypedRpc over a Nest NATS microservice', () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     const config = { servers: [nats.url], requestTimeoutMs: 10_000, shutdownGraceMs: 0 };
-    service = await NestFactory.createMicroservice(StandInModule, { ...natsServerOptions(config, 'stand-in', 'stand-in'), logger: false });
+    service = await NestFactory.createMicroservice(StandInModule, {
+      ...natsServerOptions(config, 'stand-in', 'stand-in'),
+      logger: false,
+    });
     service.useGlobalFilters(new WireExceptionFilter());
     await service.listen();
     client = await NatsRpcClient.connect(config, 'typed-rpc-test');
@@ -58,21 +68,40 @@ describe('TypedRpc over a Nest NATS microservice', () => {
     const fetched = await rpc.result(Subject.CatalogFetch, { query, requestId: 'r1' });
     expect(fetched).toEqual({ ok: true, value: { data: { asked: 'apps.get' }, source: 'upstream', age: 0 } });
 
-    const debited = await rpc.result(Subject.CreditsDebit, { keyHash: 'h', amount: '3000', route: 'apps.get', requestId: 'r2' });
+    const debited = await rpc.result(Subject.CreditsDebit, {
+      keyHash: 'h',
+      amount: '3000',
+      route: 'apps.get',
+      requestId: 'r2',
+    });
     expect(debited.ok).toBe(false);
     if (debited.ok) return;
-    expect(debited.error).toMatchObject({ code: ErrorCode.CreditInsufficient, message: 'not enough credit for 3000', service: 'payments' });
+    expect(debited.error).toMatchObject({
+      code: ErrorCode.CreditInsufficient,
+      message: 'not enough credit for 3000',
+      service: 'payments',
+    });
   });
 
   it('throws the caller’s own error, made from the typed one, from request', async () => {
-    await expect(rpc.request(Subject.CatalogFetch, { query, requestId: 'r3' })).resolves.toMatchObject({ source: 'upstream' });
-    const failed = rpc.request(Subject.CreditsDebit, { keyHash: 'h', amount: '3000', route: 'apps.get', requestId: 'r4' });
+    await expect(rpc.request(Subject.CatalogFetch, { query, requestId: 'r3' })).resolves.toMatchObject({
+      source: 'upstream',
+    });
+    const failed = rpc.request(Subject.CreditsDebit, {
+      keyHash: 'h',
+      amount: '3000',
+      route: 'apps.get',
+      requestId: 'r4',
+    });
     await expect(failed).rejects.toBeInstanceOf(TranslatedError);
     await expect(failed).rejects.toMatchObject({ message: `translated: ${ErrorCode.CreditInsufficient}` });
   });
 
   it('names the service from the subject in transport errors', async () => {
     const nobody = await rpc.result(Subject.CreditsBalance, { keyHash: 'h' });
-    expect(nobody).toMatchObject({ ok: false, error: { code: ErrorCode.ServiceUnavailable, message: 'payments service unavailable' } });
+    expect(nobody).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.ServiceUnavailable, message: 'payments service unavailable' },
+    });
   });
 });

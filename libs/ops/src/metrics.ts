@@ -15,7 +15,12 @@ export function createRegistry(service: string): Registry {
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** A latency histogram in seconds, on the buckets every latency here shares. */
-function latencyHistogram<L extends string>(registry: Registry, name: string, help: string, labelNames: L[]): Histogram<L> {
+function latencyHistogram<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: L[],
+): Histogram<L> {
   return new Histogram({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [registry] });
 }
 
@@ -30,12 +35,41 @@ export class GatewayMetrics {
   readonly nearCacheBytes: Gauge;
 
   constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
-    this.requests = new Counter({ name: 'appcat_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers: [registry] });
-    this.charges = new Counter({ name: 'appcat_charges_total', help: 'Charged calls by payment method and network', labelNames: ['method', 'network'], registers: [registry] });
-    this.declines = new Counter({ name: 'appcat_declines_total', help: 'Requests refused before delivery, by reason', labelNames: ['reason'], registers: [registry] });
-    this.natsRequestSeconds = latencyHistogram(registry, 'appcat_nats_request_seconds', 'NATS request/reply latency by subject', ['subject', 'outcome']);
-    this.nearCacheReads = new Counter({ name: 'appcat_near_cache_reads_total', help: "Catalog reads tried on the gateway's near cache, by outcome (hit, miss)", labelNames: ['outcome'], registers: [registry] });
-    this.nearCacheBytes = new Gauge({ name: 'appcat_near_cache_bytes', help: "Estimated size of the answers the gateway's near cache holds", registers: [registry] });
+    this.requests = new Counter({
+      name: 'appcat_http_requests_total',
+      help: 'HTTP requests by route and status',
+      labelNames: ['route', 'status'],
+      registers: [registry],
+    });
+    this.charges = new Counter({
+      name: 'appcat_charges_total',
+      help: 'Charged calls by payment method and network',
+      labelNames: ['method', 'network'],
+      registers: [registry],
+    });
+    this.declines = new Counter({
+      name: 'appcat_declines_total',
+      help: 'Requests refused before delivery, by reason',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+    this.natsRequestSeconds = latencyHistogram(
+      registry,
+      'appcat_nats_request_seconds',
+      'NATS request/reply latency by subject',
+      ['subject', 'outcome'],
+    );
+    this.nearCacheReads = new Counter({
+      name: 'appcat_near_cache_reads_total',
+      help: "Catalog reads tried on the gateway's near cache, by outcome (hit, miss)",
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.nearCacheBytes = new Gauge({
+      name: 'appcat_near_cache_bytes',
+      help: "Estimated size of the answers the gateway's near cache holds",
+      registers: [registry],
+    });
   }
 }
 
@@ -49,15 +83,34 @@ export class PaymentsMetrics {
   readonly ledgerFlushed: Counter;
 
   constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
-    this.debits = new Counter({ name: 'appcat_credit_debits_total', help: 'Credit debit attempts by outcome', labelNames: ['outcome'], registers: [registry] });
-    this.settlementSeconds = latencyHistogram(registry, 'appcat_x402_settlement_seconds', 'x402 payment latency in payments, from the replay claim to the facilitator settlement', ['network', 'outcome']);
-    this.facilitatorRequestSeconds = latencyHistogram(registry, 'appcat_x402_facilitator_request_seconds', 'Time spent waiting on the facilitator per /verify or /settle request (answered, failed or timeout)', ['operation', 'outcome']);
+    this.debits = new Counter({
+      name: 'appcat_credit_debits_total',
+      help: 'Credit debit attempts by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.settlementSeconds = latencyHistogram(
+      registry,
+      'appcat_x402_settlement_seconds',
+      'x402 payment latency in payments, from the replay claim to the facilitator settlement',
+      ['network', 'outcome'],
+    );
+    this.facilitatorRequestSeconds = latencyHistogram(
+      registry,
+      'appcat_x402_facilitator_request_seconds',
+      'Time spent waiting on the facilitator per /verify or /settle request (answered, failed or timeout)',
+      ['operation', 'outcome'],
+    );
     this.ledgerFlushLagSeconds = new Gauge({
       name: 'appcat_ledger_flush_lag_seconds',
       help: 'Age of the oldest debit in the last batch written to Postgres',
       registers: [registry],
     });
-    this.ledgerFlushed = new Counter({ name: 'appcat_ledger_flushed_total', help: 'Debits written to Postgres', registers: [registry] });
+    this.ledgerFlushed = new Counter({
+      name: 'appcat_ledger_flushed_total',
+      help: 'Debits written to Postgres',
+      registers: [registry],
+    });
   }
 }
 
@@ -81,16 +134,36 @@ export class CatalogMetrics {
   private fetchBudgetState: () => FetchBudgetState | undefined = () => undefined;
 
   constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
-    this.upstreamSeconds = latencyHistogram(registry, 'appcat_upstream_request_seconds', 'Upstream store request latency by host', ['host', 'outcome']);
-    this.upstreamErrors = new Counter({ name: 'appcat_upstream_errors_total', help: 'Upstream failures by host and code', labelNames: ['host', 'code'], registers: [registry] });
+    this.upstreamSeconds = latencyHistogram(
+      registry,
+      'appcat_upstream_request_seconds',
+      'Upstream store request latency by host',
+      ['host', 'outcome'],
+    );
+    this.upstreamErrors = new Counter({
+      name: 'appcat_upstream_errors_total',
+      help: 'Upstream failures by host and code',
+      labelNames: ['host', 'code'],
+      registers: [registry],
+    });
     this.upstreamUnreadable = new Counter({
       name: 'appcat_upstream_unreadable_total',
       help: 'Calls answered 502 because the upstream store answered something we cannot read (its shape drifted), by route path template',
       labelNames: ['route'],
       registers: [registry],
     });
-    this.cache = new Counter({ name: 'appcat_cache_results_total', help: 'Catalog answers by route and where the data came from (upstream, cache, stale)', labelNames: ['kind', 'result'], registers: [registry] });
-    this.fetchWaitSeconds = latencyHistogram(registry, 'appcat_catalog_fetch_wait_seconds', 'Wait of a catalog.fetch for a slot of its replica, by outcome (admitted, refused); fetches that found a free slot are not observed', ['outcome']);
+    this.cache = new Counter({
+      name: 'appcat_cache_results_total',
+      help: 'Catalog answers by route and where the data came from (upstream, cache, stale)',
+      labelNames: ['kind', 'result'],
+      registers: [registry],
+    });
+    this.fetchWaitSeconds = latencyHistogram(
+      registry,
+      'appcat_catalog_fetch_wait_seconds',
+      'Wait of a catalog.fetch for a slot of its replica, by outcome (admitted, refused); fetches that found a free slot are not observed',
+      ['outcome'],
+    );
     // Read when scraped, so the fetches themselves pay nothing for these three.
     const state = () => this.fetchBudgetState();
     const gauge = (name: string, help: string, pick: (s: FetchBudgetState) => number) =>
@@ -103,9 +176,17 @@ export class CatalogMetrics {
           if (now) this.set(pick(now));
         },
       });
-    gauge('appcat_catalog_fetch_slots', 'catalog.fetch handlers a replica runs at once (CATALOG_MAX_IN_FLIGHT)', (s) => s.limit);
+    gauge(
+      'appcat_catalog_fetch_slots',
+      'catalog.fetch handlers a replica runs at once (CATALOG_MAX_IN_FLIGHT)',
+      (s) => s.limit,
+    );
     gauge('appcat_catalog_fetches_in_flight', 'catalog.fetch handlers running on this replica', (s) => s.inFlight);
-    gauge('appcat_catalog_fetches_waiting', 'catalog.fetch requests waiting for a slot on this replica', (s) => s.waiting);
+    gauge(
+      'appcat_catalog_fetches_waiting',
+      'catalog.fetch requests waiting for a slot on this replica',
+      (s) => s.waiting,
+    );
   }
 
   /** Where the fetch budget gauges read from; set once by the catalog's budget. */

@@ -10,7 +10,12 @@ function read(env: Record<string, string>): ReturnType<typeof readOpsConfig> {
 
 describe('readOpsConfig', () => {
   it('defaults to the ops port given, loopback, info logs and the measured heap growth', () => {
-    expect(read({})).toEqual({ port: 9100, host: '127.0.0.1', logLevel: 'info', heapGrowthPercent: DEFAULT_HEAP_GROWTH_PERCENT });
+    expect(read({})).toEqual({
+      port: 9100,
+      host: '127.0.0.1',
+      logLevel: 'info',
+      heapGrowthPercent: DEFAULT_HEAP_GROWTH_PERCENT,
+    });
   });
 
   it('takes HEAP_GROWTH_PERCENT from 0 (V8 decides) to 300', () => {

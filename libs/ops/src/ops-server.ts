@@ -27,7 +27,10 @@ export class Readiness {
     await Promise.all(
       this.checks.map(async ({ name, check }) => {
         try {
-          await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref())]);
+          await Promise.race([
+            check(),
+            new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
+          ]);
           results[name] = 'ok';
         } catch (error) {
           results[name] = `failing: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200);
@@ -77,11 +80,17 @@ export async function startOpsServer(options: {
     if (request.method !== 'GET') return send(405, json, envelope(405, 'method not allowed'));
     if (path === '/healthz') return send(200, json, envelope(200, 'ok', { status: 'alive' }));
     if (path === '/readyz') {
-      void options.readiness.evaluate().then(({ ready, checks }) => send(ready ? 200 : 503, json, envelope(ready ? 200 : 503, ready ? 'ok' : 'not ready', { checks })));
+      void options.readiness
+        .evaluate()
+        .then(({ ready, checks }) =>
+          send(ready ? 200 : 503, json, envelope(ready ? 200 : 503, ready ? 'ok' : 'not ready', { checks })),
+        );
       return;
     }
     if (path === '/metrics') {
-      void metricsText(options.registry, new URLSearchParams(search).getAll('name')).then((text) => send(200, options.registry.contentType, text));
+      void metricsText(options.registry, new URLSearchParams(search).getAll('name')).then((text) =>
+        send(200, options.registry.contentType, text),
+      );
       return;
     }
     send(404, json, envelope(404, 'not found'));

@@ -28,7 +28,9 @@ export interface ServiceMain<Config extends { ops: OpsConfig }, App extends INes
  * cleanly, starts answering and logs the ready line. A failure anywhere on the way is logged as one line
  * with its message, and the process exits 1.
  */
-export async function runService<Config extends { ops: OpsConfig }, App extends INestApplicationContext>(main: ServiceMain<Config, App>): Promise<void> {
+export async function runService<Config extends { ops: OpsConfig }, App extends INestApplicationContext>(
+  main: ServiceMain<Config, App>,
+): Promise<void> {
   const logger = new Logger(main.name);
   try {
     const config = main.readConfig();

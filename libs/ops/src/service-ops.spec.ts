@@ -18,7 +18,9 @@ class DemoMetrics {
 
 @Injectable()
 class DemoReadiness implements ReadinessChecks {
-  readonly checks: ReadinessCheck[] = [{ name: 'store', check: async () => (storeUp ? undefined : Promise.reject(new Error('store down'))) }];
+  readonly checks: ReadinessCheck[] = [
+    { name: 'store', check: async () => (storeUp ? undefined : Promise.reject(new Error('store down'))) },
+  ];
 }
 
 describe('the ops providers of a service', () => {
@@ -48,13 +50,27 @@ describe('the ops providers of a service', () => {
   });
 
   it("serves the service's readiness with the NATS probe's, and its metrics on a registry labelled with its name", async () => {
-    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 200, message: 'ok', data: { checks: { nats: 'ok', store: 'ok' } } });
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({
+      status: 200,
+      message: 'ok',
+      data: { checks: { nats: 'ok', store: 'ok' } },
+    });
     storeUp = false;
-    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 503, message: 'not ready', data: { checks: { nats: 'ok', store: 'failing: store down' } } });
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({
+      status: 503,
+      message: 'not ready',
+      data: { checks: { nats: 'ok', store: 'failing: store down' } },
+    });
     storeUp = true;
     app.get(DemoMetrics).calls.inc();
-    expect(await (await fetch(`${base}/metrics?name=demo_calls_total`)).text()).toMatch(/^demo_calls_total\{service="demo"\} 1$/m);
-    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 200, message: 'ok', data: { status: 'alive' } });
+    expect(await (await fetch(`${base}/metrics?name=demo_calls_total`)).text()).toMatch(
+      /^demo_calls_total\{service="demo"\} 1$/m,
+    );
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({
+      status: 200,
+      message: 'ok',
+      data: { status: 'alive' },
+    });
   });
 
   it('reports draining at once on shutdown, keeps answering for the delay, then closes the port', async () => {

@@ -58,7 +58,12 @@ export class ServiceOps implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(READINESS_CHECKS) service: ReadinessChecks,
   ) {
     const probe: ReadinessCheck[] = settings.natsProbe
-      ? [{ name: 'nats', check: async () => (this.probe ? this.probe.flush() : Promise.reject(new Error('not connected'))) }]
+      ? [
+          {
+            name: 'nats',
+            check: async () => (this.probe ? this.probe.flush() : Promise.reject(new Error('not connected'))),
+          },
+        ]
       : [];
     this.readiness = new Readiness([...probe, ...service.checks]);
   }
@@ -67,7 +72,12 @@ export class ServiceOps implements OnApplicationBootstrap, BeforeApplicationShut
     const { ops, natsProbe, service } = this.settings;
     if (ops.port === 0) return;
     if (natsProbe) this.probe = await connectNatsProbe(natsProbe, `${service}-ops`);
-    const server = await startOpsServer({ host: ops.host, port: ops.port, readiness: this.readiness, registry: this.registry });
+    const server = await startOpsServer({
+      host: ops.host,
+      port: ops.port,
+      readiness: this.readiness,
+      registry: this.registry,
+    });
     this.server = server;
     this.logger.log(`ops port on http://${ops.host}:${server.port} (/healthz, /readyz, /metrics)`);
   }
@@ -90,7 +100,9 @@ export class ServiceOps implements OnApplicationBootstrap, BeforeApplicationShut
  * class on a registry labelled with its name, its readiness checks class, and {@link ServiceOps}.
  * Handlers inject the metrics class; the registry is METRICS_REGISTRY.
  */
-export function opsProviders(settings: OpsSettings & { metrics: Type<unknown>; readiness: Type<ReadinessChecks> }): Provider[] {
+export function opsProviders(
+  settings: OpsSettings & { metrics: Type<unknown>; readiness: Type<ReadinessChecks> },
+): Provider[] {
   const { metrics, readiness, ...ops } = settings;
   return [
     { provide: OPS_SETTINGS, useValue: ops },

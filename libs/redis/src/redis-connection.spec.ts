@@ -20,7 +20,12 @@ describe('connectRedis', () => {
   });
 
   it('speaks RESP2 to one server, with the options the service chose', async () => {
-    const redis = open(connectRedis({ url: server.url, clusterNodes: [] }, { connectionName: 'redis-lib-test', commandTimeout: 500, disconnectTimeout: 200 }));
+    const redis = open(
+      connectRedis(
+        { url: server.url, clusterNodes: [] },
+        { connectionName: 'redis-lib-test', commandTimeout: 500, disconnectTimeout: 200 },
+      ),
+    );
     expect(isCluster(redis)).toBe(false);
     const info = (await redis.call('CLIENT', 'INFO')) as string;
     expect(info).toMatch(/\bname=redis-lib-test\b/);
@@ -34,7 +39,9 @@ describe('connectRedis', () => {
     const up = open(connectRedis(server.url, { disconnectTimeout: 200 }));
     expect(await redisReady(up, 5_000)).toBe(true);
     expect(await redisReady(up, 1)).toBe(true);
-    const down = open(connectRedis(`redis://127.0.0.1:${await freePort()}`, { retryStrategy: () => 1_000, disconnectTimeout: 200 }));
+    const down = open(
+      connectRedis(`redis://127.0.0.1:${await freePort()}`, { retryStrategy: () => 1_000, disconnectTimeout: 200 }),
+    );
     expect(await redisReady(down, 200)).toBe(false);
     expect(down.listenerCount('ready')).toBe(0);
   });
@@ -45,7 +52,14 @@ describe('connectRedis', () => {
     const cluster = open(
       connectRedis(
         { url: 'rediss://user%40x:p%3Ass@127.0.0.1:6379', clusterNodes: [{ host: '127.0.0.1', port }] },
-        { connectionName: 'node', commandTimeout: 250, maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true, retryStrategy },
+        {
+          connectionName: 'node',
+          commandTimeout: 250,
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          enableAutoPipelining: true,
+          retryStrategy,
+        },
         { retryDelayOnFailover: 200, retryDelayOnClusterDown: 300 },
       ),
     ) as Cluster;

@@ -17,10 +17,18 @@ export type ClusterFailoverOptions = Pick<ClusterOptions, 'retryDelayOnFailover'
  * after `failover`'s delays. The offline queue, auto-pipelining and reconnecting (`retryStrategy`) are the
  * cluster client's; every other option applies to each node, with the URL's credentials and TLS.
  */
-export function connectRedis(endpoint: RedisEndpoint, options?: RedisOptions, failover?: ClusterFailoverOptions): RedisClient;
+export function connectRedis(
+  endpoint: RedisEndpoint,
+  options?: RedisOptions,
+  failover?: ClusterFailoverOptions,
+): RedisClient;
 /** One server by URL (tools and tests). */
 export function connectRedis(url: string, options?: RedisOptions): Redis;
-export function connectRedis(endpoint: RedisEndpoint | string, options: RedisOptions = {}, failover: ClusterFailoverOptions = {}): RedisClient {
+export function connectRedis(
+  endpoint: RedisEndpoint | string,
+  options: RedisOptions = {},
+  failover: ClusterFailoverOptions = {},
+): RedisClient {
   const resp2: RedisOptions = { protocol: 2, ...options };
   if (typeof endpoint === 'string') return new Redis(endpoint, resp2);
   if (endpoint.clusterNodes.length === 0) return new Redis(endpoint.url, resp2);

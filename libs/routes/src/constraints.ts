@@ -25,7 +25,8 @@ export class IsIsoCountry implements ValidatorConstraintInterface {
 }
 
 /** The highest page: the constraint `Validate(IsPageInRange, [max])` was given. */
-const maxPage = (constraints: unknown[] | undefined): number => (constraints?.[0] as number | undefined) ?? ParamLimits.firstPage;
+const maxPage = (constraints: unknown[] | undefined): number =>
+  (constraints?.[0] as number | undefined) ?? ParamLimits.firstPage;
 
 @ValidatorConstraint({ name: IS_PAGE_IN_RANGE })
 export class IsPageInRange implements ValidatorConstraintInterface {
@@ -51,7 +52,11 @@ export const CONSTRAINT_SCHEMAS: SchemaConverters = {
   // Two letters, either case; that they are an assigned code is beyond JSON Schema (the description says it).
   [IS_ISO_COUNTRY]: { type: 'string', pattern: '^[A-Za-z]{2}$' },
   // A page arrives as text but is an integer, and is written as one (a query string, an MCP argument).
-  [IS_PAGE_IN_RANGE]: (meta) => ({ type: 'integer', minimum: ParamLimits.firstPage, maximum: maxPage(meta.constraints) }),
+  [IS_PAGE_IN_RANGE]: (meta) => ({
+    type: 'integer',
+    minimum: ParamLimits.firstPage,
+    maximum: maxPage(meta.constraints),
+  }),
   // `trim()` removes exactly what `\s` matches (ECMAScript white space and line terminators).
   [IS_NOT_BLANK]: { type: 'string', pattern: '\\S' },
 };

@@ -43,7 +43,9 @@ class TokenDto {
   @Matches(/^x/, { message: '$property of $target was $value, wanted $constraint1 or $constraint2' })
   tokens?: unknown;
 
-  @MaxLength(5, { message: (args: ValidationArguments) => `${args.property} (${String(args.value)}) over $constraint1` })
+  @MaxLength(5, {
+    message: (args: ValidationArguments) => `${args.property} (${String(args.value)}) over $constraint1`,
+  })
   @Length(2, 10, { message: '' })
   functionAndEmpty?: unknown;
 
@@ -74,24 +76,47 @@ function compiled(name: string, value: unknown): { message: string | undefined }
 
 describe('compileDtoChecks', () => {
   const value = fc.oneof(
-    fc.constantFrom(undefined, null, '', 'x', 'xyz', 'abcd', 'abc', 'a$&', 'a$1', '$value', '$&$1$$', 'x'.repeat(12), 0, 12345, true, ['a', 'b']),
+    fc.constantFrom(
+      undefined,
+      null,
+      '',
+      'x',
+      'xyz',
+      'abcd',
+      'abc',
+      'a$&',
+      'a$1',
+      '$value',
+      '$&$1$$',
+      'x'.repeat(12),
+      0,
+      12345,
+      true,
+      ['a', 'b'],
+    ),
     fc.string({ maxLength: 12 }),
     fc.string({ unit: 'grapheme', maxLength: 12 }),
   );
 
-  it.each(['shortDefault', 'tokens', 'functionAndEmpty', 'customDefault'])('%s: the same verdict and message as validateSync', (name) => {
-    fc.assert(
-      fc.property(value, (v) => {
-        expect(compiled(name, v)).toStrictEqual(reference(name, v));
-      }),
-      { numRuns: 1000 },
-    );
-  });
+  it.each(['shortDefault', 'tokens', 'functionAndEmpty', 'customDefault'])(
+    '%s: the same verdict and message as validateSync',
+    (name) => {
+      fc.assert(
+        fc.property(value, (v) => {
+          expect(compiled(name, v)).toStrictEqual(reference(name, v));
+        }),
+        { numRuns: 1000 },
+      );
+    },
+  );
 
   it('keeps the properties in class-validator order and the checks nearest the property first', () => {
     const checks = compileDtoChecks(TokenDto);
     expect([...checks.properties.keys()]).toEqual(['shortDefault', 'tokens', 'functionAndEmpty', 'customDefault']);
-    expect(checks.properties.get('customDefault')).toMatchObject({ optional: true, checks: [{ constraints: [['abc', 'a$&', 'a$1']] }, { constraints: ['a', ['b', 'c']] }] });
+    expect(checks.properties.get('customDefault')).toMatchObject({
+      optional: true,
+      checks: [{ constraints: [['abc', 'a$&', 'a$1']] }, { constraints: ['a', ['b', 'c']] }],
+    });
   });
 
   @ValidatorConstraint({ name: 'later', async: true })
@@ -150,6 +175,8 @@ describe('compileDtoChecks', () => {
   it('refuses a route whose DTO checks a property that is not one of its parameters', () => {
     const search = PRICED_ROUTES.find((r) => r.id === 'apps.search')!;
     const route = { ...search, queryParams: ['page', 'country', 'lang'] };
-    expect(() => validateRouteInput(route, {}, {})).toThrow('SearchQueryDto.term is checked but is not a parameter of apps.search');
+    expect(() => validateRouteInput(route, {}, {})).toThrow(
+      'SearchQueryDto.term is checked but is not a parameter of apps.search',
+    );
   });
 });

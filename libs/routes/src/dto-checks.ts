@@ -60,7 +60,8 @@ export function compileDtoChecks(dto: DtoClass): DtoChecks {
     const where = `${dto.name}.${metadata.propertyName}`;
     let property = grouped.get(metadata.propertyName);
     if (!property) {
-      if (blank[metadata.propertyName] !== undefined) throw new Error(`${where} has a default value: the checks see only the value given`);
+      if (blank[metadata.propertyName] !== undefined)
+        throw new Error(`${where} has a default value: the checks see only the value given`);
       property = { optional: false, checks: [] };
       grouped.set(metadata.propertyName, property);
     }
@@ -70,13 +71,21 @@ export function compileDtoChecks(dto: DtoClass): DtoChecks {
       property.optional = true;
     } else if (metadata.type === ValidationTypes.CUSTOM_VALIDATION) {
       const constraintClasses = storage.getTargetValidatorConstraints(metadata.constraintCls);
-      if (constraintClasses.length === 0) throw new Error(`${where}: ${metadata.constraintCls.name} is not a @ValidatorConstraint`);
+      if (constraintClasses.length === 0)
+        throw new Error(`${where}: ${metadata.constraintCls.name} is not a @ValidatorConstraint`);
       for (const constraintClass of constraintClasses) {
-        if (constraintClass.async) throw new Error(`${where}: async constraint ${constraintClass.name} is not supported`);
-        property.checks.push({ validator: constraintClass.instance, constraints: metadata.constraints, message: metadata.message });
+        if (constraintClass.async)
+          throw new Error(`${where}: async constraint ${constraintClass.name} is not supported`);
+        property.checks.push({
+          validator: constraintClass.instance,
+          constraints: metadata.constraints,
+          message: metadata.message,
+        });
       }
     } else {
-      throw new Error(`${where}: validation metadata of type ${metadata.type}${metadata.name ? ` (${metadata.name})` : ''} is not supported`);
+      throw new Error(
+        `${where}: validation metadata of type ${metadata.type}${metadata.name ? ` (${metadata.name})` : ''} is not supported`,
+      );
     }
   }
   return { dto, properties: new Map([...grouped].map(([name, property]) => [name, { name, ...property }])) };
@@ -92,7 +101,12 @@ export interface CheckFailure {
  * every check passes. `object` is the DTO instance holding the value, for the validation arguments.
  * A missing optional value is the caller's to skip.
  */
-export function firstFailedCheck(dto: DtoChecks, property: PropertyChecks, value: unknown, object: object): CheckFailure | undefined {
+export function firstFailedCheck(
+  dto: DtoChecks,
+  property: PropertyChecks,
+  value: unknown,
+  object: object,
+): CheckFailure | undefined {
   for (const check of property.checks) {
     const valid = check.validator.validate(value, validationArguments(dto, property, check, value, object));
     // A promise is what validateSync ignores (async validation is skipped): truthy, so not a failure.
@@ -101,21 +115,38 @@ export function firstFailedCheck(dto: DtoChecks, property: PropertyChecks, value
   return undefined;
 }
 
-function validationArguments(dto: DtoChecks, property: PropertyChecks, check: ConstraintCheck, value: unknown, object: object): ValidationArguments {
+function validationArguments(
+  dto: DtoChecks,
+  property: PropertyChecks,
+  check: ConstraintCheck,
+  value: unknown,
+  object: object,
+): ValidationArguments {
   // `constraints` is typed as an array but, as in validateSync, is undefined for a decorator given none.
-  return { targetName: dto.dto.name, property: property.name, object, value, constraints: check.constraints as unknown[] };
+  return {
+    targetName: dto.dto.name,
+    property: property.name,
+    object,
+    value,
+    constraints: check.constraints as unknown[],
+  };
 }
 
 /** class-validator's message for a failed check: the decorator's message, else the validator's default, with its tokens replaced. */
 function failureMessage(check: ConstraintCheck, args: ValidationArguments): string | undefined {
   let message = check.message || '';
-  if (!check.message && typeof check.validator.defaultMessage === 'function') message = check.validator.defaultMessage(args);
+  if (!check.message && typeof check.validator.defaultMessage === 'function')
+    message = check.validator.defaultMessage(args);
   return replaceMessageSpecialTokens(message, args);
 }
 
 /** class-validator's ValidationUtils.replaceMessageSpecialTokens (not part of its public API), step for step. */
-function replaceMessageSpecialTokens(message: ValidationMetadata['message'], args: ValidationArguments): string | undefined {
-  let text: string | undefined = typeof message === 'function' ? message(args) : typeof message === 'string' ? message : undefined;
+function replaceMessageSpecialTokens(
+  message: ValidationMetadata['message'],
+  args: ValidationArguments,
+): string | undefined {
+  let text: string | undefined =
+    typeof message === 'function' ? message(args) : typeof message === 'string' ? message : undefined;
   // Every token starts with `$`; without one nothing below changes the text.
   if (!text || !text.includes('$')) return text;
   if (Array.isArray(args.constraints)) {

@@ -14,7 +14,9 @@ import { ParamDefaults, ParamDescriptions, ParamLimits } from './param-rules.js'
 
 /** A property's description and, for an optional one, the default `toCatalogQuery` applies. */
 const doc = (description: string, defaultValue?: string | number): PropertyDecorator =>
-  JSONSchema(defaultValue === undefined ? { description } : { description, default: defaultValue }) as PropertyDecorator;
+  JSONSchema(
+    defaultValue === undefined ? { description } : { description, default: defaultValue },
+  ) as PropertyDecorator;
 
 const COUNTRY = [doc(ParamDescriptions.country, ParamDefaults.country), IsOptional(), Validate(IsIsoCountry)];
 const LANG = [
@@ -79,7 +81,9 @@ export class AppIdParamDto {
 export class BundleIdParamDto {
   @doc(ParamDescriptions.bundleId)
   @Matches(ParamLimits.numericIdPattern, { message: 'bundleId must be a numeric App Store bundle id' })
-  @MaxLength(ParamLimits.numericIdMaxDigits, { message: `bundleId must be at most ${ParamLimits.numericIdMaxDigits} digits` })
+  @MaxLength(ParamLimits.numericIdMaxDigits, {
+    message: `bundleId must be at most ${ParamLimits.numericIdMaxDigits} digits`,
+  })
   @IsNotEmpty({ message: 'bundleId is required' })
   bundleId!: string;
 }
@@ -87,7 +91,9 @@ export class BundleIdParamDto {
 export class DeveloperIdParamDto {
   @doc(ParamDescriptions.developerId)
   @Matches(ParamLimits.numericIdPattern, { message: 'developerId must be a numeric App Store developer id' })
-  @MaxLength(ParamLimits.numericIdMaxDigits, { message: `developerId must be at most ${ParamLimits.numericIdMaxDigits} digits` })
+  @MaxLength(ParamLimits.numericIdMaxDigits, {
+    message: `developerId must be at most ${ParamLimits.numericIdMaxDigits} digits`,
+  })
   @IsNotEmpty({ message: 'developerId is required' })
   developerId!: string;
 }

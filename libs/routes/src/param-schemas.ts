@@ -23,7 +23,17 @@ export interface RouteParamSchemas {
 const GENERATED = new WeakMap<PricedRoute, RouteParamSchemas>();
 
 /** Keywords in the order the documents have always written them; any other follows. */
-const KEYWORD_ORDER = ['type', 'description', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'default'];
+const KEYWORD_ORDER = [
+  'type',
+  'description',
+  'enum',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'default',
+];
 
 /**
  * The JSON Schemas of a route's parameters, generated from its DTOs' class-validator metadata by
@@ -35,7 +45,10 @@ const KEYWORD_ORDER = ['type', 'description', 'enum', 'minimum', 'maximum', 'min
 export function routeParamSchemas(route: PricedRoute): RouteParamSchemas {
   let schemas = GENERATED.get(route);
   if (!schemas) {
-    schemas = { path: dtoSchema(route, route.pathDto, route.pathParams), query: dtoSchema(route, route.queryDto, route.queryParams) };
+    schemas = {
+      path: dtoSchema(route, route.pathDto, route.pathParams),
+      query: dtoSchema(route, route.queryDto, route.queryParams),
+    };
     GENERATED.set(route, schemas);
   }
   return structuredClone(schemas);

@@ -1,4 +1,10 @@
-import { type CatalogQuery, type NetworkSet, PRICE_PER_CALL_MICROS, type ReviewSort, type RouteId } from '@appcat/contracts';
+import {
+  type CatalogQuery,
+  type NetworkSet,
+  PRICE_PER_CALL_MICROS,
+  type ReviewSort,
+  type RouteId,
+} from '@appcat/contracts';
 import { getMetadataStorage } from 'class-validator';
 import {
   AppIdParamDto,
@@ -57,7 +63,13 @@ export const PRICED_ROUTES: readonly PricedRoute[] = [
     queryParams: ['term', 'page', 'country', 'lang'],
     pathDto: null,
     queryDto: SearchQueryDto,
-    toCatalogQuery: (p) => ({ route: 'apps.search', term: req(p, 'term').trim(), page: page(p), country: country(p), lang: lang(p) }),
+    toCatalogQuery: (p) => ({
+      route: 'apps.search',
+      term: req(p, 'term').trim(),
+      page: page(p),
+      country: country(p),
+      lang: lang(p),
+    }),
   }),
   route({
     id: 'apps.get',
@@ -79,7 +91,13 @@ export const PRICED_ROUTES: readonly PricedRoute[] = [
     queryParams: ['page', 'country', 'sort'],
     pathDto: AppIdParamDto,
     queryDto: ReviewsQueryDto,
-    toCatalogQuery: (p) => ({ route: 'apps.reviews', appId: req(p, 'appId'), page: page(p), country: country(p), sort: sort(p) }),
+    toCatalogQuery: (p) => ({
+      route: 'apps.reviews',
+      appId: req(p, 'appId'),
+      page: page(p),
+      country: country(p),
+      sort: sort(p),
+    }),
   }),
   route({
     id: 'apps.similar',
@@ -101,7 +119,13 @@ export const PRICED_ROUTES: readonly PricedRoute[] = [
     queryParams: ['term', 'page', 'country', 'lang'],
     pathDto: null,
     queryDto: SearchQueryDto,
-    toCatalogQuery: (p) => ({ route: 'bundles.search', term: req(p, 'term').trim(), page: page(p), country: country(p), lang: lang(p) }),
+    toCatalogQuery: (p) => ({
+      route: 'bundles.search',
+      term: req(p, 'term').trim(),
+      page: page(p),
+      country: country(p),
+      lang: lang(p),
+    }),
   }),
   route({
     id: 'bundles.get',
@@ -123,7 +147,13 @@ export const PRICED_ROUTES: readonly PricedRoute[] = [
     queryParams: ['page', 'country', 'sort'],
     pathDto: BundleIdParamDto,
     queryDto: ReviewsQueryDto,
-    toCatalogQuery: (p) => ({ route: 'bundles.reviews', bundleId: req(p, 'bundleId'), page: page(p), country: country(p), sort: sort(p) }),
+    toCatalogQuery: (p) => ({
+      route: 'bundles.reviews',
+      bundleId: req(p, 'bundleId'),
+      page: page(p),
+      country: country(p),
+      sort: sort(p),
+    }),
   }),
   route({
     id: 'bundles.similar',
@@ -134,7 +164,12 @@ export const PRICED_ROUTES: readonly PricedRoute[] = [
     queryParams: ['country', 'lang'],
     pathDto: BundleIdParamDto,
     queryDto: LookupQueryDto,
-    toCatalogQuery: (p) => ({ route: 'bundles.similar', bundleId: req(p, 'bundleId'), country: country(p), lang: lang(p) }),
+    toCatalogQuery: (p) => ({
+      route: 'bundles.similar',
+      bundleId: req(p, 'bundleId'),
+      country: country(p),
+      lang: lang(p),
+    }),
   }),
   route({
     id: 'developers.get',
@@ -155,7 +190,8 @@ export const PRICED_ROUTES: readonly PricedRoute[] = [
  */
 export function assertDtoFitsRoute(route: PricedRoute, dto: Ctor, names: readonly string[]): void {
   for (const { propertyName } of getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false)) {
-    if (!names.includes(propertyName)) throw new Error(`${dto.name}.${propertyName} is checked but is not a parameter of ${route.id}`);
+    if (!names.includes(propertyName))
+      throw new Error(`${dto.name}.${propertyName} is checked but is not a parameter of ${route.id}`);
   }
 }
 

@@ -36,11 +36,21 @@ describe('validateRouteInput', () => {
     ['apps.search', {}, { term: 'chess', page: '0' }, 'page must be an integer from 1 to 10'],
     ['apps.search', {}, { term: 'chess', page: '1.5' }, 'page must be an integer from 1 to 10'],
     ['apps.search', {}, { term: 'chess', page: '11' }, 'page must be an integer from 1 to 10'],
-    ['apps.search', {}, { term: 'chess', country: 'zz' }, 'country must be an ISO 3166-1 alpha-2 country code such as us'],
+    [
+      'apps.search',
+      {},
+      { term: 'chess', country: 'zz' },
+      'country must be an ISO 3166-1 alpha-2 country code such as us',
+    ],
     ['apps.search', {}, { term: 'chess', lang: 'english!' }, 'lang must be a language tag such as en-us'],
     ['apps.reviews', { appId: '1' }, { sort: 'newest' }, 'sort must be one of: recent, helpful'],
     ['apps.reviews', { appId: '1' }, { page: '11' }, 'page must be an integer from 1 to 10'],
-    ['apps.get', { appId: '../../etc' }, {}, 'appId must be a numeric App Store id or a bundle identifier such as com.example.app'],
+    [
+      'apps.get',
+      { appId: '../../etc' },
+      {},
+      'appId must be a numeric App Store id or a bundle identifier such as com.example.app',
+    ],
     ['apps.get', { appId: 'x'.repeat(156) }, {}, 'appId must be at most 155 characters'],
     ['bundles.get', { bundleId: 'com.example' }, {}, 'bundleId must be a numeric App Store bundle id'],
     ['developers.get', { developerId: '12a' }, {}, 'developerId must be a numeric App Store developer id'],
@@ -49,20 +59,35 @@ describe('validateRouteInput', () => {
   });
 
   it('reports the path parameter before the query', () => {
-    expect(check('apps.reviews', { appId: '/' }, { sort: 'bad' })).toMatchObject({ ok: false, message: expect.stringMatching(/^appId/) });
+    expect(check('apps.reviews', { appId: '/' }, { sort: 'bad' })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^appId/),
+    });
   });
 
   it('accepts valid input, ignores unknown parameters and normalises it for the catalog', () => {
-    const result = check('apps.search', {}, { term: ' chess ', country: 'GB', lang: 'en_GB', page: '2', utm: ['a', 'b'] });
+    const result = check(
+      'apps.search',
+      {},
+      { term: ' chess ', country: 'GB', lang: 'en_GB', page: '2', utm: ['a', 'b'] },
+    );
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(byId('apps.search').toCatalogQuery(result.params)).toEqual({ route: 'apps.search', term: 'chess', page: 2, country: 'gb', lang: 'en-gb' });
+    expect(byId('apps.search').toCatalogQuery(result.params)).toEqual({
+      route: 'apps.search',
+      term: 'chess',
+      page: 2,
+      country: 'gb',
+      lang: 'en-gb',
+    });
   });
 
   it('refuses a route whose DTO checks a property that is not one of its parameters', () => {
     const search = byId('apps.search');
     const route = { ...search, queryParams: ['page', 'country', 'lang'] };
-    expect(() => validateRouteInput(route, {}, {})).toThrow('SearchQueryDto.term is checked but is not a parameter of apps.search');
+    expect(() => validateRouteInput(route, {}, {})).toThrow(
+      'SearchQueryDto.term is checked but is not a parameter of apps.search',
+    );
   });
 
   it('applies defaults', () => {
@@ -156,7 +181,10 @@ const EDGE_VALUES = [
 
 const stringValue = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...EDGE_VALUES) },
-  { weight: 1, arbitrary: fc.constantFrom(...ISO_COUNTRY_CODES).chain((code) => fc.constantFrom(code, code.toUpperCase())) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(...ISO_COUNTRY_CODES).chain((code) => fc.constantFrom(code, code.toUpperCase())),
+  },
   { weight: 1, arbitrary: fc.stringMatching(ParamLimits.langPattern) },
   { weight: 1, arbitrary: fc.stringMatching(ParamLimits.bundleIdentifierPattern) },
   { weight: 1, arbitrary: fc.stringMatching(ParamLimits.numericIdPattern) },
@@ -177,34 +205,56 @@ const queryValue: fc.Arbitrary<string | string[] | undefined> = fc.oneof(
 const ANY_NAME = [...new Set(PRICED_ROUTES.flatMap((r) => [...r.pathParams, ...r.queryParams])), 'utm_source'];
 
 describe('validateRouteInput against class-validator', () => {
-  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: the same result and message as validateSync on random input', (_id, route) => {
-    const pathParams = fc.record(Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])), {
-      requiredKeys: [],
-    });
-    const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
-    fc.assert(
-      fc.property(pathParams, query, (path, raw) => {
-        const params = path as Record<string, string>;
-        expect(validateRouteInput(route, params, raw as RawQuery)).toStrictEqual(validateRouteInputReference(route, params, raw as RawQuery));
-      }),
-      { numRuns: 3000 },
-    );
-  });
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))(
+    '%s: the same result and message as validateSync on random input',
+    (_id, route) => {
+      const pathParams = fc.record(
+        Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])),
+        {
+          requiredKeys: [],
+        },
+      );
+      const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
+      fc.assert(
+        fc.property(pathParams, query, (path, raw) => {
+          const params = path as Record<string, string>;
+          expect(validateRouteInput(route, params, raw as RawQuery)).toStrictEqual(
+            validateRouteInputReference(route, params, raw as RawQuery),
+          );
+        }),
+        { numRuns: 3000 },
+      );
+    },
+  );
 
-  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: the same result and message on every edge value of every parameter', (_id, route) => {
-    const valid: Record<string, string> = { term: 'chess', appId: '284882215', bundleId: '1482985563', developerId: '284882218' };
-    const path = Object.fromEntries(route.pathParams.map((name) => [name, valid[name]]));
-    const query: RawQuery = Object.fromEntries(route.queryParams.filter((name) => valid[name]).map((name) => [name, valid[name]]));
-    for (const name of [...route.pathParams, ...route.queryParams]) {
-      for (const value of [...EDGE_VALUES, undefined, null]) {
-        const input = route.pathParams.includes(name)
-          ? ([{ ...path, [name]: value }, query] as const)
-          : ([path, { ...query, [name]: value }] as const);
-        const [p, q] = input as unknown as [Record<string, string>, RawQuery];
-        expect([name, value, validateRouteInput(route, p, q)]).toStrictEqual([name, value, validateRouteInputReference(route, p, q)]);
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))(
+    '%s: the same result and message on every edge value of every parameter',
+    (_id, route) => {
+      const valid: Record<string, string> = {
+        term: 'chess',
+        appId: '284882215',
+        bundleId: '1482985563',
+        developerId: '284882218',
+      };
+      const path = Object.fromEntries(route.pathParams.map((name) => [name, valid[name]]));
+      const query: RawQuery = Object.fromEntries(
+        route.queryParams.filter((name) => valid[name]).map((name) => [name, valid[name]]),
+      );
+      for (const name of [...route.pathParams, ...route.queryParams]) {
+        for (const value of [...EDGE_VALUES, undefined, null]) {
+          const input = route.pathParams.includes(name)
+            ? ([{ ...path, [name]: value }, query] as const)
+            : ([path, { ...query, [name]: value }] as const);
+          const [p, q] = input as unknown as [Record<string, string>, RawQuery];
+          expect([name, value, validateRouteInput(route, p, q)]).toStrictEqual([
+            name,
+            value,
+            validateRouteInputReference(route, p, q),
+          ]);
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 /*
@@ -254,7 +304,11 @@ const DOCUMENTED = new Map(
 
 /** validator.js isLength's count: UTF-16 units less surrogate pairs and presentation sequences. */
 function validatorLength(value: string): number {
-  return value.length - (value.match(/[^\uFE0F\uFE0E][\uFE0F\uFE0E]/g) ?? []).length - (value.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g) ?? []).length;
+  return (
+    value.length -
+    (value.match(/[^\uFE0F\uFE0E][\uFE0F\uFE0E]/g) ?? []).length -
+    (value.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g) ?? []).length
+  );
 }
 
 /** Whether the documents call `value` (given, as text) valid for `param`, with the gaps above. */
@@ -272,7 +326,11 @@ function documentedAccepts(param: DocumentedParam, value: string): boolean {
 }
 
 /** What the documents say validateRouteInput answers: its parameters, or the parameter it must name. */
-function documentedResult(route: PricedRoute, path: Record<string, unknown>, query: Record<string, unknown>): RouteInputResult | { ok: false; names: string } {
+function documentedResult(
+  route: PricedRoute,
+  path: Record<string, unknown>,
+  query: Record<string, unknown>,
+): RouteInputResult | { ok: false; names: string } {
   for (const name of route.queryParams) {
     if (Array.isArray(query[name])) return { ok: false, message: `${name} must be given only once` };
   }
@@ -295,44 +353,70 @@ function expectDocumented(route: PricedRoute, path: Record<string, unknown>, que
   const expected = documentedResult(route, path, query);
   const actual = validateRouteInput(route, path as Record<string, string>, query as RawQuery);
   if ('names' in expected && !actual.ok) {
-    expect([path, query, actual.message.startsWith(`${expected.names} `) && !actual.message.endsWith('given only once')]).toStrictEqual([path, query, true]);
+    expect([
+      path,
+      query,
+      actual.message.startsWith(`${expected.names} `) && !actual.message.endsWith('given only once'),
+    ]).toStrictEqual([path, query, true]);
   } else {
     expect([path, query, actual]).toStrictEqual([path, query, expected]);
   }
 }
 
 describe('validateRouteInput against the documented JSON Schemas', () => {
-  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: accepts what the schemas accept and names the first parameter they refuse, on random input', (_id, route) => {
-    const pathParams = fc.record(Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])), {
-      requiredKeys: [],
-    });
-    const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
-    fc.assert(
-      fc.property(pathParams, query, (path, raw) => expectDocumented(route, path, raw)),
-      { numRuns: 3000 },
-    );
-  });
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))(
+    '%s: accepts what the schemas accept and names the first parameter they refuse, on random input',
+    (_id, route) => {
+      const pathParams = fc.record(
+        Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])),
+        {
+          requiredKeys: [],
+        },
+      );
+      const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
+      fc.assert(
+        fc.property(pathParams, query, (path, raw) => expectDocumented(route, path, raw)),
+        { numRuns: 3000 },
+      );
+    },
+  );
 
-  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))('%s: the same on every edge value of every parameter', (_id, route) => {
-    const valid: Record<string, string> = { term: 'chess', appId: '284882215', bundleId: '1482985563', developerId: '284882218' };
-    const path = Object.fromEntries(route.pathParams.map((name) => [name, valid[name]]));
-    const query = Object.fromEntries(route.queryParams.filter((name) => valid[name]).map((name) => [name, valid[name]]));
-    for (const name of [...route.pathParams, ...route.queryParams]) {
-      for (const value of [...EDGE_VALUES, undefined, null]) {
-        if (route.pathParams.includes(name)) expectDocumented(route, { ...path, [name]: value }, query);
-        else expectDocumented(route, path, { ...query, [name]: value });
+  it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))(
+    '%s: the same on every edge value of every parameter',
+    (_id, route) => {
+      const valid: Record<string, string> = {
+        term: 'chess',
+        appId: '284882215',
+        bundleId: '1482985563',
+        developerId: '284882218',
+      };
+      const path = Object.fromEntries(route.pathParams.map((name) => [name, valid[name]]));
+      const query = Object.fromEntries(
+        route.queryParams.filter((name) => valid[name]).map((name) => [name, valid[name]]),
+      );
+      for (const name of [...route.pathParams, ...route.queryParams]) {
+        for (const value of [...EDGE_VALUES, undefined, null]) {
+          if (route.pathParams.includes(name)) expectDocumented(route, { ...path, [name]: value }, query);
+          else expectDocumented(route, path, { ...query, [name]: value });
+        }
       }
-    }
-  });
+    },
+  );
 
   it('meets each stated gap on some edge value, so the gaps are exercised and not hypothetical', () => {
     const search = PRICED_ROUTES.find((r) => r.id === 'apps.search')!;
     const documented = DOCUMENTED.get(search)!;
     const param = (name: string) => documented.find((p) => p.name === name)!;
     // Two letters, not an assigned code: the schema accepts, the validator refuses.
-    expect([param('country').accepts('zz'), validateRouteInput(search, {}, { term: 'chess', country: 'zz' }).ok]).toEqual([true, false]);
+    expect([
+      param('country').accepts('zz'),
+      validateRouteInput(search, {}, { term: 'chess', country: 'zz' }).ok,
+    ]).toEqual([true, false]);
     // KELVIN SIGN + e: the schema refuses, the validator accepts it as "ke".
-    expect([param('country').accepts('\u212Ae'), validateRouteInput(search, {}, { term: 'chess', country: '\u212Ae' }).ok]).toEqual([false, true]);
+    expect([
+      param('country').accepts('\u212Ae'),
+      validateRouteInput(search, {}, { term: 'chess', country: '\u212Ae' }).ok,
+    ]).toEqual([false, true]);
     // A full-length term with a presentation selector: too long for the schema, not for MaxLength.
     const term = 'x'.repeat(ParamLimits.termMaxLength) + '\uFE0F';
     expect([param('term').accepts(term), validateRouteInput(search, {}, { term }).ok]).toEqual([false, true]);

@@ -1,4 +1,10 @@
-import { compileDtoChecks, type DtoChecks, type DtoClass, firstFailedCheck, type PropertyChecks } from './dto-checks.js';
+import {
+  compileDtoChecks,
+  type DtoChecks,
+  type DtoClass,
+  firstFailedCheck,
+  type PropertyChecks,
+} from './dto-checks.js';
 import { assertDtoFitsRoute, PRICED_ROUTES, type PricedRoute, type RouteParams } from './route-table.js';
 
 export type RouteInputResult = { ok: true; params: RouteParams } | { ok: false; message: string };
@@ -29,7 +35,9 @@ function routeSteps(route: PricedRoute): readonly DtoStep[] {
     let checks = DTO_CHECKS.get(dto);
     if (!checks) DTO_CHECKS.set(dto, (checks = compileDtoChecks(dto)));
     assertDtoFitsRoute(route, dto, names);
-    const properties = names.map((name) => checks.properties.get(name)).filter((p): p is PropertyChecks => p !== undefined && p.checks.length > 0);
+    const properties = names
+      .map((name) => checks.properties.get(name))
+      .filter((p): p is PropertyChecks => p !== undefined && p.checks.length > 0);
     steps.push({ checks, names, properties });
   }
   ROUTE_STEPS.set(route, steps);
@@ -45,7 +53,11 @@ for (const route of PRICED_ROUTES) routeSteps(route);
  * documented order, and its message names the parameter. The DTOs' class-validator rules run as
  * `validateSync` with stopAtFirstError would run them, compiled once per DTO (see dto-checks.ts).
  */
-export function validateRouteInput(route: PricedRoute, pathParams: Record<string, string>, query: RawQuery): RouteInputResult {
+export function validateRouteInput(
+  route: PricedRoute,
+  pathParams: Record<string, string>,
+  query: RawQuery,
+): RouteInputResult {
   const params: RouteParams = {};
   for (const name of route.pathParams) params[name] = pathParams[name];
   for (const name of route.queryParams) {

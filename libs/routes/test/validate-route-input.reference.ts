@@ -10,7 +10,11 @@ import type { RawQuery, RouteInputResult } from '../src/validate-route-input.js'
 
 const VALIDATION = { stopAtFirstError: true, forbidUnknownValues: false } as const;
 
-export function validateRouteInputReference(route: PricedRoute, pathParams: Record<string, string>, query: RawQuery): RouteInputResult {
+export function validateRouteInputReference(
+  route: PricedRoute,
+  pathParams: Record<string, string>,
+  query: RawQuery,
+): RouteInputResult {
   const params: RouteParams = {};
   for (const name of route.pathParams) params[name] = pathParams[name];
   for (const name of route.queryParams) {

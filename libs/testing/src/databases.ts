@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /** The Postgres server the suites create their databases on (trust auth on the machines here). */
-export const TEST_POSTGRES_URL = (process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432').replace(/\/+$/, '');
+export const TEST_POSTGRES_URL = (
+  process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432'
+).replace(/\/+$/, '');
 
 export interface TestDatabase {
   url: string;
@@ -14,7 +16,10 @@ export interface TestDatabase {
  * A database of its own for one suite, named `<prefix>_<random>`, prepared by `prepare` (apply the
  * migrations, usually) and dropped, with any connections left, by `drop()`.
  */
-export async function createTestDatabase(prefix: string, prepare: (url: string) => Promise<unknown>): Promise<TestDatabase> {
+export async function createTestDatabase(
+  prefix: string,
+  prepare: (url: string) => Promise<unknown>,
+): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   const url = `${TEST_POSTGRES_URL}/${name}`;
   await prepare(url);

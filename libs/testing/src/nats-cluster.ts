@@ -91,7 +91,9 @@ export class NatsClusterHarness {
       const counts = await Promise.all(
         live.map(async (n) => {
           try {
-            const routez = (await (await fetch(`http://127.0.0.1:${n.monitorPort}/routez`, { signal: AbortSignal.timeout(5_000) })).json()) as { num_routes: number };
+            const routez = (await (
+              await fetch(`http://127.0.0.1:${n.monitorPort}/routez`, { signal: AbortSignal.timeout(5_000) })
+            ).json()) as { num_routes: number };
             return routez.num_routes;
           } catch {
             return -1;
@@ -105,20 +107,47 @@ export class NatsClusterHarness {
   }
 
   /** Starts a server routed to `others`; fails if it does not come up as itself (another process holds one of its ports: it exits). */
-  private async spawn(own: Omit<NatsClusterNode, 'process'>, others: Omit<NatsClusterNode, 'process'>[]): Promise<NatsClusterNode> {
+  private async spawn(
+    own: Omit<NatsClusterNode, 'process'>,
+    others: Omit<NatsClusterNode, 'process'>[],
+  ): Promise<NatsClusterNode> {
     const routes = others.map((n) => `nats://127.0.0.1:${n.routePort}`);
     const name = `appcat-test-${randomUUID()}`;
     const child = spawn(
       NATS_SERVER,
-      ['-a', '127.0.0.1', '-p', String(own.port), '-m', String(own.monitorPort), '-n', name, '--cluster_name', 'appcat-test', '--cluster', `nats://127.0.0.1:${own.routePort}`, '--routes', routes.join(',')],
+      [
+        '-a',
+        '127.0.0.1',
+        '-p',
+        String(own.port),
+        '-m',
+        String(own.monitorPort),
+        '-n',
+        name,
+        '--cluster_name',
+        'appcat-test',
+        '--cluster',
+        `nats://127.0.0.1:${own.routePort}`,
+        '--routes',
+        routes.join(','),
+      ],
       { stdio: 'ignore' },
     );
     try {
-      const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`nats-server on port ${own.port} ended at start (${signal ?? code})`))));
+      const exited = new Promise<never>((_, reject) =>
+        child.once('exit', (code, signal) =>
+          reject(new Error(`nats-server on port ${own.port} ended at start (${signal ?? code})`)),
+        ),
+      );
       exited.catch(() => undefined);
       await Promise.race([waitForPort(own.port, 30_000), exited]);
       // Whatever answers must be this server, not another process that took the port.
-      const varz = await Promise.race([fetch(`http://127.0.0.1:${own.monitorPort}/varz`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.json() as Promise<{ server_name?: string }>), exited]);
+      const varz = await Promise.race([
+        fetch(`http://127.0.0.1:${own.monitorPort}/varz`, { signal: AbortSignal.timeout(5_000) }).then(
+          (r) => r.json() as Promise<{ server_name?: string }>,
+        ),
+        exited,
+      ]);
       if (varz.server_name !== name) throw new Error(`port ${own.monitorPort} is held by another process`);
     } catch (error) {
       child.kill('SIGKILL');

@@ -22,7 +22,8 @@ export class PostgresCluster {
   ) {}
 
   static async start(options: { binDir?: string } = {}): Promise<PostgresCluster> {
-    const bin = options.binDir ?? process.env.POSTGRES_BIN_DIR ?? DEFAULT_BIN_DIRS.find((dir) => existsSync(join(dir, 'initdb')));
+    const bin =
+      options.binDir ?? process.env.POSTGRES_BIN_DIR ?? DEFAULT_BIN_DIRS.find((dir) => existsSync(join(dir, 'initdb')));
     if (!bin) throw new Error(`no PostgreSQL binaries in ${DEFAULT_BIN_DIRS.join(', ')} (set POSTGRES_BIN_DIR)`);
     const user = process.getuid?.() === 0 ? postgresUser() : null;
     const dataDir = mkdtempSync(join(tmpdir(), 'appcat-pg-'));
@@ -49,7 +50,20 @@ export class PostgresCluster {
     if (this.child) return;
     const child = spawn(
       join(this.bin, 'postgres'),
-      ['-D', this.dataDir, '-p', String(this.port), '-h', '127.0.0.1', '-k', this.dataDir, '-c', 'fsync=off', '-c', 'max_connections=200'],
+      [
+        '-D',
+        this.dataDir,
+        '-p',
+        String(this.port),
+        '-h',
+        '127.0.0.1',
+        '-k',
+        this.dataDir,
+        '-c',
+        'fsync=off',
+        '-c',
+        'max_connections=200',
+      ],
       { stdio: 'ignore', ...(this.user ?? {}) },
     );
     this.child = child;
@@ -63,7 +77,9 @@ export class PostgresCluster {
   async stopServer(mode: 'fast' | 'kill' = 'fast'): Promise<void> {
     const child = this.child;
     if (!child) return;
-    const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+    const exited = new Promise<void>((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+    );
     child.kill(mode === 'fast' ? 'SIGINT' : 'SIGKILL');
     await exited;
     this.child = null;

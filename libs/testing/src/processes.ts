@@ -10,7 +10,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -45,13 +47,20 @@ function findBinary(name: string, candidates: string[]): string {
   return name;
 }
 
-async function startServer(binary: string, args: (port: number) => string[], scheme: string, fixedPort?: number): Promise<ManagedProcess> {
+async function startServer(
+  binary: string,
+  args: (port: number) => string[],
+  scheme: string,
+  fixedPort?: number,
+): Promise<ManagedProcess> {
   const port = fixedPort ?? (await freePort());
   const child = spawn(binary, args(port), { stdio: 'ignore' });
   let exited = false;
   child.once('exit', () => (exited = true));
   const ended = () =>
-    new Promise<void>((resolve) => (exited || child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+    new Promise<void>((resolve) =>
+      exited || child.exitCode !== null ? resolve() : child.once('exit', () => resolve()),
+    );
   await waitForPort(port);
   return {
     url: `${scheme}://127.0.0.1:${port}`,
@@ -70,7 +79,11 @@ async function startServer(binary: string, args: (port: number) => string[], sch
 
 /** A private nats-server (JetStream off) for one test suite; `port` to restart one where it was. */
 export function startNatsServer(port?: number): Promise<ManagedProcess> {
-  const binary = findBinary('nats-server', ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server']);
+  const binary = findBinary('nats-server', [
+    '/usr/sbin/nats-server',
+    '/usr/local/bin/nats-server',
+    '/usr/bin/nats-server',
+  ]);
   return startServer(binary, (port) => ['-a', '127.0.0.1', '-p', String(port)], 'nats', port);
 }
 

@@ -53,14 +53,30 @@ export class RedisClusterHarness {
 
   static async start(options: { primaries?: number; nodeTimeoutMs?: number } = {}): Promise<RedisClusterHarness> {
     const primaries = options.primaries ?? 3;
-    const harness = new RedisClusterHarness(mkdtempSync(join(tmpdir(), 'appcat-redis-cluster-')), options.nodeTimeoutMs ?? 1_000);
+    const harness = new RedisClusterHarness(
+      mkdtempSync(join(tmpdir(), 'appcat-redis-cluster-')),
+      options.nodeTimeoutMs ?? 1_000,
+    );
     try {
       for (let i = 0; i < primaries * 2; i++) {
         // Ports free a moment ago may have been taken since (suites on this machine pick them all the time).
-        const node = await harness.spawnNode(i, await freePort(), await freePort()).catch(async () => harness.spawnNode(i, await freePort(), await freePort()));
+        const node = await harness
+          .spawnNode(i, await freePort(), await freePort())
+          .catch(async () => harness.spawnNode(i, await freePort(), await freePort()));
         harness.nodes.push(node);
       }
-      await run(REDIS_CLI, ['--cluster', 'create', ...harness.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], DEADLINE_MS);
+      await run(
+        REDIS_CLI,
+        [
+          '--cluster',
+          'create',
+          ...harness.nodes.map((n) => `127.0.0.1:${n.port}`),
+          '--cluster-replicas',
+          '1',
+          '--cluster-yes',
+        ],
+        DEADLINE_MS,
+      );
       await harness.waitUntilHealthy();
       // A replica that never synced refuses to take over (its data counts as infinitely old), so a
       // primary killed before then would leave its slots unserved for good.
@@ -115,7 +131,9 @@ export class RedisClusterHarness {
 
   /** The port of the live primary serving a slot. */
   async primaryOf(slot: number): Promise<number> {
-    const owner = (await this.roles()).find((r) => r.role === 'master' && !r.failed && r.slots.some(([from, to]) => slot >= from && slot <= to));
+    const owner = (await this.roles()).find(
+      (r) => r.role === 'master' && !r.failed && r.slots.some(([from, to]) => slot >= from && slot <= to),
+    );
     if (!owner) throw new Error(`no live primary serves slot ${slot}`);
     return owner.port;
   }
@@ -170,7 +188,11 @@ export class RedisClusterHarness {
 
   /** Until every live replica has completed its sync with its primary (master_link_status:up). */
   async waitUntilReplicasSynced(timeoutMs = DEADLINE_MS): Promise<void> {
-    await this.waitFor(() => this.replicasSynced(), `Redis Cluster replicas not in sync after ${timeoutMs} ms`, timeoutMs);
+    await this.waitFor(
+      () => this.replicasSynced(),
+      `Redis Cluster replicas not in sync after ${timeoutMs} ms`,
+      timeoutMs,
+    );
   }
 
   private async waitFor(condition: () => Promise<boolean>, failure: string, timeoutMs: number): Promise<void> {
@@ -232,27 +254,42 @@ export class RedisClusterHarness {
     const child = spawn(
       REDIS_SERVER,
       [
-        '--port', String(port),
-        '--cluster-port', String(busPort),
-        '--bind', '127.0.0.1',
-        '--cluster-enabled', 'yes',
-        '--cluster-config-file', join(this.dir, `nodes-${index}.conf`),
-        '--cluster-node-timeout', String(this.nodeTimeoutMs),
-        '--save', '',
+        '--port',
+        String(port),
+        '--cluster-port',
+        String(busPort),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(this.dir, `nodes-${index}.conf`),
+        '--cluster-node-timeout',
+        String(this.nodeTimeoutMs),
+        '--save',
+        '',
         // Replicas sync at once instead of after diskless replication's default 5 s wait.
-        '--repl-diskless-sync-delay', '0',
-        '--appendonly', 'no',
-        '--dir', this.dir,
+        '--repl-diskless-sync-delay',
+        '0',
+        '--appendonly',
+        'no',
+        '--dir',
+        this.dir,
       ],
       { stdio: 'ignore' },
     );
     try {
-      const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`redis-server on port ${port} ended at start (${signal ?? code})`))));
+      const exited = new Promise<never>((_, reject) =>
+        child.once('exit', (code, signal) =>
+          reject(new Error(`redis-server on port ${port} ended at start (${signal ?? code})`)),
+        ),
+      );
       exited.catch(() => undefined);
       await Promise.race([waitForPort(port, 30_000), exited]);
       // Whatever answers on the port must be this process, not another that took the port.
       const { stdout } = await Promise.race([run(REDIS_CLI, ['-p', String(port), 'info', 'server']), exited]);
-      if (!stdout.includes(`process_id:${child.pid}\r`) && !stdout.includes(`process_id:${child.pid}\n`)) throw new Error(`port ${port} is held by another process`);
+      if (!stdout.includes(`process_id:${child.pid}\r`) && !stdout.includes(`process_id:${child.pid}\n`))
+        throw new Error(`port ${port} is held by another process`);
     } catch (error) {
       child.kill('SIGKILL');
       throw error;

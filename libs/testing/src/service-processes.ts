@@ -15,9 +15,15 @@ export class ServiceProcess {
     script: string,
     env: Record<string, string>,
   ) {
-    this.child = spawn(process.execPath, [`${ROOT}${script}`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    for (const stream of [this.child.stdout!, this.child.stderr!]) stream.on('data', (chunk: Buffer) => this.output.push(chunk.toString()));
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve(signal ?? `exit ${code}`)));
+    this.child = spawn(process.execPath, [`${ROOT}${script}`], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [this.child.stdout!, this.child.stderr!])
+      stream.on('data', (chunk: Buffer) => this.output.push(chunk.toString()));
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code, signal) => resolve(signal ?? `exit ${code}`)),
+    );
   }
 
   /**

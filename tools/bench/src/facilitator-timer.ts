@@ -20,7 +20,13 @@ export class FacilitatorTimer {
       const began = performance.now();
       const timed = /^\/(verify|settle)\b/.test(incoming.url ?? '');
       const forwarded = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: incoming.headers,
+        },
         (answer) => {
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(outgoing);

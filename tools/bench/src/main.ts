@@ -20,17 +20,28 @@ const log = (line = '') => process.stdout.write(`${line}\n`);
 async function main(): Promise<void> {
   const settings = readBenchSettings(process.env, repoPath('docs/benchmarks.md'));
   const machine = describeMachine();
-  const conditions = process.env.BENCH_CONDITIONS ?? `load average ${machine.loadAverage.toFixed(2)} when the run started; say what else ran with BENCH_CONDITIONS`;
+  const conditions =
+    process.env.BENCH_CONDITIONS ??
+    `load average ${machine.loadAverage.toFixed(2)} when the run started; say what else ran with BENCH_CONDITIONS`;
   log(`bench on ${formatMachine(machine)}`);
   log(`${settings.rounds} rounds × ${settings.seconds} s, sections ${settings.sections.join(', ')}`);
   const report = new Report(deployedServiceNodeArgs());
   const wants = (section: string) => (settings.sections as string[]).includes(section);
 
   if (wants('credits') || wants('x402')) {
-    log('starting the stack (NATS, Redis, Postgres database, store emulator, gateway, payments, catalog' + (wants('x402') ? ', anvil, dev facilitator)' : ')'));
+    log(
+      'starting the stack (NATS, Redis, Postgres database, store emulator, gateway, payments, catalog' +
+        (wants('x402') ? ', anvil, dev facilitator)' : ')'),
+    );
     // BENCH_CPU_PROF=<dir>: our services write V8 CPU profiles there when they stop (open in Chrome DevTools).
     const profileDir = process.env.BENCH_CPU_PROF;
-    const stack = await Stack.start({ x402: wants('x402'), nodeArgs: () => [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...settings.serviceNodeArgs] });
+    const stack = await Stack.start({
+      x402: wants('x402'),
+      nodeArgs: () => [
+        ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+        ...settings.serviceNodeArgs,
+      ],
+    });
     try {
       if (wants('credits')) {
         log('section: credit-paid calls');
@@ -56,12 +67,20 @@ async function main(): Promise<void> {
     log('section: credit-paid calls on a Redis Cluster');
     await clusterSection(settings, report);
   }
-  const memoryTargets = ['gateway', 'payments', 'catalog'].filter((name) => report.memory.get(name)?.peakBytes !== undefined);
+  const memoryTargets = ['gateway', 'payments', 'catalog'].filter(
+    (name) => report.memory.get(name)?.peakBytes !== undefined,
+  );
   if (memoryTargets.length > 0) {
     // Our services only, on the loads the target has always been read on: the Zipf mix's peaks are reported beside it (credits section).
-    const counted = (name: string) => !name.startsWith('floor') && !name.startsWith('express') && !name.endsWith(`(${ZIPF_MEMORY_LABEL})`);
+    const counted = (name: string) =>
+      !name.startsWith('floor') && !name.startsWith('express') && !name.endsWith(`(${ZIPF_MEMORY_LABEL})`);
     const worst = Math.max(...[...report.memory].filter(([name]) => counted(name)).map(([, m]) => m.peakBytes ?? 0));
-    report.check({ name: 'every service under load', target: '< 150 MB RSS', measured: `largest ${(worst / 1024 / 1024).toFixed(1)} MB`, met: worst < 150 * 1024 * 1024 });
+    report.check({
+      name: 'every service under load',
+      target: '< 150 MB RSS',
+      measured: `largest ${(worst / 1024 / 1024).toFixed(1)} MB`,
+      met: worst < 150 * 1024 * 1024,
+    });
   }
 
   const notes = await readFile(repoPath('docs/bench-findings.md'), 'utf8').catch(() => '');

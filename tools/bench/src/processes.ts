@@ -12,7 +12,9 @@ export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  * deployed.
  */
 export function deployedServiceNodeArgs(): string[] {
-  const manifest = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { config?: { serviceNodeOptions?: string } };
+  const manifest = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
+    config?: { serviceNodeOptions?: string };
+  };
   return (manifest.config?.serviceNodeOptions ?? '').split(/\s+/).filter((arg) => arg !== '');
 }
 
@@ -36,7 +38,10 @@ export class NodeProcess {
 
   /** Starts `node [nodeArgs] script` with the environment added to this process's. */
   static start(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): NodeProcess {
-    const child = spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, script], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return new NodeProcess(name, child);
   }
 
@@ -55,7 +60,10 @@ export class NodeProcess {
   /** Resolves with the first output line matching `pattern`. */
   waitForLine(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.name} printed no ${pattern} within ${timeoutMs} ms:\n${this.output()}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${this.name} printed no ${pattern} within ${timeoutMs} ms:\n${this.output()}`)),
+        timeoutMs,
+      );
       const onLine = (line: string) => {
         const match = line.match(pattern);
         if (match) {
@@ -63,7 +71,8 @@ export class NodeProcess {
           resolve(match);
         }
       };
-      for (const stream of [this.child.stdout!, this.child.stderr!]) createInterface({ input: stream }).on('line', onLine);
+      for (const stream of [this.child.stdout!, this.child.stderr!])
+        createInterface({ input: stream }).on('line', onLine);
       void this.exited.then((how) => {
         clearTimeout(timer);
         reject(new Error(`${this.name} ended (${how}) before it was ready:\n${this.output()}`));
@@ -81,7 +90,8 @@ export class NodeProcess {
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline) throw new Error(`${this.name}: ${url} not ready after ${timeoutMs} ms:\n${this.output()}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name}: ${url} not ready after ${timeoutMs} ms:\n${this.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

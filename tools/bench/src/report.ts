@@ -50,7 +50,11 @@ export class Report {
   }
 
   memoryTable(): string {
-    const rows = [...this.memory].map(([name, m]) => [name, m.idleBytes === undefined ? '–' : megabytes(m.idleBytes), m.peakBytes === undefined ? '–' : megabytes(m.peakBytes)]);
+    const rows = [...this.memory].map(([name, m]) => [
+      name,
+      m.idleBytes === undefined ? '–' : megabytes(m.idleBytes),
+      m.peakBytes === undefined ? '–' : megabytes(m.peakBytes),
+    ]);
     return markdownTable(['process', 'idle RSS', 'peak RSS under load'], rows);
   }
 
@@ -76,7 +80,15 @@ export class Report {
       ...(this.targets.length > 0 ? ['## Targets', '', this.targetsTable(), ''] : []),
       ...this.sections.flatMap((s) => [`## ${s.title}`, '', s.body, '']),
     ];
-    if (this.memory.size > 0) parts.push('## Memory', '', 'Resident set size (VmRSS from /proc/<pid>/status): idle after start-up and warm-up, peak sampled every 250 ms under load.', '', this.memoryTable(), '');
+    if (this.memory.size > 0)
+      parts.push(
+        '## Memory',
+        '',
+        'Resident set size (VmRSS from /proc/<pid>/status): idle after start-up and warm-up, peak sampled every 250 ms under load.',
+        '',
+        this.memoryTable(),
+        '',
+      );
     if (notes.trim() !== '') parts.push(notes.trim(), '');
     return parts.join('\n');
   }

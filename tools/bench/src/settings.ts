@@ -57,7 +57,9 @@ export function readBenchSettings(env: Env, defaultOutput: string): BenchSetting
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  for (const section of sections) if (!(SECTIONS as readonly string[]).includes(section)) problems.push(`BENCH_SECTIONS: unknown section "${section}" (known: ${SECTIONS.join(', ')})`);
+  for (const section of sections)
+    if (!(SECTIONS as readonly string[]).includes(section))
+      problems.push(`BENCH_SECTIONS: unknown section "${section}" (known: ${SECTIONS.join(', ')})`);
   const settings: BenchSettings = {
     seconds: number(env, 'BENCH_SECONDS', 10, 1, problems),
     rounds: Math.round(number(env, 'BENCH_ROUNDS', 3, 1, problems)),

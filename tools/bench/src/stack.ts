@@ -1,15 +1,31 @@
 import { type AdminKeyCreated, parseUsd, Subject, X402_EVM_NETWORKS } from '@appcat/contracts';
-import { type DevFacilitator, type LocalPaymentStack, startDevFacilitator, startLocalPaymentStack } from '@appcat/facilitator';
+import {
+  type DevFacilitator,
+  type LocalPaymentStack,
+  startDevFacilitator,
+  startLocalPaymentStack,
+} from '@appcat/facilitator';
 import type { LocalChain } from '@appcat/local-chain';
 import type { SolanaLedger } from '@appcat/solana-ledger';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations } from '@appcat/payments';
-import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
+import {
+  createTestDatabase,
+  freePort,
+  type ManagedProcess,
+  startNatsServer,
+  startRedisServer,
+  type TestDatabase,
+} from '@appcat/testing';
 import { FacilitatorTimer } from './facilitator-timer.js';
 import { deployedServiceNodeArgs, NodeProcess, repoPath } from './processes.js';
 
 /** Lifts Apple-sized rate limits: the emulator does not throttle, and the bench measures us, not Apple's limit. */
-export const NO_RATE_LIMITS = { ITUNES_RATE_PER_MIN: '0', APPLE_WEB_RATE_PER_MIN: '0', APPLE_AMP_API_RATE_PER_MIN: '0' };
+export const NO_RATE_LIMITS = {
+  ITUNES_RATE_PER_MIN: '0',
+  APPLE_WEB_RATE_PER_MIN: '0',
+  APPLE_AMP_API_RATE_PER_MIN: '0',
+};
 
 export interface Service {
   process: NodeProcess;
@@ -21,29 +37,49 @@ export interface Service {
 
 /** Starts the built store emulator as a process of its own on a free port. */
 export async function startEmulator(): Promise<{ process: NodeProcess; url: string }> {
-  const emulator = NodeProcess.start('store emulator', repoPath('tools/store-emulator/dist/main.js'), { STORE_EMULATOR_PORT: '0' });
+  const emulator = NodeProcess.start('store emulator', repoPath('tools/store-emulator/dist/main.js'), {
+    STORE_EMULATOR_PORT: '0',
+  });
   const [, url] = await emulator.waitForLine(/listening on (http:\/\/\S+)/);
   return { process: emulator, url };
 }
 
 /** A built service (apps/<kind>/dist/main.js) with an ops port, started as deployed (plus `nodeArgs`) and ready. */
-export async function startService(name: string, kind: 'gateway' | 'payments' | 'catalog', env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
+export async function startService(
+  name: string,
+  kind: 'gateway' | 'payments' | 'catalog',
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<Service> {
   const opsPort = await freePort();
   const port = kind === 'gateway' ? await freePort() : undefined;
-  const process = NodeProcess.start(name, repoPath(`apps/${kind}/dist/main.js`), {
-    ...env,
-    OPS_PORT: String(opsPort),
-    ...(port ? { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } : {}),
-  }, [...deployedServiceNodeArgs(), ...nodeArgs]);
+  const process = NodeProcess.start(
+    name,
+    repoPath(`apps/${kind}/dist/main.js`),
+    {
+      ...env,
+      OPS_PORT: String(opsPort),
+      ...(port ? { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } : {}),
+    },
+    [...deployedServiceNodeArgs(), ...nodeArgs],
+  );
   const opsUrl = `http://127.0.0.1:${opsPort}`;
   await process.waitReady(`${opsUrl}/readyz`);
   return { process, url: port ? `http://127.0.0.1:${port}` : undefined, opsUrl };
 }
 
 /** A bench floor process (tools/bench/dist/floors/<script>.js) that prints a ready line. */
-export async function startFloor(name: string, script: string, env: Record<string, string>, ready: RegExp): Promise<Service> {
+export async function startFloor(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<Service> {
   const port = await freePort();
-  const process = NodeProcess.start(name, repoPath(`tools/bench/dist/floors/${script}.js`), { ...env, PORT: String(port) });
+  const process = NodeProcess.start(name, repoPath(`tools/bench/dist/floors/${script}.js`), {
+    ...env,
+    PORT: String(port),
+  });
   await process.waitForLine(ready);
   return { process, url: `http://127.0.0.1:${port}` };
 }
@@ -76,7 +112,11 @@ export class Stack {
     private readonly extraEnv: Record<string, string> = {},
   ) {}
 
-  static async start(options: { x402: boolean; nodeArgs?: (kind: string) => string[]; env?: Record<string, string> }): Promise<Stack> {
+  static async start(options: {
+    x402: boolean;
+    nodeArgs?: (kind: string) => string[];
+    env?: Record<string, string>;
+  }): Promise<Stack> {
     const [nats, redis, database, emulator] = await Promise.all([
       startNatsServer(),
       startRedisServer(),
@@ -106,7 +146,10 @@ export class Stack {
       stack.services.set('payments', await startService('payments', 'payments', env, args('payments')));
       stack.services.set('catalog', await startService('catalog', 'catalog', env, args('catalog')));
       stack.services.set('gateway', await startService('gateway', 'gateway', env, args('gateway')));
-      stack.admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 10_000, shutdownGraceMs: 0 }, 'bench-admin');
+      stack.admin = await NatsRpcClient.connect(
+        { servers: [nats.url], requestTimeoutMs: 10_000, shutdownGraceMs: 0 },
+        'bench-admin',
+      );
       return stack;
     } catch (error) {
       await stack.stop();
@@ -136,7 +179,11 @@ export class Stack {
 
   /** A new API key holding `usd`, issued over the admin subject. */
   async createKey(usd: string): Promise<AdminKeyCreated> {
-    return this.admin.request<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: parseUsd(usd)!.toString() }, { service: 'payments' });
+    return this.admin.request<AdminKeyCreated>(
+      Subject.AdminKeysCreate,
+      { credit: parseUsd(usd)!.toString() },
+      { service: 'payments' },
+    );
   }
 
   /** Starts another process that stops with the stack. */

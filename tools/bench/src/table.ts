@@ -6,7 +6,11 @@ export type Align = 'left' | 'right';
  * A GitHub-flavoured markdown table whose columns line up in a terminal too: the first column left
  * aligned, the others right aligned unless `align` says otherwise.
  */
-export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[], align?: readonly Align[]): string {
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  align?: readonly Align[],
+): string {
   const alignOf = (i: number): Align => align?.[i] ?? (i === 0 ? 'left' : 'right');
   const widths = header.map((h, i) => Math.max(3, h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]) =>

@@ -14,10 +14,19 @@ describe('parseRss', () => {
 });
 
 describe('Report', () => {
-  const machine = { cpuModel: 'Test CPU', cores: 2, memoryBytes: 4 * 1024 ** 3, node: 'v20.19.0', date: '2026-01-01T00:00:00.000Z', loadAverage: 0.5 };
+  const machine = {
+    cpuModel: 'Test CPU',
+    cores: 2,
+    memoryBytes: 4 * 1024 ** 3,
+    node: 'v20.19.0',
+    date: '2026-01-01T00:00:00.000Z',
+    loadAverage: 0.5,
+  };
 
   it('describes the machine: cpu model, cores, memory, node version, date', () => {
-    expect(formatMachine(machine)).toBe('Test CPU, 2 cores, 4.0 GiB memory, Node v20.19.0, 2026-01-01T00:00:00.000Z (load average 0.50 at start)');
+    expect(formatMachine(machine)).toBe(
+      'Test CPU, 2 cores, 4.0 GiB memory, Node v20.19.0, 2026-01-01T00:00:00.000Z (load average 0.50 at start)',
+    );
   });
 
   it('renders the machine, the load conditions, targets with verdicts, sections and memory', () => {
@@ -28,7 +37,11 @@ describe('Report', () => {
     report.idle('gateway', 80 * 1024 * 1024);
     report.peak('gateway', 90 * 1024 * 1024);
     report.peak('gateway', 85 * 1024 * 1024);
-    const markdown = report.render(machine, readBenchSettings({ BENCH_SECONDS: '2', BENCH_ROUNDS: '1' }, ''), 'six other agents running tests');
+    const markdown = report.render(
+      machine,
+      readBenchSettings({ BENCH_SECONDS: '2', BENCH_ROUNDS: '1' }, ''),
+      'six other agents running tests',
+    );
     expect(markdown).toContain('- **Machine:** Test CPU, 2 cores');
     expect(markdown).toContain('- **Load conditions:** six other agents running tests');
     expect(markdown).toMatch(/\| credit path vs raw-NATS floor \| ≥ 60 % +\| 64 % +\| met +\|/);
@@ -43,7 +56,9 @@ describe('Report', () => {
     expect(new Report(['--max-semi-space-size=8']).render(machine, settings, 'quiet')).toContain(
       'our services ran as deployed, with `node --max-semi-space-size=8 --max-old-space-size=96` (`--max-old-space-size=96` added by BENCH_NODE_ARGS)',
     );
-    expect(new Report().render(machine, readBenchSettings({}, ''), 'quiet')).toContain('our services ran as deployed, with plain `node`');
+    expect(new Report().render(machine, readBenchSettings({}, ''), 'quiet')).toContain(
+      'our services ran as deployed, with plain `node`',
+    );
   });
 
   it('leaves out the targets table when no section measured one', () => {

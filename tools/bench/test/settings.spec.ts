@@ -19,10 +19,24 @@ describe('readBenchSettings', () => {
   });
   it('reads BENCH_* overrides; an empty BENCH_OUTPUT means print only', () => {
     const settings = readBenchSettings(
-      { BENCH_SECONDS: '2', BENCH_ROUNDS: '5', BENCH_FIRST_WARMUP_SECONDS: '0', BENCH_SECTIONS: 'x402, credits', BENCH_OUTPUT: '', BENCH_NODE_ARGS: ' --max-old-space-size=96  --max-semi-space-size=4 ' },
+      {
+        BENCH_SECONDS: '2',
+        BENCH_ROUNDS: '5',
+        BENCH_FIRST_WARMUP_SECONDS: '0',
+        BENCH_SECTIONS: 'x402, credits',
+        BENCH_OUTPUT: '',
+        BENCH_NODE_ARGS: ' --max-old-space-size=96  --max-semi-space-size=4 ',
+      },
       '/r.md',
     );
-    expect(settings).toMatchObject({ seconds: 2, rounds: 5, firstWarmupSeconds: 0, sections: ['x402', 'credits'], output: '', serviceNodeArgs: ['--max-old-space-size=96', '--max-semi-space-size=4'] });
+    expect(settings).toMatchObject({
+      seconds: 2,
+      rounds: 5,
+      firstWarmupSeconds: 0,
+      sections: ['x402', 'credits'],
+      output: '',
+      serviceNodeArgs: ['--max-old-space-size=96', '--max-semi-space-size=4'],
+    });
   });
   it('lists every bad value at once', () => {
     let message = '';

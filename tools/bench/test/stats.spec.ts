@@ -50,6 +50,13 @@ describe('summarise', () => {
 
 describe('interleave', () => {
   it('runs every target once per round, in the same order each round', () => {
-    expect(interleave(['A', 'B'], 3).map(({ round, target }) => `${target}${round}`)).toEqual(['A0', 'B0', 'A1', 'B1', 'A2', 'B2']);
+    expect(interleave(['A', 'B'], 3).map(({ round, target }) => `${target}${round}`)).toEqual([
+      'A0',
+      'B0',
+      'A1',
+      'B1',
+      'A2',
+      'B2',
+    ]);
   });
 });

@@ -2,12 +2,20 @@ import { count, fixed, markdownTable, megabytes, percent, times, verdict } from 
 
 describe('markdownTable', () => {
   it('pads columns to the widest cell, first column left aligned, the rest right aligned', () => {
-    expect(markdownTable(['target', 'req/s'], [['ours', '1,234'], ['floor', '99']])).toBe(
-      ['| target | req/s |', '|:-------|------:|', '| ours   | 1,234 |', '| floor  |    99 |'].join('\n'),
-    );
+    expect(
+      markdownTable(
+        ['target', 'req/s'],
+        [
+          ['ours', '1,234'],
+          ['floor', '99'],
+        ],
+      ),
+    ).toBe(['| target | req/s |', '|:-------|------:|', '| ours   | 1,234 |', '| floor  |    99 |'].join('\n'));
   });
   it('honours explicit alignment and tolerates short rows', () => {
-    expect(markdownTable(['a', 'b'], [['x']], ['left', 'left'])).toBe(['| a   | b   |', '|:----|:----|', '| x   |     |'].join('\n'));
+    expect(markdownTable(['a', 'b'], [['x']], ['left', 'left'])).toBe(
+      ['| a   | b   |', '|:----|:----|', '| x   |     |'].join('\n'),
+    );
   });
 });
 

@@ -14,7 +14,10 @@ export class Books {
     private readonly traffic: Traffic,
   ) {}
 
-  async check(phase: string, redisLost: boolean): Promise<{ summary: string; violations: string[]; forgivenCalls: number }> {
+  async check(
+    phase: string,
+    redisLost: boolean,
+  ): Promise<{ summary: string; violations: string[]; forgivenCalls: number }> {
     const violations: string[] = [];
     const reply = await this.cluster.reconcile(20_000);
     for (const row of reply.differences) {
@@ -23,7 +26,9 @@ export class Books {
         this.acceptedDifferences.set(row.id, row.difference);
         continue;
       }
-      violations.push(`reconcile: key ${row.prefix} ${row.status} (difference ${row.difference} µUSD, pending ${row.pending})`);
+      violations.push(
+        `reconcile: key ${row.prefix} ${row.status} (difference ${row.difference} µUSD, pending ${row.pending})`,
+      );
     }
     const s = reply.settlements;
     if (s.duplicates || s.topUpsWithoutSettlement.length || s.settlementsWithoutTopUp.length || s.queued) {
@@ -42,7 +47,9 @@ export class Books {
     for (const tally of this.traffic.tallies.values()) {
       const recorded = debits.get(tally.id) ?? 0;
       if (recorded > tally.delivered + tally.ambiguous) {
-        violations.push(`key ${tally.id}: ${recorded} debits for ${tally.delivered} deliveries + ${tally.ambiguous} unanswered calls (double charge)`);
+        violations.push(
+          `key ${tally.id}: ${recorded} debits for ${tally.delivered} deliveries + ${tally.ambiguous} unanswered calls (double charge)`,
+        );
       }
       const deficit = tally.delivered - recorded;
       const before = this.forgiven.get(tally.id) ?? 0;
@@ -50,26 +57,39 @@ export class Books {
         if (redisLost) {
           forgivenCalls += deficit - before;
           this.forgiven.set(tally.id, deficit);
-        } else violations.push(`key ${tally.id}: ${deficit - before} delivered calls have no debit (credit lost to us without a Redis loss)`);
+        } else
+          violations.push(
+            `key ${tally.id}: ${deficit - before} delivered calls have no debit (credit lost to us without a Redis loss)`,
+          );
       }
     }
 
     // x402: every delivery has exactly one settlement naming it; settlements beyond deliveries only where callers saw an error.
-    const settled = await this.cluster.db.query<{ request_id: string; transaction: string }>(`SELECT request_id, transaction FROM x402_settlements WHERE purpose = 'call'`);
+    const settled = await this.cluster.db.query<{ request_id: string; transaction: string }>(
+      `SELECT request_id, transaction FROM x402_settlements WHERE purpose = 'call'`,
+    );
     const byRequest = new Map<string, string[]>();
-    for (const row of settled.rows) byRequest.set(row.request_id, [...(byRequest.get(row.request_id) ?? []), row.transaction]);
+    for (const row of settled.rows)
+      byRequest.set(row.request_id, [...(byRequest.get(row.request_id) ?? []), row.transaction]);
     const transactions = new Set<string>();
     for (const delivery of this.traffic.deliveries) {
       const found = byRequest.get(delivery.requestId) ?? [];
-      if (found.length !== 1 || found[0] !== delivery.transaction) violations.push(`x402 delivery ${delivery.requestId}: settlements ${JSON.stringify(found)}`);
-      if (transactions.has(delivery.transaction)) violations.push(`x402 transaction ${delivery.transaction} delivered twice`);
+      if (found.length !== 1 || found[0] !== delivery.transaction)
+        violations.push(`x402 delivery ${delivery.requestId}: settlements ${JSON.stringify(found)}`);
+      if (transactions.has(delivery.transaction))
+        violations.push(`x402 transaction ${delivery.transaction} delivered twice`);
       transactions.add(delivery.transaction);
     }
     if (settled.rows.length > this.traffic.deliveries.length + this.traffic.x402Ambiguous) {
-      violations.push(`${settled.rows.length} x402 settlements for ${this.traffic.deliveries.length} deliveries and ${this.traffic.x402Ambiguous} failed calls`);
+      violations.push(
+        `${settled.rows.length} x402 settlements for ${this.traffic.deliveries.length} deliveries and ${this.traffic.x402Ambiguous} failed calls`,
+      );
     }
 
-    const accepted = reply.differences.length > 0 && violations.length === 0 ? ` (${reply.differences.length} keys forgiven by Redis losses)` : '';
+    const accepted =
+      reply.differences.length > 0 && violations.length === 0
+        ? ` (${reply.differences.length} keys forgiven by Redis losses)`
+        : '';
     const summary = `${reply.exact ? 'exact' : 'differences'}${accepted}; ${reply.keysChecked} keys, ${reply.totals.debits} debits, ${s.calls} x402 call settlements (${this.traffic.deliveries.length} delivered)`;
     return { summary, violations, forgivenCalls };
   }

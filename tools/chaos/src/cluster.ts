@@ -109,16 +109,18 @@ export class ChaosCluster {
       startStoreEmulator({ port: 0 }),
       startLocalPaymentStack(),
     ]);
-    const [postgres, backbone, emulator, payments] = results.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as [
-      PostgresCluster?,
-      Backbone?,
-      StoreEmulator?,
-      LocalPaymentStack?,
-    ];
+    const [postgres, backbone, emulator, payments] = results.map((result) =>
+      result.status === 'fulfilled' ? result.value : undefined,
+    ) as [PostgresCluster?, Backbone?, StoreEmulator?, LocalPaymentStack?];
     const failed = results.find((result) => result.status === 'rejected');
     if (failed || !postgres || !backbone || !emulator || !payments) {
       // Stop what did start: a server left running would keep this process (or jest) alive.
-      await Promise.allSettled([postgres?.destroy(), backbone && stopBackbone(backbone), emulator?.close(), payments?.stop()]);
+      await Promise.allSettled([
+        postgres?.destroy(),
+        backbone && stopBackbone(backbone),
+        emulator?.close(),
+        payments?.stop(),
+      ]);
       throw failed?.reason;
     }
     const cluster = new ChaosCluster(postgres, backbone, emulator, payments);
@@ -145,7 +147,9 @@ export class ChaosCluster {
     const shared = {
       // On clusters: every NATS server (a client whose server dies moves to another), and the Redis
       // Cluster's nodes for payments and the catalog (the gateway uses no Redis).
-      ...(backbone.kind === 'single' ? { NATS_URL: backbone.nats.url, REDIS_URL: backbone.redis.url } : { NATS_URL: backbone.nats.url, REDIS_CLUSTER_NODES: backbone.redis.nodesSetting }),
+      ...(backbone.kind === 'single'
+        ? { NATS_URL: backbone.nats.url, REDIS_URL: backbone.redis.url }
+        : { NATS_URL: backbone.nats.url, REDIS_CLUSTER_NODES: backbone.redis.nodesSetting }),
       DATABASE_URL: this.databaseUrl,
       ...this.payments.paymentsEnv,
       PUBLIC_BASE_URL: this.publicBaseUrl,
@@ -171,9 +175,19 @@ export class ChaosCluster {
       const [paymentsOps, catalogOps, gatewayOps] = await Promise.all([freePort(), freePort(), freePort()]);
       this.replicas.push(
         // A fixed consumer name per slot: a restarted replica re-reads its own unacknowledged debits at once.
-        new Replica('payments', i, { ...shared, OPS_PORT: String(paymentsOps), LEDGER_CONSUMER: `chaos-payments-${i}` }, `http://127.0.0.1:${paymentsOps}/readyz`),
+        new Replica(
+          'payments',
+          i,
+          { ...shared, OPS_PORT: String(paymentsOps), LEDGER_CONSUMER: `chaos-payments-${i}` },
+          `http://127.0.0.1:${paymentsOps}/readyz`,
+        ),
         new Replica('catalog', i, { ...shared, OPS_PORT: String(catalogOps) }, `http://127.0.0.1:${catalogOps}/readyz`),
-        new Replica('gateway', i, { ...shared, PORT: String(gatewayPorts[i]), OPS_PORT: String(gatewayOps) }, `http://127.0.0.1:${gatewayPorts[i]}/readyz`),
+        new Replica(
+          'gateway',
+          i,
+          { ...shared, PORT: String(gatewayPorts[i]), OPS_PORT: String(gatewayOps) },
+          `http://127.0.0.1:${gatewayPorts[i]}/readyz`,
+        ),
       );
       this.gatewayUrls.push(`http://127.0.0.1:${gatewayPorts[i]}`);
     }
@@ -210,14 +224,19 @@ export class ChaosCluster {
   }
 
   private single(): Extract<Backbone, { kind: 'single' }> {
-    if (this.backbone.kind !== 'single') throw new Error('this run has a Redis Cluster and a NATS cluster, not one server of each');
+    if (this.backbone.kind !== 'single')
+      throw new Error('this run has a Redis Cluster and a NATS cluster, not one server of each');
     return this.backbone;
   }
 
   /** Admin calls over NATS, as the admin CLI makes them; a connection per call survives NATS restarts. */
   async admin<T>(subject: string, data: unknown, timeoutMs = 10_000): Promise<T> {
     const servers = this.backbone.kind === 'single' ? [this.backbone.nats.url] : this.backbone.nats.urls;
-    const client = await NatsRpcClient.connect({ servers, requestTimeoutMs: timeoutMs, shutdownGraceMs: 0 }, 'chaos-admin', { failFast: true });
+    const client = await NatsRpcClient.connect(
+      { servers, requestTimeoutMs: timeoutMs, shutdownGraceMs: 0 },
+      'chaos-admin',
+      { failFast: true },
+    );
     try {
       return await client.request<T>(subject, data, { service: 'payments', timeoutMs });
     } finally {
@@ -235,14 +254,21 @@ export class ChaosCluster {
 
   /** Last lines each replica printed (for a failure report). */
   logTail(lines = 20): string {
-    return this.replicas.map((r) => `--- ${r.name}\n${r.process.output.join('').split('\n').slice(-lines).join('\n')}`).join('\n');
+    return this.replicas
+      .map((r) => `--- ${r.name}\n${r.process.output.join('').split('\n').slice(-lines).join('\n')}`)
+      .join('\n');
   }
 
   /** Stops everything; every step runs whatever the one before did, so no server is left running. */
   async stop(): Promise<void> {
     await Promise.allSettled(this.replicas.map((r) => r.process.kill()));
     await this.db?.end().catch(() => undefined);
-    const results = await Promise.allSettled([this.emulator.close(), this.payments.stop(), stopBackbone(this.backbone), this.postgres.destroy()]);
+    const results = await Promise.allSettled([
+      this.emulator.close(),
+      this.payments.stop(),
+      stopBackbone(this.backbone),
+      this.postgres.destroy(),
+    ]);
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
   }

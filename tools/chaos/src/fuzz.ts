@@ -10,24 +10,69 @@ export interface FuzzReport {
   violations: string[];
 }
 
-const ID_ROUTES = ['/api/apps/{id}', '/api/apps/{id}/reviews', '/api/apps/{id}/similar', '/api/bundles/{id}', '/api/bundles/{id}/reviews', '/api/bundles/{id}/similar', '/api/developers/{id}'];
-const ROUTES = [...ID_ROUTES, '/api/apps', '/api/bundles', '/api/credits/balance', '/api/credits/topup', '/healthz', '/readyz', '/'];
+const ID_ROUTES = [
+  '/api/apps/{id}',
+  '/api/apps/{id}/reviews',
+  '/api/apps/{id}/similar',
+  '/api/bundles/{id}',
+  '/api/bundles/{id}/reviews',
+  '/api/bundles/{id}/similar',
+  '/api/developers/{id}',
+];
+const ROUTES = [
+  ...ID_ROUTES,
+  '/api/apps',
+  '/api/bundles',
+  '/api/credits/balance',
+  '/api/credits/topup',
+  '/healthz',
+  '/readyz',
+  '/',
+];
 const PARAMS = ['term', 'page', 'country', 'lang', 'sort', 'amount', 'id', 'url', 'callback'];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'get'];
 
 /** Text that breaks naive parsers: traversal, URL tricks, encodings, unicode, control characters. */
 const nasty = fc.oneof(
   fc.constantFrom(
-    '..', '../..', '%2e%2e%2f', '..%2F..%2Fetc%2Fpasswd', '%252e%252e', '//evil.example', 'http://evil.example/x', '@evil.example',
-    '127.0.0.1:22', '%00', '%0d%0aX-Injected:%201', '1?x=1', '1#frag', '1;x=1', '%ZZ', '%', '284882215/../../lookup', '\u202e',
-    'ak_', 'Bearer', '0x' + 'f'.repeat(64), '9'.repeat(40), '-1', '1e9', ' 1', 'NaN', 'com.facebook.Facebook', '𝕏', '🙂',
+    '..',
+    '../..',
+    '%2e%2e%2f',
+    '..%2F..%2Fetc%2Fpasswd',
+    '%252e%252e',
+    '//evil.example',
+    'http://evil.example/x',
+    '@evil.example',
+    '127.0.0.1:22',
+    '%00',
+    '%0d%0aX-Injected:%201',
+    '1?x=1',
+    '1#frag',
+    '1;x=1',
+    '%ZZ',
+    '%',
+    '284882215/../../lookup',
+    '\u202e',
+    'ak_',
+    'Bearer',
+    '0x' + 'f'.repeat(64),
+    '9'.repeat(40),
+    '-1',
+    '1e9',
+    ' 1',
+    'NaN',
+    'com.facebook.Facebook',
+    '𝕏',
+    '🙂',
   ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.string({ minLength: 300, maxLength: 3000 }),
 );
 
-const encoded = nasty.map((text) => (Math.random() < 0.5 ? encodeURIComponent(text) : text.replace(/[\s#?]/g, (c) => encodeURIComponent(c))));
+const encoded = nasty.map((text) =>
+  Math.random() < 0.5 ? encodeURIComponent(text) : text.replace(/[\s#?]/g, (c) => encodeURIComponent(c)),
+);
 
 const fuzzRequest = fc.record({
   method: fc.constantFrom(...METHODS),
@@ -38,7 +83,14 @@ const fuzzRequest = fc.record({
     fc.oneof(
       nasty,
       nasty.map((t) => `Bearer ${t}`),
-      fc.constantFrom('Bearer', 'Bearer ', 'Basic Zm9v', 'bearer ak_x', `Bearer ak_${'1'.repeat(44)}`, `Bearer ${'a'.repeat(9000)}`),
+      fc.constantFrom(
+        'Bearer',
+        'Bearer ',
+        'Basic Zm9v',
+        'bearer ak_x',
+        `Bearer ak_${'1'.repeat(44)}`,
+        `Bearer ${'a'.repeat(9000)}`,
+      ),
     ),
     { nil: undefined },
   ),
@@ -52,7 +104,13 @@ const fuzzRequest = fc.record({
     ),
     { nil: undefined },
   ),
-  extraHeader: fc.option(fc.tuple(fc.constantFrom('x-request-id', 'x-forwarded-for', 'x-forwarded-host', 'host', 'content-type', 'x-big'), nasty), { nil: undefined }),
+  extraHeader: fc.option(
+    fc.tuple(
+      fc.constantFrom('x-request-id', 'x-forwarded-for', 'x-forwarded-host', 'host', 'content-type', 'x-big'),
+      nasty,
+    ),
+    { nil: undefined },
+  ),
 });
 
 type FuzzRequest = typeof fuzzRequest extends fc.Arbitrary<infer T> ? T : never;
@@ -63,7 +121,9 @@ function headerSafe(value: string): string | null {
 }
 
 function send(base: URL, req: FuzzRequest): Promise<{ status: number; body: string } | null> {
-  const path = req.route.replace('{id}', req.id) + (req.query.length ? `?${req.query.map(([k, v]) => `${k}=${v}`).join('&')}` : '');
+  const path =
+    req.route.replace('{id}', req.id) +
+    (req.query.length ? `?${req.query.map(([k, v]) => `${k}=${v}`).join('&')}` : '');
   const headers: Record<string, string> = {};
   const add = (name: string, value: string | undefined) => {
     const safe = value === undefined ? null : headerSafe(value);
@@ -71,12 +131,19 @@ function send(base: URL, req: FuzzRequest): Promise<{ status: number; body: stri
   };
   add('authorization', req.authorization);
   add('payment-signature', req.paymentSignature);
-  if (req.extraHeader) add(req.extraHeader[0], req.extraHeader[0] === 'x-big' ? req.extraHeader[1].repeat(20) : req.extraHeader[1]);
+  if (req.extraHeader)
+    add(req.extraHeader[0], req.extraHeader[0] === 'x-big' ? req.extraHeader[1].repeat(20) : req.extraHeader[1]);
   return new Promise((resolve) => {
     let clientRequest;
     try {
       // node:http sends the path as given (fetch would normalise `..` and encodings away).
-      clientRequest = httpRequest({ host: base.hostname, port: base.port, method: req.method.toUpperCase(), path: path.replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c)), headers });
+      clientRequest = httpRequest({
+        host: base.hostname,
+        port: base.port,
+        method: req.method.toUpperCase(),
+        path: path.replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c)),
+        headers,
+      });
     } catch {
       resolve(null); // a request Node itself refuses to send
       return;
@@ -126,7 +193,11 @@ export async function fuzzGateway(cluster: ChaosCluster, runs: number, seed?: nu
       requests++;
       if (!answer) return true;
       statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-      const where = JSON.stringify({ ...req, authorization: req.authorization?.slice(0, 200), paymentSignature: req.paymentSignature?.slice(0, 200) });
+      const where = JSON.stringify({
+        ...req,
+        authorization: req.authorization?.slice(0, 200),
+        paymentSignature: req.paymentSignature?.slice(0, 200),
+      });
       if (answer.status >= 500) violations.push(`${where}: ${answer.status} ${answer.body.slice(0, 200)}`);
       if (req.method.toUpperCase() === 'HEAD') return true;
       let envelope: { status?: unknown; message?: unknown } | null;
@@ -148,20 +219,20 @@ export async function fuzzGateway(cluster: ChaosCluster, runs: number, seed?: nu
   const paid = statuses['200'] ?? 0;
   const after = await books();
   const newDebits = Number(after.debits) - Number(before.debits);
-  if (Number(after.settlements) !== Number(before.settlements)) violations.push(`x402 settlements changed: ${before.settlements} → ${after.settlements}`);
+  if (Number(after.settlements) !== Number(before.settlements))
+    violations.push(`x402 settlements changed: ${before.settlements} → ${after.settlements}`);
   if (newDebits > paid) violations.push(`${newDebits} debits for ${paid} answers 200`);
   for (const request of upstream) {
     const endpoint = endpointOf(request.path);
-    if (endpoint === 'other' || /(^|\/)\.\.?(\/|$)|%2e|%2f|%5c|\\/i.test(request.path)) violations.push(`upstream request steered: ${request.method} ${request.path}`);
+    if (endpoint === 'other' || /(^|\/)\.\.?(\/|$)|%2e|%2f|%5c|\\/i.test(request.path))
+      violations.push(`upstream request steered: ${request.method} ${request.path}`);
     if (request.method !== 'GET') violations.push(`upstream request ${request.method} ${request.path}`);
   }
   return { requests, statuses, upstreamRequests: upstream.length, violations };
 }
 
 /** Values the gateway accepts, chosen to break a URL built by concatenation: they reach the upstream. */
-const hostileTerm = nasty
-  .map((text) => text.slice(0, 200))
-  .filter((text) => text.trim() !== '' && isWellFormed(text));
+const hostileTerm = nasty.map((text) => text.slice(0, 200)).filter((text) => text.trim() !== '' && isWellFormed(text));
 const validAppId = fc.oneof(
   fc.stringMatching(/^[1-9]\d{0,18}$/),
   fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/),
@@ -169,9 +240,22 @@ const validAppId = fc.oneof(
 );
 const numericId = fc.stringMatching(/^[1-9]\d{0,18}$/);
 const steeringRequest = fc.oneof(
-  fc.record({ kind: fc.constant('search' as const), term: hostileTerm, country: fc.constantFrom('us', 'GB', 'jp'), lang: fc.constantFrom(undefined, 'en-us', 'ja_JP') }),
-  fc.record({ kind: fc.constantFrom('app' as const, 'reviews' as const, 'similar' as const), id: validAppId, country: fc.constantFrom('us', 'de') }),
-  fc.record({ kind: fc.constantFrom('developer' as const, 'bundle' as const), id: numericId, country: fc.constant('us') }),
+  fc.record({
+    kind: fc.constant('search' as const),
+    term: hostileTerm,
+    country: fc.constantFrom('us', 'GB', 'jp'),
+    lang: fc.constantFrom(undefined, 'en-us', 'ja_JP'),
+  }),
+  fc.record({
+    kind: fc.constantFrom('app' as const, 'reviews' as const, 'similar' as const),
+    id: validAppId,
+    country: fc.constantFrom('us', 'de'),
+  }),
+  fc.record({
+    kind: fc.constantFrom('developer' as const, 'bundle' as const),
+    id: numericId,
+    country: fc.constant('us'),
+  }),
 );
 type SteeringRequest = typeof steeringRequest extends fc.Arbitrary<infer T> ? T : never;
 
@@ -229,11 +313,20 @@ export async function fuzzUpstreamSteering(cluster: ChaosCluster, runs: number, 
   await fc.assert(
     fc.asyncProperty(steeringRequest, async (req) => {
       if (req.kind === 'search') termsSent.add(normalisedTerm(req.term));
-      const answer = await send(base, { method: 'GET', route: steeringPath(req), id: '', query: [], authorization: `Bearer ${key.key}`, paymentSignature: undefined, extraHeader: undefined });
+      const answer = await send(base, {
+        method: 'GET',
+        route: steeringPath(req),
+        id: '',
+        query: [],
+        authorization: `Bearer ${key.key}`,
+        paymentSignature: undefined,
+        extraHeader: undefined,
+      });
       requests++;
       if (!answer) return true;
       statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-      if (answer.status >= 500) violations.push(`${JSON.stringify(req)}: ${answer.status} ${answer.body.slice(0, 200)}`);
+      if (answer.status >= 500)
+        violations.push(`${JSON.stringify(req)}: ${answer.status} ${answer.body.slice(0, 200)}`);
       return true;
     }),
     { numRuns: runs, ...(seed !== undefined ? { seed } : {}) },
@@ -241,11 +334,14 @@ export async function fuzzUpstreamSteering(cluster: ChaosCluster, runs: number, 
   cluster.emulator.setRequestHook(undefined);
   for (const request of upstream) {
     const endpoint = endpointOf(request.path);
-    if (request.headers.host !== emulatorHost) violations.push(`upstream request to host ${request.headers.host}: ${request.path}`);
-    if (endpoint === 'other' || /(^|\/)\.\.?(\/|$)|%2e|%2f|%5c|\\/i.test(request.path)) violations.push(`upstream request steered: ${request.method} ${request.path}`);
+    if (request.headers.host !== emulatorHost)
+      violations.push(`upstream request to host ${request.headers.host}: ${request.path}`);
+    if (endpoint === 'other' || /(^|\/)\.\.?(\/|$)|%2e|%2f|%5c|\\/i.test(request.path))
+      violations.push(`upstream request steered: ${request.method} ${request.path}`);
     if (endpoint === 'search') {
       const terms = request.query.getAll('term');
-      if (terms.length !== 1 || !termsSent.has(normalisedTerm(terms[0]))) violations.push(`search upstream with term(s) ${JSON.stringify(terms)} never sent`);
+      if (terms.length !== 1 || !termsSent.has(normalisedTerm(terms[0])))
+        violations.push(`search upstream with term(s) ${JSON.stringify(terms)} never sent`);
     }
   }
   return { requests, statuses, upstreamRequests: upstream.length, violations };

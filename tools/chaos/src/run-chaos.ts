@@ -80,9 +80,21 @@ interface Fault {
 }
 
 const FAULTS: Fault[] = [
-  { name: 'kill -9 payments-0', inject: (c) => c.replica('payments', 0).crash(), heal: (c) => c.replica('payments', 0).restart() },
-  { name: 'kill -9 catalog-0', inject: (c) => c.replica('catalog', 0).crash(), heal: (c) => c.replica('catalog', 0).restart() },
-  { name: 'kill -9 gateway-1', inject: (c) => c.replica('gateway', 1).crash(), heal: (c) => c.replica('gateway', 1).restart() },
+  {
+    name: 'kill -9 payments-0',
+    inject: (c) => c.replica('payments', 0).crash(),
+    heal: (c) => c.replica('payments', 0).restart(),
+  },
+  {
+    name: 'kill -9 catalog-0',
+    inject: (c) => c.replica('catalog', 0).crash(),
+    heal: (c) => c.replica('catalog', 0).restart(),
+  },
+  {
+    name: 'kill -9 gateway-1',
+    inject: (c) => c.replica('gateway', 1).crash(),
+    heal: (c) => c.replica('gateway', 1).restart(),
+  },
   { name: 'Redis restarted empty', losesRedis: true, inject: (c) => c.loseRedis(), heal: async () => undefined },
   {
     name: 'Postgres stopped',
@@ -101,8 +113,16 @@ const FAULTS: Fault[] = [
     inject: async (c) => void c.emulator.addFault({ delayMs: 3_000 }),
     heal: async (c) => c.emulator.clearFaults(),
   },
-  { name: 'facilitator unreachable', inject: async (c) => c.facilitator.setUnavailable(true), heal: async (c) => c.facilitator.setUnavailable(false) },
-  { name: 'facilitator slow (4 s)', inject: async (c) => c.facilitator.setDelayMs(4_000), heal: async (c) => c.facilitator.setDelayMs(0) },
+  {
+    name: 'facilitator unreachable',
+    inject: async (c) => c.facilitator.setUnavailable(true),
+    heal: async (c) => c.facilitator.setUnavailable(false),
+  },
+  {
+    name: 'facilitator slow (4 s)',
+    inject: async (c) => c.facilitator.setDelayMs(4_000),
+    heal: async (c) => c.facilitator.setDelayMs(0),
+  },
   {
     name: 'combined: kill -9 payments-1 + Redis lost + upstream failing',
     losesRedis: true,
@@ -170,7 +190,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const holdMs = options.ci ? 2_500 : 10_000;
   const backbone = options.clusters ? 'a 3-primary Redis Cluster, 3 routed NATS servers' : 'Redis, NATS';
-  log(`starting the cluster (2 replicas each, private Postgres, ${backbone}, an anvil per EVM network, the Solana ledger, facilitator, store emulator)`);
+  log(
+    `starting the cluster (2 replicas each, private Postgres, ${backbone}, an anvil per EVM network, the Solana ledger, facilitator, store emulator)`,
+  );
   const cluster = await ChaosCluster.start({ replicas: 2, clusters: options.clusters });
   const violations: string[] = [];
   const faults: FaultReport[] = [];
@@ -186,7 +208,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       payerPrivateKey: cluster.payments.evmPayerKey,
       x402Networks: X402_NETWORKS,
       solana: {
-        signer: await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(cluster.solana.accounts.payer.secretKey))),
+        signer: await createKeyPairSignerFromBytes(
+          new Uint8Array(getBase58Encoder().encode(cluster.solana.accounts.payer.secretKey)),
+        ),
         rpcUrl: cluster.solana.url,
       },
       creditWorkers,
@@ -208,7 +232,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     violations.push(...drain.violations);
     traffic.start();
 
-    const selected = (options.clusters ? CLUSTER_FAULTS : FAULTS).filter((f) => !options.only?.length || options.only.some((name) => f.name.includes(name)));
+    const selected = (options.clusters ? CLUSTER_FAULTS : FAULTS).filter(
+      (f) => !options.only?.length || options.only.some((name) => f.name.includes(name)),
+    );
     for (const fault of selected) {
       traffic.cut();
       log(`fault: ${fault.name}`);
@@ -246,7 +272,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         violations: [
           ...(recoveryMs < 0 ? ['did not recover within 60 s'] : []),
           ...(seen.charged502WhileOpen > inFlightBound
-            ? [`${seen.charged502WhileOpen} calls charged a 502 while the upstream was known unavailable (at most ${inFlightBound} may be in flight)`]
+            ? [
+                `${seen.charged502WhileOpen} calls charged a 502 while the upstream was known unavailable (at most ${inFlightBound} may be in flight)`,
+              ]
             : []),
           ...verdict.violations,
           ...traffic.violations.splice(0),
@@ -259,7 +287,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           `of which ${report.charged502WhileOpen} while a breaker was open (target: at most ${inFlightBound}, the calls that can be in flight)`,
       );
       if (report.failures) log(`  5xx: ${report.failures}`);
-      log(`  recovered in ${recoveryMs} ms; reconcile: ${report.reconcile}${report.forgivenCalls ? `; ${report.forgivenCalls} calls forgiven` : ''}`);
+      log(
+        `  recovered in ${recoveryMs} ms; reconcile: ${report.reconcile}${report.forgivenCalls ? `; ${report.forgivenCalls} calls forgiven` : ''}`,
+      );
       for (const violation of report.violations) log(`  VIOLATION ${violation}`);
     }
 
@@ -270,11 +300,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const throughput = options.clusters ? undefined : await measureSlowFacilitator(cluster, traffic, options.ci, log);
     await traffic.stop();
     const final = await books.check('end', false);
-    violations.push(...final.violations, ...traffic.violations, ...faults.flatMap((f) => f.violations.map((v) => `${f.fault}: ${v}`)));
-    const perNetwork = X402_NETWORKS.map((n) => `${n.name} ${traffic!.deliveries.filter((d) => d.network === n.network).length}`).join(', ');
+    violations.push(
+      ...final.violations,
+      ...traffic.violations,
+      ...faults.flatMap((f) => f.violations.map((v) => `${f.fault}: ${v}`)),
+    );
+    const perNetwork = X402_NETWORKS.map(
+      (n) => `${n.name} ${traffic!.deliveries.filter((d) => d.network === n.network).length}`,
+    ).join(', ');
     const totals = `${traffic.total.format()} | x402 delivered ${traffic.deliveries.length} (${perNetwork}), ambiguous ${traffic.x402Ambiguous}`;
     // The mixed traffic pays on every network in turn (Solana too): each must have bought something.
-    for (const n of X402_NETWORKS) if (!traffic.deliveries.some((d) => d.network === n.network)) violations.push(`no x402 call was delivered on ${n.title}`);
+    for (const n of X402_NETWORKS)
+      if (!traffic.deliveries.some((d) => d.network === n.network))
+        violations.push(`no x402 call was delivered on ${n.title}`);
     log(`totals: ${totals}`);
     log(`final reconcile: ${final.summary}`);
     return { faults, throughput, drain: drain.summary, totals, violations };
@@ -298,7 +336,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
  * well within that, so the burst still hangs while it is counted however slowly a loaded machine
  * signs the burst's payments and delivers the credit calls (a 15 s count once ended with none).
  */
-async function measureSlowFacilitator(cluster: ChaosCluster, traffic: Traffic, ci: boolean, log: (line: string) => void) {
+async function measureSlowFacilitator(
+  cluster: ChaosCluster,
+  traffic: Traffic,
+  ci: boolean,
+  log: (line: string) => void,
+) {
   const sample = ci ? 30 : 300;
   const hanging = ci ? 100 : 1_000;
   const rate = async (longestMs: number) => {
@@ -324,7 +367,9 @@ async function measureSlowFacilitator(cluster: ChaosCluster, traffic: Traffic, c
     const ratio = quiet > 0 ? loaded / quiet : 0;
     log(
       `credit throughput: ${quiet.toFixed(1)}/s alone, ${loaded.toFixed(1)}/s with ${reached} x402 calls hanging on a held facilitator (ratio ${ratio.toFixed(2)})` +
-        (hungThroughout ? '' : `; the burst did not hang throughout (${reached} of ${hanging} reached the facilitator, ${burst.answered()} answered)`),
+        (hungThroughout
+          ? ''
+          : `; the burst did not hang throughout (${reached} of ${hanging} reached the facilitator, ${burst.answered()} answered)`),
     );
     return { creditPerSecond: quiet, creditPerSecondWithSlowX402: loaded, ratio, hangingX402: reached, hungThroughout };
   } finally {

@@ -65,7 +65,10 @@ export class Histogram {
       const [kind, outcome] = name.split(' ');
       byKind.set(kind, [...(byKind.get(kind) ?? []), `${outcome}×${count}`]);
     }
-    return [...[...byKind].map(([kind, parts]) => `${kind}: ${parts.join(' ')}`), `charged 502: ${this.charged502} (${this.charged502WhileOpen} while a breaker was open${this.chargedSpan() ? `, ${this.chargedSpan()}` : ''})`].join(' | ');
+    return [
+      ...[...byKind].map(([kind, parts]) => `${kind}: ${parts.join(' ')}`),
+      `charged 502: ${this.charged502} (${this.charged502WhileOpen} while a breaker was open${this.chargedSpan() ? `, ${this.chargedSpan()}` : ''})`,
+    ].join(' | ');
   }
   /** "+0.3 s to +2.1 s": when the charged 502s came, in seconds after the window began; '' without any. */
   chargedSpan(): string {
@@ -175,7 +178,10 @@ export class Traffic {
    */
   async probe(everyKey = false): Promise<boolean> {
     const calls = everyKey
-      ? [...this.tallies.values()].map((tally, index) => ({ url: this.options.gatewayUrls[index % this.options.gatewayUrls.length], tally }))
+      ? [...this.tallies.values()].map((tally, index) => ({
+          url: this.options.gatewayUrls[index % this.options.gatewayUrls.length],
+          tally,
+        }))
       : this.options.gatewayUrls.map((url) => ({ url, tally: this.pickKey() }));
     const results = await Promise.all(
       calls.map(async ({ url, tally }) => {
@@ -228,7 +234,12 @@ export class Traffic {
     if (outcome !== 'conn' && !allowed(outcome)) this.violations.push(`${kind} ${detail} answered ${outcome}`);
   }
 
-  private async send(url: string, headers: Record<string, string>, useFetch: typeof fetch = fetch, timeoutMs = this.options.requestTimeoutMs ?? 20_000): Promise<Response | null> {
+  private async send(
+    url: string,
+    headers: Record<string, string>,
+    useFetch: typeof fetch = fetch,
+    timeoutMs = this.options.requestTimeoutMs ?? 20_000,
+  ): Promise<Response | null> {
     try {
       return await useFetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
     } catch {
@@ -251,7 +262,10 @@ export class Traffic {
   private async creditCall(): Promise<void> {
     const tally = this.pickKey();
     const path = CREDIT_PATHS[Math.floor(Math.random() * CREDIT_PATHS.length)];
-    const response = await this.send(this.gateway() + path, { authorization: `Bearer ${tally.key}`, 'x-request-id': `credit-${randomUUID()}` });
+    const response = await this.send(this.gateway() + path, {
+      authorization: `Bearer ${tally.key}`,
+      'x-request-id': `credit-${randomUUID()}`,
+    });
     const outcome: Outcome = response ? response.status : 'conn';
     const charged = outcome === 502 && response!.headers.has('x-credits-remaining');
     await this.noteFailure(response, charged);
@@ -289,7 +303,10 @@ export class Traffic {
 
   /** Failure messages seen since the last call, most frequent first. */
   takeFailureMessages(): string {
-    const text = [...this.failureMessages].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${n}× ${m}`).join('; ');
+    const text = [...this.failureMessages]
+      .sort((a, b) => b[1] - a[1])
+      .map(([m, n]) => `${n}× ${m}`)
+      .join('; ');
     this.failureMessages.clear();
     return text;
   }
@@ -313,7 +330,8 @@ export class Traffic {
   private async x402Call(timeoutMs?: number): Promise<void> {
     const requestId = `x402-${randomUUID()}`;
     const payer = this.payers[this.nextPayer++ % this.payers.length];
-    const paths = payer.network.set === 'standard' ? CREDIT_PATHS : CREDIT_PATHS.filter((p) => p.startsWith('/api/developers/'));
+    const paths =
+      payer.network.set === 'standard' ? CREDIT_PATHS : CREDIT_PATHS.filter((p) => p.startsWith('/api/developers/'));
     const path = paths[Math.floor(Math.random() * paths.length)];
     // Either gateway: both advertise the public address, which the payment names as its resource.
     const response = await this.send(this.gateway() + path, { 'x-request-id': requestId }, payer.fetch, timeoutMs);
@@ -325,7 +343,8 @@ export class Traffic {
       if (!header) this.violations.push(`x402 ${requestId} delivered without payment-response`);
       else {
         const receipt = decodePaymentResponseHeader(header);
-        if (receipt.network !== payer.network.network) this.violations.push(`x402 ${requestId} paid on ${payer.network.network} settled on ${receipt.network}`);
+        if (receipt.network !== payer.network.network)
+          this.violations.push(`x402 ${requestId} paid on ${payer.network.network} settled on ${receipt.network}`);
         this.deliveries.push({ requestId, network: receipt.network, transaction: receipt.transaction });
       }
     } else if (outcome === 'conn' || outcome >= 500) this.x402Ambiguous++;

@@ -10,7 +10,9 @@ describe('chaos on a Redis Cluster and a NATS cluster (CI size)', () => {
   it('loses no credit, charges nothing twice and settles each delivered x402 payment once through a primary killed, a NATS server killed and a primary back empty', async () => {
     const lines: string[] = [];
     // Printed whether or not the run fails: on a failure the log ends with every replica's last lines.
-    const report = await runChaos({ ci: true, clusters: true, log: (line) => lines.push(line) }).finally(() => process.stdout.write(`${lines.join('\n')}\n`));
+    const report = await runChaos({ ci: true, clusters: true, log: (line) => lines.push(line) }).finally(() =>
+      process.stdout.write(`${lines.join('\n')}\n`),
+    );
     expect(report.faults.map((f) => f.fault)).toEqual([
       'kill -9 of a Redis primary (its replica takes over)',
       'kill -9 of a NATS server',
@@ -20,6 +22,7 @@ describe('chaos on a Redis Cluster and a NATS cluster (CI size)', () => {
     // delivered call without its debit but what a Redis loss forgave, every x402 delivery settled once.
     expect(report.violations).toEqual([]);
     // Recovery times are printed; only that each fault was recovered from is asserted.
-    for (const fault of report.faults) expect({ fault: fault.fault, recovered: fault.recoveryMs >= 0 }).toEqual({ fault: fault.fault, recovered: true });
+    for (const fault of report.faults)
+      expect({ fault: fault.fault, recovered: fault.recoveryMs >= 0 }).toEqual({ fault: fault.fault, recovered: true });
   });
 });

@@ -14,14 +14,18 @@ describe('HTTP fuzzer (CI size)', () => {
 
   it('answers every fuzzed route, method and header with an envelope and no 5xx, charges nothing, steers no upstream request', async () => {
     const report = await fuzzGateway(cluster, 300);
-    process.stdout.write(`fuzz: ${report.requests} requests, statuses ${JSON.stringify(report.statuses)}, ${report.upstreamRequests} upstream requests\n`);
+    process.stdout.write(
+      `fuzz: ${report.requests} requests, statuses ${JSON.stringify(report.statuses)}, ${report.upstreamRequests} upstream requests\n`,
+    );
     expect(report.requests).toBe(300);
     expect(report.violations).toEqual([]);
   });
 
   it('sends paid, valid requests with hostile ids and terms upstream only as data: same host, expected paths, the exact term', async () => {
     const report = await fuzzUpstreamSteering(cluster, 150);
-    process.stdout.write(`steering: ${report.requests} requests, statuses ${JSON.stringify(report.statuses)}, ${report.upstreamRequests} upstream requests\n`);
+    process.stdout.write(
+      `steering: ${report.requests} requests, statuses ${JSON.stringify(report.statuses)}, ${report.upstreamRequests} upstream requests\n`,
+    );
     expect(report.upstreamRequests).toBeGreaterThan(50);
     expect(report.violations).toEqual([]);
   });

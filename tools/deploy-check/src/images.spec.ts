@@ -3,7 +3,10 @@ import { parseImage, pinProblem } from './images.js';
 describe('parseImage', () => {
   it.each([
     ['node:20.19.5-bookworm-slim', { name: 'node', tag: '20.19.5-bookworm-slim' }],
-    ['registry.example.com:5000/appcat/appcat:1.0.0', { name: 'registry.example.com:5000/appcat/appcat', tag: '1.0.0' }],
+    [
+      'registry.example.com:5000/appcat/appcat:1.0.0',
+      { name: 'registry.example.com:5000/appcat/appcat', tag: '1.0.0' },
+    ],
     ['registry.example.com:5000/appcat', { name: 'registry.example.com:5000/appcat' }],
     [`appcat:1.0.0@sha256:${'f'.repeat(64)}`, { name: 'appcat', tag: '1.0.0', digest: `sha256:${'f'.repeat(64)}` }],
   ])('reads %s', (reference, expected) => {

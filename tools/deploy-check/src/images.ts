@@ -37,6 +37,7 @@ export function pinProblem(reference: string, options: { exactVersion?: boolean 
   if (image.digest !== undefined) return DIGEST.test(image.digest) ? undefined : `${reference}: malformed digest`;
   if (image.tag === undefined || image.tag === '') return `${reference}: no tag (means latest)`;
   if (image.tag === 'latest') return `${reference}: the latest tag moves`;
-  if (options.exactVersion && !EXACT_VERSION.test(image.tag)) return `${reference}: tag ${image.tag} is not an exact version`;
+  if (options.exactVersion && !EXACT_VERSION.test(image.tag))
+    return `${reference}: tag ${image.tag} is not an exact version`;
   return undefined;
 }

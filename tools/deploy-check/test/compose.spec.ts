@@ -1,5 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { composeSchemaProblems, type ComposeService, environmentOf, loadComposeFile, publishedPorts } from '../src/compose/compose.js';
+import {
+  composeSchemaProblems,
+  type ComposeService,
+  environmentOf,
+  loadComposeFile,
+  publishedPorts,
+} from '../src/compose/compose.js';
 import { parseDockerfile, stages } from '../src/docker/dockerfile.js';
 import { pinProblem } from '../src/images.js';
 import { isJsonObject } from '../src/kubernetes/objects.js';
@@ -11,7 +17,8 @@ const services = compose.services;
 const APP_IMAGE = 'appcat:local';
 const appServices = Object.entries(services).filter(([, service]) => service.image === APP_IMAGE);
 
-const isLoopback = (ip: string | undefined) => ip !== undefined && (/^127\./.test(ip) || ip === '::1' || ip === 'localhost');
+const isLoopback = (ip: string | undefined) =>
+  ip !== undefined && (/^127\./.test(ip) || ip === '::1' || ip === 'localhost');
 
 function healthcheckPort(service: ComposeService): number | undefined {
   const test = service.healthcheck?.test as string[] | undefined;
@@ -26,7 +33,18 @@ describe('docker-compose.yml', () => {
 
   it('runs the whole system', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['catalog', 'facilitator', 'gateway', 'local-chain', 'migrate', 'nats', 'payments', 'postgres', 'redis', 'store-emulator'].sort(),
+      [
+        'catalog',
+        'facilitator',
+        'gateway',
+        'local-chain',
+        'migrate',
+        'nats',
+        'payments',
+        'postgres',
+        'redis',
+        'store-emulator',
+      ].sort(),
     );
   });
 
@@ -43,7 +61,8 @@ describe('docker-compose.yml', () => {
         .map((port) => `${name} ${port.hostIp ?? '*'}:${port.published ?? 'random'}→${port.target}`),
     );
     expect(open).toEqual(['gateway *:3000→3000']);
-    for (const [name] of appServices.filter(([name]) => name !== 'gateway')) expect(publishedPorts(services[name])).toEqual([]);
+    for (const [name] of appServices.filter(([name]) => name !== 'gateway'))
+      expect(publishedPorts(services[name])).toEqual([]);
   });
 
   it('gives every long-running service a health check, and the migration none', () => {
@@ -68,16 +87,26 @@ describe('docker-compose.yml', () => {
       for (const [dependency, { condition }] of Object.entries(dependsOn)) {
         const target = services[dependency];
         if (!target) problems.push(`${name}: depends on unknown ${dependency}`);
-        else if (dependency === 'migrate' && condition !== 'service_completed_successfully') problems.push(`${name}: waits for migrate with ${condition}`);
-        else if (dependency !== 'migrate' && (condition !== 'service_healthy' || !Array.isArray(target.healthcheck?.test))) {
+        else if (dependency === 'migrate' && condition !== 'service_completed_successfully')
+          problems.push(`${name}: waits for migrate with ${condition}`);
+        else if (
+          dependency !== 'migrate' &&
+          (condition !== 'service_healthy' || !Array.isArray(target.healthcheck?.test))
+        ) {
           problems.push(`${name}: waits for ${dependency} with ${condition}`);
         }
       }
     }
     expect(problems).toEqual([]);
-    expect(Object.keys(services.payments.depends_on ?? {})).toEqual(expect.arrayContaining(['migrate', 'postgres', 'redis', 'nats']));
-    expect(Object.keys(services.catalog.depends_on ?? {})).toEqual(expect.arrayContaining(['redis', 'nats', 'store-emulator']));
-    expect(Object.keys(services.gateway.depends_on ?? {})).toEqual(expect.arrayContaining(['nats', 'payments', 'catalog']));
+    expect(Object.keys(services.payments.depends_on ?? {})).toEqual(
+      expect.arrayContaining(['migrate', 'postgres', 'redis', 'nats']),
+    );
+    expect(Object.keys(services.catalog.depends_on ?? {})).toEqual(
+      expect.arrayContaining(['redis', 'nats', 'store-emulator']),
+    );
+    expect(Object.keys(services.gateway.depends_on ?? {})).toEqual(
+      expect.arrayContaining(['nats', 'payments', 'catalog']),
+    );
   });
 
   it('pins every image: infrastructure by exact version, the application by its local tag', () => {
@@ -91,17 +120,32 @@ describe('docker-compose.yml', () => {
 
   it('builds every application service from the Dockerfile runtime stage', () => {
     const stageNames = stages(parseDockerfile(readFileSync(repoPath('Dockerfile'), 'utf8'))).map((stage) => stage.name);
-    expect(appServices.map(([name]) => name).sort()).toEqual(['catalog', 'facilitator', 'gateway', 'local-chain', 'migrate', 'payments', 'store-emulator']);
+    expect(appServices.map(([name]) => name).sort()).toEqual([
+      'catalog',
+      'facilitator',
+      'gateway',
+      'local-chain',
+      'migrate',
+      'payments',
+      'store-emulator',
+    ]);
     for (const [, service] of appServices) {
       expect(service.build).toEqual({ context: '.', target: 'runtime' });
-      expect(existsSync(repoPath(isJsonObject(service.build) ? String(service.build.context) : '.', 'Dockerfile'))).toBe(true);
+      expect(
+        existsSync(repoPath(isJsonObject(service.build) ? String(service.build.context) : '.', 'Dockerfile')),
+      ).toBe(true);
     }
     expect(stageNames).toContain('runtime');
   });
 
   it('confines the application containers: read-only, no capabilities, no new privileges', () => {
     for (const [name, service] of appServices) {
-      expect({ name, read_only: service.read_only, cap_drop: service.cap_drop, security_opt: service.security_opt }).toEqual({
+      expect({
+        name,
+        read_only: service.read_only,
+        cap_drop: service.cap_drop,
+        security_opt: service.security_opt,
+      }).toEqual({
         name,
         read_only: true,
         cap_drop: ['ALL'],
@@ -114,9 +158,17 @@ describe('docker-compose.yml', () => {
     const gateway = environmentOf(services.gateway);
     expect([gateway.HOST, gateway.OPS_HOST]).toEqual(['0.0.0.0', '0.0.0.0']);
     expect(healthcheckPort(services.gateway)).toBe(Number(gateway.PORT));
-    for (const [name, opsPort] of [['payments', 9101], ['catalog', 9102]] as const) {
+    for (const [name, opsPort] of [
+      ['payments', 9101],
+      ['catalog', 9102],
+    ] as const) {
       const environment = environmentOf(services[name]);
-      expect({ name, host: environment.OPS_HOST, port: Number(environment.OPS_PORT), probed: healthcheckPort(services[name]) }).toEqual({
+      expect({
+        name,
+        host: environment.OPS_HOST,
+        port: Number(environment.OPS_PORT),
+        probed: healthcheckPort(services[name]),
+      }).toEqual({
         name,
         host: '0.0.0.0',
         port: opsPort,
@@ -124,16 +176,21 @@ describe('docker-compose.yml', () => {
       });
     }
     expect(Number(environmentOf(services.gateway).OPS_PORT)).toBe(9100);
-    expect(healthcheckPort(services['store-emulator'])).toBe(Number(environmentOf(services['store-emulator']).STORE_EMULATOR_PORT));
-    expect(healthcheckPort(services['local-chain'])).toBe(Number(environmentOf(services['local-chain']).LOCAL_CHAIN_PORT));
+    expect(healthcheckPort(services['store-emulator'])).toBe(
+      Number(environmentOf(services['store-emulator']).STORE_EMULATOR_PORT),
+    );
+    expect(healthcheckPort(services['local-chain'])).toBe(
+      Number(environmentOf(services['local-chain']).LOCAL_CHAIN_PORT),
+    );
     expect(healthcheckPort(services.facilitator)).toBe(Number(environmentOf(services.facilitator).FACILITATOR_PORT));
   });
 
   it('points the services at each other by Compose service name', () => {
-    const urls = appServices.flatMap(([, service]) => Object.values(environmentOf(service))).filter((value) => /^[a-z]+:\/\//.test(value));
+    const urls = appServices
+      .flatMap(([, service]) => Object.values(environmentOf(service)))
+      .filter((value) => /^[a-z]+:\/\//.test(value));
     const hosts = new Set(urls.flatMap((value) => value.split(',').map((url) => new URL(url).hostname)));
     hosts.delete('localhost');
     expect([...hosts].filter((host) => !services[host])).toEqual([]);
   });
 });
-

@@ -9,8 +9,11 @@ let base: string;
 
 function probe(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('node', [repoPath('docker/healthcheck.mjs'), ...args], { env: { PATH: process.env.PATH ?? '', HEALTHCHECK_TIMEOUT_MS: '10000', ...env } }, (error, _stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stderr }),
+    execFile(
+      'node',
+      [repoPath('docker/healthcheck.mjs'), ...args],
+      { env: { PATH: process.env.PATH ?? '', HEALTHCHECK_TIMEOUT_MS: '10000', ...env } },
+      (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }),
     );
   });
 }
@@ -25,11 +28,16 @@ beforeAll(async () => {
       request.on('data', (chunk) => (body += chunk));
       request.on('end', () => {
         const call = JSON.parse(body) as { method: string; id: number };
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: call.method === 'eth_chainId' ? '0x2105' : null }));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({ jsonrpc: '2.0', id: call.id, result: call.method === 'eth_chainId' ? '0x2105' : null }),
+          );
       });
       return;
     }
-    if (request.url === '/not-rpc') return void response.writeHead(200).end('{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}');
+    if (request.url === '/not-rpc')
+      return void response.writeHead(200).end('{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}');
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

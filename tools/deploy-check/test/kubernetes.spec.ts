@@ -114,7 +114,9 @@ describe('k8s/overlays/local', () => {
     const images = new Set(objects.flatMap(containersOf).map((container) => container.image));
     expect(images).toContain('appcat:local');
     expect([...images].filter((image) => image?.startsWith('appcat:'))).toEqual(['appcat:local']);
-    expect(objects.filter((object) => object.kind !== 'Namespace' && object.metadata.namespace !== 'appcat-local')).toEqual([]);
+    expect(
+      objects.filter((object) => object.kind !== 'Namespace' && object.metadata.namespace !== 'appcat-local'),
+    ).toEqual([]);
     expect(byKind(objects, 'Namespace').map((namespace) => namespace.metadata.name)).toEqual(['appcat-local']);
   });
 });
@@ -129,9 +131,13 @@ describe('k8s/overlays/production', () => {
   });
 
   it('puts only the gateway behind a load balancer, on port 80 to the public port', () => {
-    const external = byKind(render('overlays/production'), 'Service').filter((service) => (service.spec as JsonObject).type === 'LoadBalancer');
+    const external = byKind(render('overlays/production'), 'Service').filter(
+      (service) => (service.spec as JsonObject).type === 'LoadBalancer',
+    );
     expect(external.map((service) => service.metadata.name)).toEqual(['gateway']);
-    expect((external[0].spec as JsonObject).ports).toEqual([{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }]);
+    expect((external[0].spec as JsonObject).ports).toEqual([
+      { name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' },
+    ]);
   });
 
   it('runs the release image from the registry, by exact version, set through kustomize images', () => {
@@ -142,22 +148,32 @@ describe('k8s/overlays/production', () => {
   });
 
   it('reaches Postgres, Redis and NATS as external services', () => {
-    const external = byKind(render('overlays/production'), 'Service').filter((service) => (service.spec as JsonObject).type === 'ExternalName');
+    const external = byKind(render('overlays/production'), 'Service').filter(
+      (service) => (service.spec as JsonObject).type === 'ExternalName',
+    );
     expect(external.map((service) => service.metadata.name).sort()).toEqual(['nats', 'postgres', 'redis']);
   });
 
   it('connects each service to NATS as its own user, and none as admin', () => {
     const objects = render('overlays/production');
     const natsSecret = (app: string) =>
-      containersOf(byKind(objects, 'Deployment', app)[0]).flatMap((container) => (container.envFrom ?? []).map((source) => source.secretRef?.name)).filter((name) => name?.endsWith('-nats'));
+      containersOf(byKind(objects, 'Deployment', app)[0])
+        .flatMap((container) => (container.envFrom ?? []).map((source) => source.secretRef?.name))
+        .filter((name) => name?.endsWith('-nats'));
     for (const app of APPS) expect(natsSecret(app)).toEqual([`${app}-nats`]);
-    expect(productionSecrets().find((secret) => secret.name === 'admin-nats')?.keys).toEqual(['NATS_USER', 'NATS_PASSWORD']);
+    expect(productionSecrets().find((secret) => secret.name === 'admin-nats')?.keys).toEqual([
+      'NATS_USER',
+      'NATS_PASSWORD',
+    ]);
   });
 
   it('scales further than the base, the catalog furthest', () => {
-    const maxReplicas = (overlay: string, app: string) => (byKind(render(overlay), 'HorizontalPodAutoscaler', app)[0].spec as JsonObject).maxReplicas as number;
+    const maxReplicas = (overlay: string, app: string) =>
+      (byKind(render(overlay), 'HorizontalPodAutoscaler', app)[0].spec as JsonObject).maxReplicas as number;
     for (const app of APPS) expect(maxReplicas('overlays/production', app)).toBeGreaterThan(maxReplicas('base', app));
-    expect(maxReplicas('overlays/production', 'catalog')).toBeGreaterThan(maxReplicas('overlays/production', 'gateway'));
+    expect(maxReplicas('overlays/production', 'catalog')).toBeGreaterThan(
+      maxReplicas('overlays/production', 'gateway'),
+    );
   });
 });
 
@@ -167,25 +183,39 @@ describe('k8s/tools', () => {
     expect(jobs.length).toBeGreaterThan(0);
     expect(jobs.flatMap(schemaProblems)).toEqual([]);
     expect(unknownFieldProblems(jobs)).toEqual([]);
-    expect([...probeAndResourceProblems(jobs), ...securityProblems(jobs), ...imagePinProblems(jobs, { exactVersion: true })]).toEqual([]);
+    expect([
+      ...probeAndResourceProblems(jobs),
+      ...securityProblems(jobs),
+      ...imagePinProblems(jobs, { exactVersion: true }),
+    ]).toEqual([]);
     for (const job of jobs) {
       expect(job.kind).toBe('Job');
       const [container] = containersOf(job);
       expect(container.command?.slice(0, 3)).toEqual(['node', 'apps/admin/dist/main.js', 'keys']);
       expect(container.command).toContain('--json');
-      expect(container.envFrom?.map((source) => source.secretRef?.name ?? source.configMapRef?.name)).toEqual(['appcat-common', 'admin-nats']);
+      expect(container.envFrom?.map((source) => source.secretRef?.name ?? source.configMapRef?.name)).toEqual([
+        'appcat-common',
+        'admin-nats',
+      ]);
     }
   });
 });
 
 describe('k8s/overlays/production-clusters', () => {
-  const configMap = (name: string) => byKind(render('overlays/production-clusters'), 'ConfigMap', name)[0].data as Record<string, string>;
+  const configMap = (name: string) =>
+    byKind(render('overlays/production-clusters'), 'ConfigMap', name)[0].data as Record<string, string>;
 
   it('is production with the Secrets secrets.example.yaml lists, and no Secret of its own', () => {
     expect(byKind(render('overlays/production-clusters'), 'Secret')).toEqual([]);
     expect(referenceProblems(render('overlays/production-clusters'), productionSecrets())).toEqual([]);
-    expect(render('overlays/production-clusters').map((object) => `${object.kind}/${object.metadata.name}`).sort()).toEqual(
-      render('overlays/production').map((object) => `${object.kind}/${object.metadata.name}`).sort(),
+    expect(
+      render('overlays/production-clusters')
+        .map((object) => `${object.kind}/${object.metadata.name}`)
+        .sort(),
+    ).toEqual(
+      render('overlays/production')
+        .map((object) => `${object.kind}/${object.metadata.name}`)
+        .sort(),
     );
   });
 

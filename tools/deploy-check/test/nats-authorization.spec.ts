@@ -12,7 +12,9 @@ import { repoPath } from '../src/repo.js';
  * the gateway off payments.admin.>. These tests run a real nats-server with that file and try every
  * subject of the wire contract as each service's user.
  */
-const NATS_SERVER = ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'].find((path) => existsSync(path)) ?? 'nats-server';
+const NATS_SERVER =
+  ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'].find((path) => existsSync(path)) ??
+  'nats-server';
 const PASSWORDS = {
   GATEWAY_NATS_PASSWORD: 'gateway-test-password',
   PAYMENTS_NATS_PASSWORD: 'payments-test-password',
@@ -72,7 +74,10 @@ beforeAll(async () => {
   const port = await freePort();
   // Loopback only and no cluster routes: only the authorization under test comes from the repository.
   writeFileSync(join(dir, 'server.conf'), `listen: 127.0.0.1:${port}\ninclude ./authorization.conf\n`);
-  server = spawn(NATS_SERVER, ['-c', join(dir, 'server.conf')], { env: { ...process.env, ...PASSWORDS }, stdio: 'ignore' });
+  server = spawn(NATS_SERVER, ['-c', join(dir, 'server.conf')], {
+    env: { ...process.env, ...PASSWORDS },
+    stdio: 'ignore',
+  });
   await waitForPort(port);
   url = `nats://127.0.0.1:${port}`;
 
@@ -80,7 +85,9 @@ beforeAll(async () => {
   const payments = await as('payments');
   const catalog = await as('catalog');
   for (const subject of subjects) {
-    const [connection, queue] = subject.startsWith('catalog.') ? [catalog, QueueGroup.Catalog] : [payments, QueueGroup.Payments];
+    const [connection, queue] = subject.startsWith('catalog.')
+      ? [catalog, QueueGroup.Catalog]
+      : [payments, QueueGroup.Payments];
     connection.subscribe(subject, {
       queue,
       callback: (_error, message) => {
@@ -111,7 +118,9 @@ describe('k8s/nats authorization', () => {
   });
 
   it('refuses a client without credentials', async () => {
-    await expect(connect({ servers: [url], reconnect: false, timeout: 15_000 })).rejects.toThrow(/Authorization Violation/);
+    await expect(connect({ servers: [url], reconnect: false, timeout: 15_000 })).rejects.toThrow(
+      /Authorization Violation/,
+    );
   });
 
   it('lets the gateway call every payments and catalog subject that is not admin', async () => {
@@ -124,7 +133,9 @@ describe('k8s/nats authorization', () => {
     const gateway = await as('gateway');
     expect(adminSubjects.length).toBeGreaterThan(0);
     for (const subject of adminSubjects) {
-      expect(await request(gateway, subject)).toMatch(new RegExp(`Permissions Violation for Publish to "${subject.replace(/\./g, '\\.')}"`));
+      expect(await request(gateway, subject)).toMatch(
+        new RegExp(`Permissions Violation for Publish to "${subject.replace(/\./g, '\\.')}"`),
+      );
       gateway.publish(subject, 'fire and forget');
     }
     await gateway.flush().catch(() => undefined);
@@ -134,7 +145,9 @@ describe('k8s/nats authorization', () => {
 
   it('does not let the gateway listen in on payments requests', async () => {
     const gateway = await as('gateway');
-    expect(await violations(gateway, () => gateway.subscribe('payments.>'))).toEqual([expect.stringMatching(/Permissions Violation for Subscription to "payments\.>"/)]);
+    expect(await violations(gateway, () => gateway.subscribe('payments.>'))).toEqual([
+      expect.stringMatching(/Permissions Violation for Subscription to "payments\.>"/),
+    ]);
   });
 
   it('lets the admin user call the admin subjects and nothing else', async () => {
@@ -154,6 +167,8 @@ describe('k8s/nats authorization', () => {
       expect.stringMatching(/Permissions Violation for Publish to "payments\.credits\.debit"/),
     ]);
     // Answering works: every request in the tests above was answered by these two users.
-    expect(received).toEqual(expect.arrayContaining([Subject.CreditsDebit, Subject.CatalogFetch, Subject.AdminKeysRevoke]));
+    expect(received).toEqual(
+      expect.arrayContaining([Subject.CreditsDebit, Subject.CatalogFetch, Subject.AdminKeysRevoke]),
+    );
   });
 });

@@ -12,12 +12,19 @@ import { repoPath } from '../src/repo.js';
  * bench read. The image, Compose and Kubernetes cannot read it, so each service command carries a copy.
  * They go on the command line, not in NODE_OPTIONS: Node refuses --single-threaded-gc there.
  */
-const serviceNodeOptions: string[] = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')).config.serviceNodeOptions as string).split(/\s+/).filter(Boolean);
+const serviceNodeOptions: string[] = (
+  JSON.parse(readFileSync(repoPath('package.json'), 'utf8')).config.serviceNodeOptions as string
+)
+  .split(/\s+/)
+  .filter(Boolean);
 const SERVICES = ['gateway', 'payments', 'catalog'] as const;
 const commandOf = (service: string): string[] => ['node', ...serviceNodeOptions, `apps/${service}/dist/main.js`];
 
 function runtimeInstructions() {
-  return stages(parseDockerfile(readFileSync(repoPath('Dockerfile'), 'utf8'))).find((stage) => stage.name === 'runtime')?.instructions ?? [];
+  return (
+    stages(parseDockerfile(readFileSync(repoPath('Dockerfile'), 'utf8'))).find((stage) => stage.name === 'runtime')
+      ?.instructions ?? []
+  );
 }
 
 describe('service node options', () => {
@@ -30,33 +37,44 @@ describe('service node options', () => {
     const instructions = runtimeInstructions();
     const cmd = instructions.find((instruction) => instruction.keyword === 'CMD');
     expect(JSON.parse(cmd!.args)).toEqual(commandOf('gateway'));
-    const env = instructions.filter((instruction) => instruction.keyword === 'ENV').map((instruction) => instruction.args);
+    const env = instructions
+      .filter((instruction) => instruction.keyword === 'ENV')
+      .map((instruction) => instruction.args);
     expect(env.join(' ')).not.toMatch(/NODE_OPTIONS/);
   });
 
   it('start every service in Compose', () => {
     const services = loadComposeFile(repoPath('docker-compose.yml')).services;
-    for (const service of SERVICES) expect({ service, command: services[service]?.command }).toEqual({ service, command: commandOf(service) });
+    for (const service of SERVICES)
+      expect({ service, command: services[service]?.command }).toEqual({ service, command: commandOf(service) });
   });
 
-  it.each(['base', 'overlays/local', 'overlays/production'])('start every service Deployment of %s, and its NODE_OPTIONS do not carry them', (overlay) => {
-    const objects = renderKustomization(repoPath('k8s', overlay));
-    for (const service of SERVICES) {
-      const deployment = objects.find((object) => object.kind === 'Deployment' && object.metadata.name === service);
-      const [container] = containersOf(deployment!);
-      expect({ service, command: container.command }).toEqual({ service, command: commandOf(service) });
-    }
-    for (const configMap of objects.filter((object) => object.kind === 'ConfigMap')) {
-      const nodeOptions = (configMap.data as Record<string, string> | undefined)?.NODE_OPTIONS;
-      if (nodeOptions === undefined) continue;
-      expect({ configMap: configMap.metadata.name, inNodeOptions: serviceNodeOptions.filter((option) => nodeOptions.split(/\s+/).includes(option)) }).toEqual({
-        configMap: configMap.metadata.name,
-        inNodeOptions: [],
-      });
-    }
-  });
+  it.each(['base', 'overlays/local', 'overlays/production'])(
+    'start every service Deployment of %s, and its NODE_OPTIONS do not carry them',
+    (overlay) => {
+      const objects = renderKustomization(repoPath('k8s', overlay));
+      for (const service of SERVICES) {
+        const deployment = objects.find((object) => object.kind === 'Deployment' && object.metadata.name === service);
+        const [container] = containersOf(deployment!);
+        expect({ service, command: container.command }).toEqual({ service, command: commandOf(service) });
+      }
+      for (const configMap of objects.filter((object) => object.kind === 'ConfigMap')) {
+        const nodeOptions = (configMap.data as Record<string, string> | undefined)?.NODE_OPTIONS;
+        if (nodeOptions === undefined) continue;
+        expect({
+          configMap: configMap.metadata.name,
+          inNodeOptions: serviceNodeOptions.filter((option) => nodeOptions.split(/\s+/).includes(option)),
+        }).toEqual({
+          configMap: configMap.metadata.name,
+          inNodeOptions: [],
+        });
+      }
+    },
+  );
 
   it('are all options node accepts on its command line', () => {
-    expect(execFileSync(process.execPath, [...serviceNodeOptions, '-e', 'process.stdout.write("ok")'], { encoding: 'utf8' })).toBe('ok');
+    expect(
+      execFileSync(process.execPath, [...serviceNodeOptions, '-e', 'process.stdout.write("ok")'], { encoding: 'utf8' }),
+    ).toBe('ok');
   });
 });

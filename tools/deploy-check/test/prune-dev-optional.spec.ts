@@ -20,7 +20,9 @@ beforeEach(() => {
     'node_modules/never-installed': { version: '1.0.0', devOptional: true },
   };
   writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages }));
-  for (const path of Object.keys(packages).filter((path) => path.startsWith('node_modules/') && !path.endsWith('never-installed'))) {
+  for (const path of Object.keys(packages).filter(
+    (path) => path.startsWith('node_modules/') && !path.endsWith('never-installed'),
+  )) {
     mkdirSync(join(dir, path), { recursive: true });
     writeFileSync(join(dir, path, 'package.json'), '{}');
   }

@@ -16,7 +16,13 @@ import { readYamlDocuments } from '../src/yaml-documents.js';
  */
 
 /** Apps this package depends on, so Nx builds them before these tests run. */
-const BUILT_BEFORE_TESTS = Object.keys((JSON.parse(readFileSync(repoPath('tools/deploy-check/package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies)
+const BUILT_BEFORE_TESTS = Object.keys(
+  (
+    JSON.parse(readFileSync(repoPath('tools/deploy-check/package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    }
+  ).devDependencies,
+)
   .filter((name) => name.startsWith('@appcat/'))
   .map((name) => name.slice('@appcat/'.length));
 
@@ -25,23 +31,35 @@ function commands(): { where: string; argv: string[] }[] {
   for (const [name, service] of Object.entries(loadComposeFile(repoPath('docker-compose.yml')).services)) {
     if (Array.isArray(service.command)) found.push({ where: `compose ${name}`, argv: service.command });
     const test = service.healthcheck?.test;
-    if (Array.isArray(test) && test[0] === 'CMD') found.push({ where: `compose ${name} healthcheck`, argv: test.slice(1) as string[] });
+    if (Array.isArray(test) && test[0] === 'CMD')
+      found.push({ where: `compose ${name} healthcheck`, argv: test.slice(1) as string[] });
   }
   const objects = [
-    ...['base', 'overlays/local', 'overlays/production'].flatMap((overlay) => renderKustomization(repoPath('k8s', overlay))),
-    ...readdirSync(repoPath('k8s/tools')).flatMap((file) => readYamlDocuments(repoPath('k8s/tools', file)).map((document) => asK8sObject(document, file))),
+    ...['base', 'overlays/local', 'overlays/production'].flatMap((overlay) =>
+      renderKustomization(repoPath('k8s', overlay)),
+    ),
+    ...readdirSync(repoPath('k8s/tools')).flatMap((file) =>
+      readYamlDocuments(repoPath('k8s/tools', file)).map((document) => asK8sObject(document, file)),
+    ),
   ];
   for (const object of objects) {
     for (const container of containersOf(object)) {
-      if (container.command) found.push({ where: `${object.kind}/${object.metadata.name} ${container.name}`, argv: container.command });
+      if (container.command)
+        found.push({ where: `${object.kind}/${object.metadata.name} ${container.name}`, argv: container.command });
       for (const probe of [container.readinessProbe, container.livenessProbe]) {
-        if (probe?.exec) found.push({ where: `${object.kind}/${object.metadata.name} probe`, argv: probe.exec.command });
+        if (probe?.exec)
+          found.push({ where: `${object.kind}/${object.metadata.name} probe`, argv: probe.exec.command });
       }
     }
   }
   for (const instruction of parseDockerfile(readFileSync(repoPath('Dockerfile'), 'utf8'))) {
-    if (instruction.keyword === 'CMD') found.push({ where: 'Dockerfile CMD', argv: JSON.parse(instruction.args) as string[] });
-    if (instruction.keyword === 'HEALTHCHECK') found.push({ where: 'Dockerfile HEALTHCHECK', argv: JSON.parse(instruction.args.slice(instruction.args.indexOf('CMD ') + 4)) as string[] });
+    if (instruction.keyword === 'CMD')
+      found.push({ where: 'Dockerfile CMD', argv: JSON.parse(instruction.args) as string[] });
+    if (instruction.keyword === 'HEALTHCHECK')
+      found.push({
+        where: 'Dockerfile HEALTHCHECK',
+        argv: JSON.parse(instruction.args.slice(instruction.args.indexOf('CMD ') + 4)) as string[],
+      });
   }
   return found.filter(({ argv }) => argv[0] === 'node');
 }
@@ -65,7 +83,9 @@ describe('the runtime image contents (docker/collect-runtime.sh)', () => {
       const script = argv.slice(1).find((arg) => !arg.startsWith('-')) ?? '';
       const app = /^apps\/([^/]+)\/dist\/(.+)\.js$/.exec(script);
       if (app && !BUILT_BEFORE_TESTS.includes(app[1])) {
-        problems.push(`${where}: add @appcat/${app[1]} to this package's devDependencies, so Nx builds it before these tests`);
+        problems.push(
+          `${where}: add @appcat/${app[1]} to this package's devDependencies, so Nx builds it before these tests`,
+        );
       } else if (!existsSync(join(runtime, script))) {
         problems.push(`${where}: ${script} is not in the image`);
       }
@@ -74,7 +94,9 @@ describe('the runtime image contents (docker/collect-runtime.sh)', () => {
   });
 
   it('holds every workspace package.json, so the workspace links in node_modules resolve', () => {
-    const lock = JSON.parse(readFileSync(repoPath('package-lock.json'), 'utf8')) as { packages: Record<string, { link?: boolean; resolved?: string }> };
+    const lock = JSON.parse(readFileSync(repoPath('package-lock.json'), 'utf8')) as {
+      packages: Record<string, { link?: boolean; resolved?: string }>;
+    };
     const workspaces = Object.values(lock.packages)
       .filter((entry) => entry.link && entry.resolved)
       .map((entry) => entry.resolved as string)
@@ -84,17 +106,26 @@ describe('the runtime image contents (docker/collect-runtime.sh)', () => {
   });
 
   it('holds the migrations where the migrate command looks for them, and no sources or tests', () => {
-    const migrations = readdirSync(join(runtime, 'prisma/migrations'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    const migrations = readdirSync(join(runtime, 'prisma/migrations'), { withFileTypes: true }).filter((entry) =>
+      entry.isDirectory(),
+    );
     expect(migrations.length).toBeGreaterThan(0);
-    for (const migration of migrations) expect(existsSync(join(runtime, 'prisma/migrations', migration.name, 'migration.sql'))).toBe(true);
-    const projects = ['apps', 'libs'].flatMap((dir) => readdirSync(join(runtime, dir)).map((name) => join(runtime, dir, name)));
-    expect(projects.flatMap((project) => readdirSync(project)).filter((entry) => !['package.json', 'dist'].includes(entry))).toEqual([]);
+    for (const migration of migrations)
+      expect(existsSync(join(runtime, 'prisma/migrations', migration.name, 'migration.sql'))).toBe(true);
+    const projects = ['apps', 'libs'].flatMap((dir) =>
+      readdirSync(join(runtime, dir)).map((name) => join(runtime, dir, name)),
+    );
+    expect(
+      projects.flatMap((project) => readdirSync(project)).filter((entry) => !['package.json', 'dist'].includes(entry)),
+    ).toEqual([]);
     expect(existsSync(join(runtime, 'node_modules'))).toBe(false);
   });
 
   it('starts the migrate and admin commands from the collected files', () => {
     symlinkSync(repoPath('node_modules'), join(runtime, 'node_modules'));
-    const migrateHelp = execFileSync('node', [join(runtime, 'apps/payments/dist/migrate/cli.js'), '--help'], { encoding: 'utf8' });
+    const migrateHelp = execFileSync('node', [join(runtime, 'apps/payments/dist/migrate/cli.js'), '--help'], {
+      encoding: 'utf8',
+    });
     expect(migrateHelp).toContain('usage: node apps/payments/dist/migrate/cli.js');
     const adminHelp = execFileSync('node', [join(runtime, 'apps/admin/dist/main.js'), '--help'], { encoding: 'utf8' });
     expect(adminHelp).toMatch(/revoke/);

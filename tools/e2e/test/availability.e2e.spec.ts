@@ -50,7 +50,11 @@ describe('pre-charge availability', () => {
     expect(first.body.message).toMatch(/upstream store/);
     expect(first.headers['x-credits-remaining']).toBe('0.297000');
     const retried = await system.get('/api/apps/389801252', key, named);
-    expect([retried.status, retried.body, retried.headers['x-credits-remaining']]).toEqual([502, first.body, '0.297000']);
+    expect([retried.status, retried.body, retried.headers['x-credits-remaining']]).toEqual([
+      502,
+      first.body,
+      '0.297000',
+    ]);
     expect(await system.balance(key)).toBe('0.297000');
   });
 
@@ -60,7 +64,9 @@ describe('pre-charge availability', () => {
       const answer = await system.get(`/api/apps/${id}`, created.key);
       expect(answer.status).toBe(502);
       expect(answer.body).toMatchObject({ status: 502, data: null });
-      expect(answer.body.message).toMatch(/^upstream store is failing \(HTTP 503, itunes\); retry after \d+ s; nothing was charged$/);
+      expect(answer.body.message).toMatch(
+        /^upstream store is failing \(HTTP 503, itunes\); retry after \d+ s; nothing was charged$/,
+      );
       expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
       expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(60);
       expect(answer.headers['x-credits-remaining']).toBeUndefined();
@@ -76,8 +82,12 @@ describe('pre-charge availability', () => {
     const before = await system.chain!.balanceOf(payTo);
     const asked = system.facilitator!.stats().settleCalls;
     const unpaid = await fetch(`${system.baseUrl}/api/apps/310633997`);
-    const payload = await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!));
-    const res = await fetch(`${system.baseUrl}/api/apps/310633997`, { headers: { 'payment-signature': encodePaymentSignatureHeader(payload) } });
+    const payload = await client.createPaymentPayload(
+      decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!),
+    );
+    const res = await fetch(`${system.baseUrl}/api/apps/310633997`, {
+      headers: { 'payment-signature': encodePaymentSignatureHeader(payload) },
+    });
     expect(res.status).toBe(502);
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(res.headers.get('payment-response')).toBeNull();
@@ -89,7 +99,11 @@ describe('pre-charge availability', () => {
   it('MCP: the tool call is an error saying nothing was charged, and the balance is unchanged', async () => {
     const { key } = await system.createKey('0.3');
     const mcp = new Client({ name: 'e2e-agent', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
     try {
       const result = (await mcp.callTool({ name: 'apps_get', arguments: { appId: '333903271' } })) as CallToolResult;
       expect(result.isError).toBe(true);
@@ -109,7 +123,11 @@ describe('pre-charge availability', () => {
     try {
       const unpaid = (await mcp.callTool({ name: 'apps_get', arguments: { appId: '544007664' } })) as CallToolResult;
       const payment = await client.createPaymentPayload(unpaid.structuredContent as unknown as PaymentRequired);
-      const result = (await mcp.callTool({ name: 'apps_get', arguments: { appId: '544007664' }, _meta: { 'x402/payment': payment } })) as CallToolResult;
+      const result = (await mcp.callTool({
+        name: 'apps_get',
+        arguments: { appId: '544007664' },
+        _meta: { 'x402/payment': payment },
+      })) as CallToolResult;
       expect(result.isError).toBe(true);
       expect((result.content[0] as { text: string }).text).toMatch(/nothing was charged$/);
       expect(result._meta?.['x402/payment-response']).toBeUndefined();
@@ -132,7 +150,9 @@ describe('pre-charge availability', () => {
     const payTo = system.chain!.accounts.payTo.address;
     const before = await system.chain!.balanceOf(payTo);
     const payload = await client.createPaymentPayload(await system.challenge('/api/apps/284882215'));
-    const paid = await fetch(`${system.baseUrl}/api/apps/284882215`, { headers: { 'payment-signature': encodePaymentSignatureHeader(payload) } });
+    const paid = await fetch(`${system.baseUrl}/api/apps/284882215`, {
+      headers: { 'payment-signature': encodePaymentSignatureHeader(payload) },
+    });
     expect(paid.status).toBe(200);
     expect(paid.headers.get('x-cache')).toBe('STALE');
     expect(paid.headers.get('payment-response')).toBeTruthy();
@@ -146,7 +166,9 @@ describe('pre-charge availability: a spent rate budget', () => {
 
   beforeAll(async () => {
     // One iTunes call a minute, and no waiting for the next token: the second miss finds the budget spent.
-    system = await System.start({ env: { ITUNES_RATE_PER_MIN: '1', ITUNES_BURST: '1', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0' } });
+    system = await System.start({
+      env: { ITUNES_RATE_PER_MIN: '1', ITUNES_BURST: '1', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0' },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -158,11 +180,15 @@ describe('pre-charge availability: a spent rate budget', () => {
     expect((await system.get('/api/apps/284882215', created.key)).status).toBe(200);
     const finds = await system.get('/api/apps/389801252', created.key);
     expect(finds.status).toBe(502);
-    expect(finds.body.message).toMatch(/^upstream store rate limit reached: 1 calls a minute to [^;]+; retry after \d+ s$/);
+    expect(finds.body.message).toMatch(
+      /^upstream store rate limit reached: 1 calls a minute to [^;]+; retry after \d+ s$/,
+    );
     expect(finds.headers['x-credits-remaining']).toBe('0.294000');
     const refused = await system.get('/api/apps/310633997', created.key);
     expect(refused.status).toBe(502);
-    expect(refused.body.message).toMatch(/^upstream store rate limit reached: 1 calls a minute to itunes; retry after \d+ s; nothing was charged$/);
+    expect(refused.body.message).toMatch(
+      /^upstream store rate limit reached: 1 calls a minute to itunes; retry after \d+ s; nothing was charged$/,
+    );
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.headers['x-credits-remaining']).toBeUndefined();
     expect(await system.balance(created.key)).toBe('0.294000');

@@ -46,7 +46,10 @@ describe('credit-paid calls through every service', () => {
     const bundleData = bundle.body.data as { results: { id: string; attributes: { name: string } }[] };
     expect(bundleData.results[0].id).toBe('1482985563');
 
-    const bundleSearch = await system.get(`/api/bundles?term=${encodeURIComponent(bundleData.results[0].attributes.name)}`, key);
+    const bundleSearch = await system.get(
+      `/api/bundles?term=${encodeURIComponent(bundleData.results[0].attributes.name)}`,
+      key,
+    );
     expect((bundleSearch.body.data as { results: { id: string }[] }).results.map((r) => r.id)).toContain('1482985563');
 
     for (const path of ['/api/bundles/1482985563/reviews', '/api/bundles/1482985563/similar']) {
@@ -91,11 +94,20 @@ describe('credit-paid calls through every service', () => {
 
   it('refuses to charge invalid requests, unknown paths and other methods', async () => {
     const { key } = await system.createKey('1');
-    for (const path of ['/api/apps', '/api/apps/1/reviews?sort=newest', '/api/apps?term=x&country=zz', '/api/apps/1/unknown', '/api']) {
+    for (const path of [
+      '/api/apps',
+      '/api/apps/1/reviews?sort=newest',
+      '/api/apps?term=x&country=zz',
+      '/api/apps/1/unknown',
+      '/api',
+    ]) {
       const answer = await system.get(path, key);
       expect([400, 404]).toContain(answer.status);
     }
-    const post = await fetch(system.baseUrl + '/api/apps/1', { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    const post = await fetch(system.baseUrl + '/api/apps/1', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(post.status).toBe(405);
     expect(await system.balance(key)).toBe('1.000000');
   });
@@ -111,11 +123,13 @@ describe('credit-paid calls through every service', () => {
     const revoked = await system.createKey('1');
     await system.revoke(revoked.prefix);
     // Data nobody asked for before: the read-ahead finds nothing cached and must not fetch it.
-    expect(await upstreamRequestsDuring(async () => {
-      expect((await system.get(path, 'ak_' + '2'.repeat(44))).status).toBe(401);
-      expect((await system.get(path, revoked.key)).status).toBe(401);
-      expect((await system.get(path, broke.key)).status).toBe(402);
-    })).toBe(0);
+    expect(
+      await upstreamRequestsDuring(async () => {
+        expect((await system.get(path, 'ak_' + '2'.repeat(44))).status).toBe(401);
+        expect((await system.get(path, revoked.key)).status).toBe(401);
+        expect((await system.get(path, broke.key)).status).toBe(402);
+      }),
+    ).toBe(0);
 
     const { key } = await system.createKey('1');
     const first = await system.get(path, key);
@@ -137,13 +151,21 @@ describe('credit-paid calls through every service', () => {
   });
 
   it('401 for unknown keys; revocation takes effect on the very next call on every replica', async () => {
-    expect((await system.get('/api/apps/1', 'ak_' + '1'.repeat(44))).body).toEqual({ status: 401, message: 'invalid api key', data: null });
+    expect((await system.get('/api/apps/1', 'ak_' + '1'.repeat(44))).body).toEqual({
+      status: 401,
+      message: 'invalid api key',
+      data: null,
+    });
     const created = await system.createKey('1');
     for (let i = 0; i < 4; i++) expect((await system.get('/api/apps/284882215', created.key)).status).toBe(200);
     await system.revoke(created.prefix);
     // Several calls, so both payments replicas of the queue group are asked.
     for (let i = 0; i < 6; i++) {
-      expect((await system.get('/api/apps/284882215', created.key)).body).toEqual({ status: 401, message: 'api key revoked', data: null });
+      expect((await system.get('/api/apps/284882215', created.key)).body).toEqual({
+        status: 401,
+        message: 'api key revoked',
+        data: null,
+      });
     }
     expect((await system.get('/api/credits/balance', created.key)).status).toBe(401);
   });
@@ -165,7 +187,9 @@ describe('credit-paid calls through every service', () => {
 
   it('150 concurrent calls on a key worth 100, over two payments replicas: exactly 100 served, 50 topup_required', async () => {
     const created = await system.createKey('0.3');
-    const answers = await Promise.all(Array.from({ length: 150 }, () => system.get('/api/apps/284882215', created.key)));
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, () => system.get('/api/apps/284882215', created.key)),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(answers.filter((a) => a.status === 402 && a.body.message === 'topup_required')).toHaveLength(50);

@@ -88,7 +88,9 @@ describe('idempotent retries', () => {
       const idempotencyKey = randomUUID();
       // An uncached app: the first call goes upstream, so the others arrive while it is still running.
       const answers = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => keyed(system.gatewayUrls[i % 2], '/api/apps/389801252/similar', created.key, idempotencyKey)),
+        Array.from({ length: 10 }, (_, i) =>
+          keyed(system.gatewayUrls[i % 2], '/api/apps/389801252/similar', created.key, idempotencyKey),
+        ),
       );
       expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
       for (const answer of answers) expect(answer.body).toEqual(answers[0].body);
@@ -106,7 +108,11 @@ describe('idempotent retries', () => {
       const created = await system.createKey('0.3');
       const answer = await keyed(system.baseUrl, '/api/apps/284882215', created.key, value);
       expect(answer.status).toBe(400);
-      expect(answer.body).toEqual({ status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters', data: null });
+      expect(answer.body).toEqual({
+        status: 400,
+        message: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+        data: null,
+      });
       expect(await system.balance(created.key)).toBe('0.300000');
     });
 
@@ -117,7 +123,9 @@ describe('idempotent retries', () => {
       for (const gateway of system.gatewayUrls) {
         const mcp = new Client({ name: 'e2e-agent', version: '1.0.0' });
         await mcp.connect(
-          new StreamableHTTPClientTransport(new URL(`${gateway}/mcp`), { requestInit: { headers: { authorization: `Bearer ${created.key}`, 'idempotency-key': idempotencyKey } } }),
+          new StreamableHTTPClientTransport(new URL(`${gateway}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${created.key}`, 'idempotency-key': idempotencyKey } },
+          }),
         );
         results.push((await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' } })) as CallToolResult);
         await mcp.close();
@@ -134,16 +142,23 @@ describe('idempotent retries', () => {
     /** A payment for `path` carrying `id` in its payment-identifier extension, as a client adds it. */
     async function paymentWithId(path: string, id: string): Promise<string> {
       const required = await challenge(path);
-      const payload = await client.createPaymentPayload({ ...required, extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, id) });
+      const payload = await client.createPaymentPayload({
+        ...required,
+        extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, id),
+      });
       return encodePaymentSignatureHeader(payload);
     }
 
-    const paid = (gateway: string, path: string, signature: string, init: RequestInit = {}) => send(gateway + path, { 'payment-signature': signature }, init);
+    const paid = (gateway: string, path: string, signature: string, init: RequestInit = {}) =>
+      send(gateway + path, { 'payment-signature': signature }, init);
     const settled = () => system.facilitator!.stats().settleCalls;
 
     it('every 402 declares the extension, the id not required', async () => {
       const required = await challenge('/api/apps/284882215');
-      expect(required.extensions?.['payment-identifier']).toMatchObject({ info: { required: false }, schema: { required: ['required'] } });
+      expect(required.extensions?.['payment-identifier']).toMatchObject({
+        info: { required: false },
+        schema: { required: ['required'] },
+      });
     });
 
     it('the same id and payload again: the first answer (status, body, payment-response), settled once', async () => {
@@ -162,12 +177,18 @@ describe('idempotent retries', () => {
 
     it('the same id with another payload: 409 envelope, nothing settled', async () => {
       const id = generatePaymentId();
-      expect((await paid(system.baseUrl, '/api/apps/284882215', await paymentWithId('/api/apps/284882215', id))).status).toBe(200);
+      expect(
+        (await paid(system.baseUrl, '/api/apps/284882215', await paymentWithId('/api/apps/284882215', id))).status,
+      ).toBe(200);
       const before = await system.chain!.balanceOf(payTo);
       const asked = settled();
       const other = await paid(system.baseUrl, '/api/apps/284882215', await paymentWithId('/api/apps/284882215', id));
       expect(other.status).toBe(409);
-      expect(other.body).toEqual({ status: 409, message: 'payment-identifier was used with another payment', data: null });
+      expect(other.body).toEqual({
+        status: 409,
+        message: 'payment-identifier was used with another payment',
+        data: null,
+      });
       expect(settled()).toBe(asked);
       expect(await system.chain!.balanceOf(payTo)).toBe(before);
     });
@@ -175,19 +196,23 @@ describe('idempotent retries', () => {
     it('concurrent copies over two gateway replicas: one settlement, every copy the same 200 and receipt', async () => {
       const before = await system.chain!.balanceOf(payTo);
       const signature = await paymentWithId('/api/apps/284882215', generatePaymentId());
-      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => paid(system.gatewayUrls[i % 2], '/api/apps/284882215', signature)));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => paid(system.gatewayUrls[i % 2], '/api/apps/284882215', signature)),
+      );
       expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
       expect(new Set(answers.map((a) => a.headers.get('payment-response'))).size).toBe(1);
       expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
     });
 
-    it('a settlement slowed past the client\'s patience, retried with the same id and payload, settles exactly once', async () => {
+    it("a settlement slowed past the client's patience, retried with the same id and payload, settles exactly once", async () => {
       const before = await system.chain!.balanceOf(payTo);
       const asked = settled();
       const signature = await paymentWithId('/api/apps/284882215', generatePaymentId());
       system.facilitator!.setDelayMs(1500);
       try {
-        await expect(paid(system.baseUrl, '/api/apps/284882215', signature, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
+        await expect(
+          paid(system.baseUrl, '/api/apps/284882215', signature, { signal: AbortSignal.timeout(300) }),
+        ).rejects.toThrow();
         const retried = await paid(system.gatewayUrls[1], '/api/apps/284882215', signature);
         expect(retried.status).toBe(200);
         expect(retried.headers.get('payment-response')).toBeTruthy();
@@ -206,15 +231,28 @@ describe('idempotent retries', () => {
         const unpaid = (await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' } })) as CallToolResult;
         const required = unpaid.structuredContent as unknown as PaymentRequired;
         const id = generatePaymentId();
-        const payment = await client.createPaymentPayload({ ...required, extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, id) });
-        const call = async (paying: unknown) => (await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' }, _meta: { 'x402/payment': paying } })) as CallToolResult;
+        const payment = await client.createPaymentPayload({
+          ...required,
+          extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, id),
+        });
+        const call = async (paying: unknown) =>
+          (await mcp.callTool({
+            name: 'apps_get',
+            arguments: { appId: '284882215' },
+            _meta: { 'x402/payment': paying },
+          })) as CallToolResult;
         const [first, again] = [await call(payment), await call(payment)];
         expect([first.isError ?? false, again.isError ?? false]).toEqual([false, false]);
         expect(again.content).toEqual(first.content);
         expect(again._meta?.['x402/payment-response']).toEqual(first._meta?.['x402/payment-response']);
         // Another payment under the same id: a tool error naming the conflict, nothing settled.
         const asked = system.facilitator!.stats().settleCalls;
-        const other = await call(await client.createPaymentPayload({ ...required, extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, id) }));
+        const other = await call(
+          await client.createPaymentPayload({
+            ...required,
+            extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, id),
+          }),
+        );
         expect(other.isError).toBe(true);
         expect(other.content).toEqual([{ type: 'text', text: 'payment-identifier was used with another payment' }]);
         expect(system.facilitator!.stats().settleCalls).toBe(asked);
@@ -234,7 +272,10 @@ describe('idempotent retries', () => {
      * x402's own example does. `deliver` carries each paid request (by default: sends it), so a test
      * can keep it and send it again as a retry, or a proxy's duplicate, would.
      */
-    function buyerWithId(id: string, deliver: (request: Request) => Promise<Response> = (request) => fetch(request)): typeof fetch {
+    function buyerWithId(
+      id: string,
+      deliver: (request: Request) => Promise<Response> = (request) => fetch(request),
+    ): typeof fetch {
       const payer = new x402Client();
       registerExactEvmScheme(payer, { signer: privateKeyToAccount(system.chain!.accounts.payer.privateKey) });
       payer.onBeforePaymentCreation(async ({ paymentRequired }) => {
@@ -248,7 +289,8 @@ describe('idempotent retries', () => {
 
     /** The paid request's headers, to send it again. */
     const headersOf = (request: Request) => Object.fromEntries(request.headers);
-    const resend = (gateway: string, headers: Record<string, string>, init: RequestInit = {}) => send(gateway + TOPUP, headers, { method: 'POST', ...init });
+    const resend = (gateway: string, headers: Record<string, string>, init: RequestInit = {}) =>
+      send(gateway + TOPUP, headers, { method: 'POST', ...init });
 
     /** Postgres's view of the key: credited how much, by how many top-ups. */
     async function credited(key: string): Promise<{ toppedUp: bigint; topUps: number }> {
@@ -258,7 +300,10 @@ describe('idempotent retries', () => {
       );
       return { toppedUp: BigInt(rows[0].topped_up_micros), topUps: Number(rows[0].top_ups) };
     }
-    const x402TopUps = async () => Number((await system.db.query<{ n: string }>(`SELECT count(*) AS n FROM top_ups WHERE method = 'x402'`)).rows[0].n);
+    const x402TopUps = async () =>
+      Number(
+        (await system.db.query<{ n: string }>(`SELECT count(*) AS n FROM top_ups WHERE method = 'x402'`)).rows[0].n,
+      );
 
     it('a new-key top-up retried with the same id and payload: the same key and payment-response, credited and paid once', async () => {
       const before = await system.chain!.balanceOf(payTo);
@@ -300,7 +345,9 @@ describe('idempotent retries', () => {
         for (const name of await redis.keys('*')) {
           const values = await valuesOf(redis, name);
           scanned += 1;
-          for (const text of [name, ...values]) for (const secret of secrets) expect(text.includes(secret) ? `${name} holds ${secret}` : 'clean').toBe('clean');
+          for (const text of [name, ...values])
+            for (const secret of secrets)
+              expect(text.includes(secret) ? `${name} holds ${secret}` : 'clean').toBe('clean');
         }
         expect(scanned).toBeGreaterThan(5);
       } finally {
@@ -324,10 +371,13 @@ describe('idempotent retries', () => {
       expect(new Set(answers.map((a) => a.headers.get('payment-response'))).size).toBe(1);
       expect(settled() - asked).toBe(1);
       expect((await system.chain!.balanceOf(payTo)) - before).toBe(1_000_000n);
-      expect(await credited((answers[0].body.data as { apiKey: string }).apiKey)).toEqual({ toppedUp: 1_000_000n, topUps: 1 });
+      expect(await credited((answers[0].body.data as { apiKey: string }).apiKey)).toEqual({
+        toppedUp: 1_000_000n,
+        topUps: 1,
+      });
     });
 
-    it('a top-up whose settlement outlasts the client\'s patience, retried with the same payment, settles once and gives the key', async () => {
+    it("a top-up whose settlement outlasts the client's patience, retried with the same payment, settles once and gives the key", async () => {
       const before = await system.chain!.balanceOf(payTo);
       const asked = settled();
       let paid: Record<string, string> = {};
@@ -353,7 +403,10 @@ describe('idempotent retries', () => {
       expect(answer.headers.get('payment-response')).toBeTruthy();
       expect(settled() - asked).toBe(1);
       expect((await system.chain!.balanceOf(payTo)) - before).toBe(1_000_000n);
-      expect(await credited((answer.body.data as { apiKey: string }).apiKey)).toEqual({ toppedUp: 1_000_000n, topUps: 1 });
+      expect(await credited((answer.body.data as { apiKey: string }).apiKey)).toEqual({
+        toppedUp: 1_000_000n,
+        topUps: 1,
+      });
     });
 
     it('the same id with another payload (a fresh signature, or the same one for a recharge): 409, nothing settled', async () => {
@@ -369,7 +422,11 @@ describe('idempotent retries', () => {
       // The official client signs anew (a new nonce) under the same id.
       const fresh = await buy(system.baseUrl + TOPUP, { method: 'POST' });
       expect(fresh.status).toBe(409);
-      expect(await fresh.json()).toEqual({ status: 409, message: 'payment-identifier was used with another payment', data: null });
+      expect(await fresh.json()).toEqual({
+        status: 409,
+        message: 'payment-identifier was used with another payment',
+        data: null,
+      });
       // The very same payment, now to recharge a key: another purchase.
       const other = await system.createKey('0.3');
       const recharge = await resend(system.baseUrl, { ...paid, authorization: `Bearer ${other.key}` });
@@ -388,7 +445,10 @@ describe('idempotent retries', () => {
         paid = headersOf(request);
         return fetch(request);
       });
-      const res = await buy(system.baseUrl + TOPUP, { method: 'POST', headers: { authorization: `Bearer ${created.key}` } });
+      const res = await buy(system.baseUrl + TOPUP, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${created.key}` },
+      });
       const first = { status: res.status, headers: res.headers, body: (await res.json()) as Answer['body'] };
       const again = await resend(system.gatewayUrls[1], paid);
       expect(first.status).toBe(200);

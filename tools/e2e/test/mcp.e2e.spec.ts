@@ -18,7 +18,11 @@ import { System } from './support/system.js';
 const CALLS: [tool: string, args: Record<string, unknown>, path: string][] = [
   ['apps_search', { term: 'chess', country: 'gb' }, '/api/apps?term=chess&country=gb'],
   ['apps_get', { appId: '284882215' }, '/api/apps/284882215'],
-  ['apps_reviews', { appId: 'com.facebook.Facebook', sort: 'helpful', page: 2 }, '/api/apps/com.facebook.Facebook/reviews?sort=helpful&page=2'],
+  [
+    'apps_reviews',
+    { appId: 'com.facebook.Facebook', sort: 'helpful', page: 2 },
+    '/api/apps/com.facebook.Facebook/reviews?sort=helpful&page=2',
+  ],
   ['apps_similar', { appId: '284882215', lang: 'en-us' }, '/api/apps/284882215/similar?lang=en-us'],
   ['bundles_search', { term: 'pro' }, '/api/bundles?term=pro'],
   ['bundles_get', { bundleId: '1482985563' }, '/api/bundles/1482985563'],
@@ -42,7 +46,9 @@ describe('MCP at /mcp', () => {
 
   async function connect(headers: Record<string, string> = {}): Promise<Client> {
     const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers } }),
+    );
     clients.push(client);
     return client;
   }
@@ -102,12 +108,16 @@ describe('MCP at /mcp', () => {
       expect(http.status).toBe(200);
       expect(result.structuredContent).toEqual(http.body.data);
       expect(JSON.parse(text(result))).toEqual(http.body.data);
-      expect(result._meta).toMatchObject({ 'appcat/credits-remaining': formatUsd(remaining), 'appcat/cache': expect.stringMatching(/^(UPSTREAM|CACHE)$/) });
+      expect(result._meta).toMatchObject({
+        'appcat/credits-remaining': formatUsd(remaining),
+        'appcat/cache': expect.stringMatching(/^(UPSTREAM|CACHE)$/),
+      });
       expect(await balanceOf(client)).toBe(formatUsd(remaining));
     }
-    expect(((await call(client, 'apps_get', { appId: '284882215' })).structuredContent as { results: { trackId: number }[] }).results[0].trackId).toBe(
-      284882215,
-    );
+    expect(
+      ((await call(client, 'apps_get', { appId: '284882215' })).structuredContent as { results: { trackId: number }[] })
+        .results[0].trackId,
+    ).toBe(284882215);
     await system.waitForSpent(mcpKey.id, 30_000n);
     expect(await system.ledger(mcpKey.id)).toEqual({ toppedUp: 1_000_000n, spent: 30_000n, debits: 10 });
   });
@@ -117,7 +127,11 @@ describe('MCP at /mcp', () => {
     ['apps_search', { term: 'chess', page: 11 }, 'page must be an integer from 1 to 10'],
     ['apps_search', { term: 'chess', country: 'xx' }, 'country must be an ISO 3166-1 alpha-2 country code such as us'],
     ['apps_reviews', { appId: '1', sort: 'newest' }, 'sort must be one of: recent, helpful'],
-    ['apps_get', { appId: '../../admin' }, 'appId must be a numeric App Store id or a bundle identifier such as com.example.app'],
+    [
+      'apps_get',
+      { appId: '../../admin' },
+      'appId must be a numeric App Store id or a bundle identifier such as com.example.app',
+    ],
     ['bundles_get', { bundleId: 'abc' }, 'bundleId must be a numeric App Store bundle id'],
     ['developers_get', { developerId: true }, 'developerId must be a string'],
   ])('%s %j is a tool error naming the parameter, and nothing is charged', async (tool, args, message) => {
@@ -135,7 +149,10 @@ describe('MCP at /mcp', () => {
     let payTo: `0x${string}`;
 
     beforeAll(() => {
-      payer = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(system.chain!.accounts.payer.privateKey)));
+      payer = new x402Client().register(
+        'eip155:*',
+        new ExactEvmScheme(privateKeyToAccount(system.chain!.accounts.payer.privateKey)),
+      );
       payTo = system.chain!.accounts.payTo.address;
     });
 
@@ -149,7 +166,11 @@ describe('MCP at /mcp', () => {
       expect(http.status).toBe(402);
       expect(required).toEqual({
         x402Version: 2,
-        resource: { url: 'mcp://tool/apps_get', description: 'Get one App Store app by id or bundle identifier', mimeType: 'application/json' },
+        resource: {
+          url: 'mcp://tool/apps_get',
+          description: 'Get one App Store app by id or bundle identifier',
+          mimeType: 'application/json',
+        },
         accepts: decodePaymentRequiredHeader(http.headers.get('payment-required')!).accepts,
         // x402's payment-identifier, offered on every challenge, not required.
         extensions: { 'payment-identifier': expect.objectContaining({ info: { required: false } }) },
@@ -162,25 +183,37 @@ describe('MCP at /mcp', () => {
       expect(paid.isError).toBeFalsy();
       expect((paid.structuredContent as { results: { trackId: number }[] }).results[0].trackId).toBe(284882215);
       const receipt = paid._meta!['x402/payment-response'] as SettleResponse;
-      expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: system.chain!.accounts.payer.address });
+      expect(receipt).toMatchObject({
+        success: true,
+        network: 'eip155:8453',
+        payer: system.chain!.accounts.payer.address,
+      });
       expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
       expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
 
       const replayed = await call(client, 'apps_get', { appId: '284882215' }, { 'x402/payment': payment });
       expect(replayed.isError).toBe(true);
-      expect(replayed.structuredContent).toMatchObject({ x402Version: 2, error: 'payment already used', accepts: required.accepts });
+      expect(replayed.structuredContent).toMatchObject({
+        x402Version: 2,
+        error: 'payment already used',
+        accepts: required.accepts,
+      });
       expect(replayed._meta?.['x402/payment-response']).toBeUndefined();
       expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
     });
 
     it('a payment made for another tool is refused with the reason and a fresh PaymentRequired; no money moves', async () => {
       const client = await connect();
-      const required = (await call(client, 'apps_similar', { appId: '284882215' })).structuredContent as unknown as PaymentRequired;
+      const required = (await call(client, 'apps_similar', { appId: '284882215' }))
+        .structuredContent as unknown as PaymentRequired;
       const payment = await payer.createPaymentPayload(required);
       const before = await system.chain!.balanceOf(payTo);
       const refused = await call(client, 'apps_get', { appId: '284882215' }, { 'x402/payment': payment });
       expect(refused.isError).toBe(true);
-      expect(refused.structuredContent).toMatchObject({ error: 'payment was made for another resource', resource: { url: 'mcp://tool/apps_get' } });
+      expect(refused.structuredContent).toMatchObject({
+        error: 'payment was made for another resource',
+        resource: { url: 'mcp://tool/apps_get' },
+      });
       expect(await system.chain!.balanceOf(payTo)).toBe(before);
     });
   });

@@ -9,7 +9,15 @@ import { NatsRpcClient } from '@appcat/microservice';
 import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
 import { applyMigrations } from '@appcat/payments';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
-import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase, testPool } from '@appcat/testing';
+import {
+  createTestDatabase,
+  freePort,
+  type ManagedProcess,
+  startNatsServer,
+  startRedisServer,
+  type TestDatabase,
+  testPool,
+} from '@appcat/testing';
 import { jest } from '@jest/globals';
 import { ServiceProcess, waitReady } from './support/service-processes.js';
 
@@ -34,7 +42,12 @@ describe('graceful shutdown under load, and logs without secrets', () => {
     ]);
     // Payments is ready only once a facilitator's /supported lists its networks (Solana too, offered by
     // default); no payment is made here, so no chain or ledger.
-    facilitator = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port: 0, networks: X402_EVM_NETWORKS.map((n) => n.network), solana: { rpcUrl: 'http://127.0.0.1:9' } });
+    facilitator = await startDevFacilitator({
+      rpcUrl: 'http://127.0.0.1:9',
+      port: 0,
+      networks: X402_EVM_NETWORKS.map((n) => n.network),
+      solana: { rpcUrl: 'http://127.0.0.1:9' },
+    });
     const common = {
       X402_FACILITATOR_URL: facilitator.url,
       NATS_URL: nats.url,
@@ -58,19 +71,29 @@ describe('graceful shutdown under load, and logs without secrets', () => {
     for (const kind of ['payments', 'catalog'] as const) {
       for (let i = 0; i < 2; i++) {
         const opsPort = await freePort();
-        services.push(new ServiceProcess(`${kind}-${i}`, `apps/${kind}/dist/main.js`, { ...common, OPS_PORT: String(opsPort) }));
+        services.push(
+          new ServiceProcess(`${kind}-${i}`, `apps/${kind}/dist/main.js`, { ...common, OPS_PORT: String(opsPort) }),
+        );
         readiness.push(`http://127.0.0.1:${opsPort}/readyz`);
       }
     }
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      const gateway = new ServiceProcess(`gateway-${i}`, 'apps/gateway/dist/main.js', { ...common, PORT: String(port), OPS_PORT: '0', SHUTDOWN_DELAY_MS: '300' });
+      const gateway = new ServiceProcess(`gateway-${i}`, 'apps/gateway/dist/main.js', {
+        ...common,
+        PORT: String(port),
+        OPS_PORT: '0',
+        SHUTDOWN_DELAY_MS: '300',
+      });
       services.push(gateway);
       gateways.push({ process: gateway, url: `http://127.0.0.1:${port}` });
       readiness.push(`http://127.0.0.1:${port}/readyz`);
     }
     await Promise.all(readiness.map((url) => waitReady(url)));
-    admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 }, 'e2e-admin');
+    admin = await NatsRpcClient.connect(
+      { servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 },
+      'e2e-admin',
+    );
   });
 
   afterAll(async () => {
@@ -83,7 +106,11 @@ describe('graceful shutdown under load, and logs without secrets', () => {
   });
 
   it('drops no charged request when payments, catalog and a gateway are stopped in turn', async () => {
-    const created = await admin.request<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: parseUsd('50')!.toString() }, { service: 'payments' });
+    const created = await admin.request<AdminKeyCreated>(
+      Subject.AdminKeysCreate,
+      { credit: parseUsd('50')!.toString() },
+      { service: 'payments' },
+    );
     const outcomes = { ok: 0, refusedConnection: 0, other: [] as string[] };
     let running = true;
     const worker = async (index: number) => {
@@ -92,7 +119,9 @@ describe('graceful shutdown under load, and logs without secrets', () => {
         // Prefer the gateway that stays up; a stopped gateway's refusals were never charged.
         const gateway = gateways[(index + n++) % 2];
         try {
-          const res = await fetch(`${gateway.url}/api/apps/284882215`, { headers: { authorization: `Bearer ${created.key}` } });
+          const res = await fetch(`${gateway.url}/api/apps/284882215`, {
+            headers: { authorization: `Bearer ${created.key}` },
+          });
           if (res.status === 200) outcomes.ok += 1;
           else outcomes.other.push(`${res.status} ${((await res.json()) as { message: string }).message}`);
         } catch {
@@ -106,7 +135,7 @@ describe('graceful shutdown under load, and logs without secrets', () => {
     // Each step waits for calls served rather than for time: a loaded machine serves fewer a second.
     const served = async (more: number) => {
       const target = outcomes.ok + more;
-      for (const deadline = Date.now() + 60_000; outcomes.ok < target && Date.now() < deadline; ) await pause(20);
+      for (const deadline = Date.now() + 60_000; outcomes.ok < target && Date.now() < deadline;) await pause(20);
     };
 
     await served(30);
@@ -127,11 +156,16 @@ describe('graceful shutdown under load, and logs without secrets', () => {
       let spent = 0n;
       for (let i = 0; i < 300 && spent !== BigInt(outcomes.ok) * 3000n; i++) {
         await pause(100);
-        const { rows } = await pool.query<{ spent_micros: string }>('SELECT spent_micros FROM api_keys WHERE id = $1', [created.id]);
+        const { rows } = await pool.query<{ spent_micros: string }>('SELECT spent_micros FROM api_keys WHERE id = $1', [
+          created.id,
+        ]);
         spent = BigInt(rows[0].spent_micros);
       }
       expect(spent).toBe(BigInt(outcomes.ok) * 3000n);
-      const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM credit_debits WHERE api_key_id = $1', [created.id]);
+      const { rows } = await pool.query<{ n: string }>(
+        'SELECT count(*) AS n FROM credit_debits WHERE api_key_id = $1',
+        [created.id],
+      );
       expect(Number(rows[0].n)).toBe(outcomes.ok);
     } finally {
       await pool.end();

@@ -5,7 +5,14 @@
 import { X402_EVM_NETWORKS } from '@appcat/contracts';
 import { type DevFacilitator, startDevFacilitator } from '@appcat/facilitator';
 import { applyMigrations } from '@appcat/payments';
-import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase } from '@appcat/testing';
+import {
+  createTestDatabase,
+  freePort,
+  type ManagedProcess,
+  startNatsServer,
+  startRedisServer,
+  type TestDatabase,
+} from '@appcat/testing';
 import { jest } from '@jest/globals';
 import { ServiceProcess, waitReady } from './support/service-processes.js';
 
@@ -27,7 +34,12 @@ describe('a service starting', () => {
   const services: ServiceProcess[] = [];
   // No payment is made: /supported needs no chain or ledger behind it.
   const facilitator = async (networks: string[], solana: boolean) => {
-    const started = await startDevFacilitator({ rpcUrl: 'http://127.0.0.1:9', port: 0, networks, solana: solana ? { rpcUrl: 'http://127.0.0.1:9' } : undefined });
+    const started = await startDevFacilitator({
+      rpcUrl: 'http://127.0.0.1:9',
+      port: 0,
+      networks,
+      solana: solana ? { rpcUrl: 'http://127.0.0.1:9' } : undefined,
+    });
     facilitators.push(started);
     return started;
   };
@@ -44,7 +56,11 @@ describe('a service starting', () => {
   };
 
   beforeAll(async () => {
-    [nats, redis, database] = await Promise.all([startNatsServer(), startRedisServer(), createTestDatabase('e2e_startup', applyMigrations)]);
+    [nats, redis, database] = await Promise.all([
+      startNatsServer(),
+      startRedisServer(),
+      createTestDatabase('e2e_startup', applyMigrations),
+    ]);
   });
   afterAll(async () => {
     for (const service of services) await service.kill();
@@ -61,8 +77,13 @@ describe('a service starting', () => {
     const opsPort = await freePort();
     const service = payments({ X402_FACILITATOR_URL: url, OPS_PORT: String(opsPort) });
     await waitReady(`http://127.0.0.1:${opsPort}/readyz`);
-    const messages = linesOf(service).filter((line) => line.context === 'payments').map((line) => line.msg);
-    expect(messages).toEqual(['payments answering on NATS', `x402 facilitator ${url} supports base, monad, solana, polygon, arbitrum`]);
+    const messages = linesOf(service)
+      .filter((line) => line.context === 'payments')
+      .map((line) => line.msg);
+    expect(messages).toEqual([
+      'payments answering on NATS',
+      `x402 facilitator ${url} supports base, monad, solana, polygon, arbitrum`,
+    ]);
     expect(linesOf(service).every((line) => line.service === 'payments')).toBe(true);
     expect(await service.terminate()).toMatch(/^(exit 0|SIGTERM)$/);
   });
@@ -79,7 +100,11 @@ describe('a service starting', () => {
   });
 
   it('fails start-up, exit 1, naming every setting that is wrong', async () => {
-    const service = new ServiceProcess('gateway', 'apps/gateway/dist/main.js', { NATS_URL: nats.url, PORT: 'eighty', GATEWAY_RPC_BATCH_MAX: '0' });
+    const service = new ServiceProcess('gateway', 'apps/gateway/dist/main.js', {
+      NATS_URL: nats.url,
+      PORT: 'eighty',
+      GATEWAY_RPC_BATCH_MAX: '0',
+    });
     services.push(service);
     expect(await service.ended()).toBe('exit 1');
     const output = service.output.join('');

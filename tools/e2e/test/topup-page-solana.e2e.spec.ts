@@ -60,13 +60,25 @@ describe('the /topup page in Chromium with a Solana wallet', () => {
   const signed: { chain: string; instructions: string[] }[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: npm test installs it (apt-get install -y chromium)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: npm test installs it (apt-get install -y chromium)`);
     mkdirSync(ARTIFACTS, { recursive: true });
     system = await System.start({ x402: true });
-    payer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(SOLANA_DEV_ACCOUNTS.payer.secretKey)));
+    payer = await createKeyPairSignerFromBytes(
+      new Uint8Array(getBase58Encoder().encode(SOLANA_DEV_ACCOUNTS.payer.secretKey)),
+    );
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 120_000);
 
@@ -83,10 +95,20 @@ describe('the /topup page in Chromium with a Solana wallet', () => {
   /** The wallet's signature, added to the transaction the page built, as a wallet does. */
   async function sign(base64: string, chain: string): Promise<{ signed?: string; error?: string }> {
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
-    const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes));
-    signed.push({ chain, instructions: (message.instructions as readonly { programAddress: string }[]).map((i) => i.programAddress) });
+    const message = decompileTransactionMessage(
+      getCompiledTransactionMessageDecoder().decode(transaction.messageBytes),
+    );
+    signed.push({
+      chain,
+      instructions: (message.instructions as readonly { programAddress: string }[]).map((i) => i.programAddress),
+    });
     const [signatures] = await payer.signTransactions([transaction as never]);
-    return { signed: getBase64EncodedWireTransaction({ ...transaction, signatures: { ...transaction.signatures, ...signatures } } as never) };
+    return {
+      signed: getBase64EncodedWireTransaction({
+        ...transaction,
+        signatures: { ...transaction.signatures, ...signatures },
+      } as never),
+    };
   }
 
   async function openPage(): Promise<{ page: Page; close: () => Promise<void> }> {
@@ -96,7 +118,8 @@ describe('the /topup page in Chromium with a Solana wallet', () => {
     const page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        pageErrors.push(message.text());
     });
     await page.goto(`${system.baseUrl}/topup`);
     await page.getByLabel('Network').and(page.locator(':enabled')).waitFor();
@@ -105,9 +128,15 @@ describe('the /topup page in Chromium with a Solana wallet', () => {
 
   it('offers what the challenge offers, Solana after Base and Monad, under a policy that reaches only this origin and the Solana RPC', async () => {
     const answer = await fetch(`${system.baseUrl}/topup`);
-    expect(answer.headers.get('content-security-policy')).toContain(`connect-src 'self' ${new URL(system.solana!.url).origin};`);
+    expect(answer.headers.get('content-security-policy')).toContain(
+      `connect-src 'self' ${new URL(system.solana!.url).origin};`,
+    );
     const { page, close } = await openPage();
-    await expect(page.getByLabel('Network').locator('option').allTextContents()).resolves.toEqual(['Base (USDC)', 'Monad (USDC)', 'Solana (USDC)']);
+    await expect(page.getByLabel('Network').locator('option').allTextContents()).resolves.toEqual([
+      'Base (USDC)',
+      'Monad (USDC)',
+      'Solana (USDC)',
+    ]);
     await close();
   });
 

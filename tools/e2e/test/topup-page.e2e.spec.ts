@@ -55,7 +55,8 @@ describe('the /topup page in Chromium', () => {
   let payTo: `0x${string}`;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: npm test installs it (apt-get install -y chromium)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: npm test installs it (apt-get install -y chromium)`);
     mkdirSync(ARTIFACTS, { recursive: true });
     system = await System.start({ x402: true });
     payTo = system.chain!.accounts.payTo.address;
@@ -85,18 +86,24 @@ describe('the /topup page in Chromium', () => {
   });
 
   /** A fresh browser profile on /topup, with the test wallet injected unless `wallet` is omitted. */
-  async function openPage(wallet?: WalletBehaviour, viewport = { width: 1100, height: 900 }): Promise<{ page: Page; context: BrowserContext; log: WalletLog }> {
+  async function openPage(
+    wallet?: WalletBehaviour,
+    viewport = { width: 1100, height: 900 },
+  ): Promise<{ page: Page; context: BrowserContext; log: WalletLog }> {
     const context = await browser.newContext({ viewport });
     const log: WalletLog = { methods: [], typedData: [] };
     if (wallet) {
-      await context.exposeFunction('__testWallet', (method: string, params: unknown[]) => answerWallet(wallet, log, method, params));
+      await context.exposeFunction('__testWallet', (method: string, params: unknown[]) =>
+        answerWallet(wallet, log, method, params),
+      );
       await context.addInitScript({ content: INJECTED_PROVIDER });
     }
     const page = await context.newPage();
     // Script errors and content-policy violations; the browser's notes on 402/401 answers are expected.
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        pageErrors.push(message.text());
     });
     await page.goto(`${system.baseUrl}/topup`);
     await page.getByLabel('Network').and(page.locator(':enabled')).waitFor();
@@ -117,7 +124,8 @@ describe('the /topup page in Chromium', () => {
       case 'eth_signTypedData_v4': {
         if (wallet.rejectSignature) return { error: { code: 4001, message: 'User rejected the request.' } };
         const [address, json] = params as [string, string];
-        if (address.toLowerCase() !== wallet.account.address.toLowerCase()) return { error: { code: 4100, message: 'unknown account' } };
+        if (address.toLowerCase() !== wallet.account.address.toLowerCase())
+          return { error: { code: 4100, message: 'unknown account' } };
         const typedData = JSON.parse(json);
         log.typedData.push(typedData);
         return { result: await wallet.account.signTypedData(typedData) };
@@ -142,7 +150,12 @@ describe('the /topup page in Chromium', () => {
     // Nothing fetched from elsewhere, so the page works offline; the Solana RPC it names is read only when paying on Solana.
     expect(html.replace(/<meta name="solana-rpc" content="[^"]*">/, '')).not.toMatch(/https?:\/\//);
 
-    for (const [file, type] of [['topup.js', 'text/javascript'], ['payment.js', 'text/javascript'], ['wallet.js', 'text/javascript'], ['topup.css', 'text/css']]) {
+    for (const [file, type] of [
+      ['topup.js', 'text/javascript'],
+      ['payment.js', 'text/javascript'],
+      ['wallet.js', 'text/javascript'],
+      ['topup.css', 'text/css'],
+    ]) {
       const asset = await fetch(`${system.baseUrl}/topup/${file}`);
       expect([file, asset.status, asset.headers.get('content-type')]).toEqual([file, 200, `${type}; charset=utf-8`]);
     }
@@ -158,13 +171,19 @@ describe('the /topup page in Chromium', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: system.baseUrl });
 
     // The networks come from the gateway's own 402 challenge: the local chains stand in for Base and Monad, the local ledger for Solana.
-    await expect(page.getByLabel('Network').locator('option').allTextContents()).resolves.toEqual(['Base (USDC)', 'Monad (USDC)', 'Solana (USDC)']);
+    await expect(page.getByLabel('Network').locator('option').allTextContents()).resolves.toEqual([
+      'Base (USDC)',
+      'Monad (USDC)',
+      'Solana (USDC)',
+    ]);
     await page.getByLabel('Amount in USD').fill('1');
     await page.getByLabel('Network').selectOption({ label: 'Base (USDC)' });
     await page.getByRole('button', { name: 'Pay with wallet' }).click();
 
     // The wallet is on Ethereum: the page says so and offers to switch, with the focus on that offer.
-    await expect(alert(page).textContent()).resolves.toContain('Your wallet is on Ethereum, but this payment is in USDC on Base');
+    await expect(alert(page).textContent()).resolves.toContain(
+      'Your wallet is on Ethereum, but this payment is in USDC on Base',
+    );
     const switchButton = page.getByRole('button', { name: 'Switch wallet to Base' });
     await expect(switchButton.evaluate((button) => button === button.ownerDocument.activeElement)).resolves.toBe(true);
     await shot(page, '01-wrong-network');
@@ -183,7 +202,12 @@ describe('the /topup page in Chromium', () => {
     expect(log.typedData).toEqual([
       expect.objectContaining({
         primaryType: 'TransferWithAuthorization',
-        domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' },
+        domain: {
+          name: 'USD Coin',
+          version: '2',
+          chainId: 8453,
+          verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        },
         message: expect.objectContaining({ to: payTo, value: '1000000', validAfter: '0' }),
       }),
     ]);
@@ -217,7 +241,9 @@ describe('the /topup page in Chromium', () => {
   it('without a browser wallet: says so in words, and nothing is paid', async () => {
     const { page, context } = await openPage(undefined);
     await page.getByRole('button', { name: 'Pay with wallet' }).click();
-    await expect(alert(page).textContent()).resolves.toMatch(/No wallet found.*No browser wallet found\. Install or enable a wallet extension/s);
+    await expect(alert(page).textContent()).resolves.toMatch(
+      /No wallet found.*No browser wallet found\. Install or enable a wallet extension/s,
+    );
     await shot(page, '04-no-wallet');
     await context.close();
   });
@@ -227,7 +253,9 @@ describe('the /topup page in Chromium', () => {
     const { page, context, log } = await openPage({ account: payer(), chainId: 8453, rejectSignature: true });
     await page.getByLabel('Amount in USD').fill('1');
     await page.getByRole('button', { name: 'Pay with wallet' }).click();
-    await expect(alert(page).textContent()).resolves.toMatch(/Payment cancelled.*You declined to sign the payment in your wallet\. Nothing was paid\./s);
+    await expect(alert(page).textContent()).resolves.toMatch(
+      /Payment cancelled.*You declined to sign the payment in your wallet\. Nothing was paid\./s,
+    );
     expect(log.methods).toContain('eth_signTypedData_v4');
     await expect(page.locator('#result').isVisible()).resolves.toBe(false);
     await shot(page, '05-rejected');
@@ -240,7 +268,9 @@ describe('the /topup page in Chromium', () => {
     const { page, context } = await openPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 8453 });
     await page.getByLabel('Amount in USD').fill('1');
     await page.getByRole('button', { name: 'Pay with wallet' }).click();
-    await expect(alert(page).textContent()).resolves.toMatch(/Payment refused.*The payment was not accepted: settlement failed: \S*insufficient_balance\. Your wallet does not hold enough USDC on this network\. Nothing was credited/s);
+    await expect(alert(page).textContent()).resolves.toMatch(
+      /Payment refused.*The payment was not accepted: settlement failed: \S*insufficient_balance\. Your wallet does not hold enough USDC on this network\. Nothing was credited/s,
+    );
     await shot(page, '06-refused');
     await context.close();
     expect(await system.chain!.balanceOf(payTo)).toBe(before);
@@ -276,7 +306,9 @@ describe('the /topup page in Chromium', () => {
     }
     expect(order).toEqual(['Skip to the form', 'key-mode-new', 'amount', 'network', 'connect-button', 'pay-button']);
     expect(outlines.every((style) => style !== 'none')).toBe(true);
-    await expect(page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).resolves.toBe(true);
+    await expect(
+      page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth'),
+    ).resolves.toBe(true);
     await shot(page, '08-phone');
 
     // Paying by keyboard alone: focus the amount, type, and press Enter in the form.

@@ -37,8 +37,15 @@ describe('x402 on Base, Monad, Polygon and Arbitrum', () => {
   const challenge = (path: string, init?: RequestInit): Promise<PaymentRequired> => system.challenge(path, init);
 
   const send = async (path: string, signature: string, init: RequestInit = {}) => {
-    const res = await fetch(system.baseUrl + path, { ...init, headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature } });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as { status: number; message: string; data: unknown } };
+    const res = await fetch(system.baseUrl + path, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature },
+    });
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: (await res.json()) as { status: number; message: string; data: unknown },
+    };
   };
 
   it('offers Base, Monad and Solana on an apps route, and also Polygon and Arbitrum on the developers route, each EVM one at its USDC and the local payTo', async () => {
@@ -46,7 +53,13 @@ describe('x402 on Base, Monad, Polygon and Arbitrum', () => {
     const solana = x402Network('solana').network;
     expect((await challenge(APPS_PATH)).accepts.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', solana]);
     const developers = await challenge(DEVELOPERS_PATH);
-    expect(developers.accepts.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', solana, 'eip155:137', 'eip155:42161']);
+    expect(developers.accepts.map((a) => a.network)).toEqual([
+      'eip155:8453',
+      'eip155:143',
+      solana,
+      'eip155:137',
+      'eip155:42161',
+    ]);
     for (const name of ['base', 'monad', 'polygon', 'arbitrum'] as const) {
       const facts = x402Network(name);
       expect(developers.accepts.find((a) => a.network === facts.network)).toMatchObject({
@@ -63,8 +76,13 @@ describe('x402 on Base, Monad, Polygon and Arbitrum', () => {
     async (name) => {
       const chain = system.stack!.chain(name);
       const payTo = chain.accounts.payTo.address;
-      const others = (['base', 'monad', 'polygon', 'arbitrum'] as const).filter((n) => n !== name).map((n) => system.stack!.chain(n));
-      const [before, othersBefore] = await Promise.all([chain.balanceOf(payTo), Promise.all(others.map((c) => c.balanceOf(payTo)))]);
+      const others = (['base', 'monad', 'polygon', 'arbitrum'] as const)
+        .filter((n) => n !== name)
+        .map((n) => system.stack!.chain(n));
+      const [before, othersBefore] = await Promise.all([
+        chain.balanceOf(payTo),
+        Promise.all(others.map((c) => c.balanceOf(payTo))),
+      ]);
 
       const res = await wrapFetchWithPayment(fetch, clientOn(name))(system.baseUrl + DEVELOPERS_PATH);
       expect(res.status).toBe(200);
@@ -73,7 +91,10 @@ describe('x402 on Base, Monad, Polygon and Arbitrum', () => {
       expect(receipt).toMatchObject({ success: true, network: chain.network, payer: chain.accounts.payer.address });
       expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
       // The transaction is on that chain, and moved the money there alone.
-      const onChain = await createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) }).getTransactionReceipt({
+      const onChain = await createPublicClient({
+        chain: chain.chain,
+        transport: http(chain.rpcUrl),
+      }).getTransactionReceipt({
         hash: receipt.transaction as `0x${string}`,
       });
       expect(onChain.status).toBe('success');
@@ -85,11 +106,16 @@ describe('x402 on Base, Monad, Polygon and Arbitrum', () => {
   it('a USD 1 top-up paid on Monad creates a key holding exactly USD 1', async () => {
     const chain = system.stack!.chain('monad');
     const before = await chain.balanceOf(chain.accounts.payTo.address);
-    const res = await wrapFetchWithPayment(fetch, clientOn('monad'))(system.baseUrl + '/api/credits/topup?amount=1', { method: 'POST' });
+    const res = await wrapFetchWithPayment(fetch, clientOn('monad'))(system.baseUrl + '/api/credits/topup?amount=1', {
+      method: 'POST',
+    });
     expect(res.status).toBe(200);
     const { data } = (await res.json()) as { data: { apiKey: string; balance: string } };
     expect(data.balance).toBe('1.000000');
-    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({ success: true, network: 'eip155:143' });
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({
+      success: true,
+      network: 'eip155:143',
+    });
     expect(await system.balance(data.apiKey)).toBe('1.000000');
     expect((await chain.balanceOf(chain.accounts.payTo.address)) - before).toBe(1_000_000n);
   });

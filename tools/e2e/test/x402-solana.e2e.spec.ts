@@ -25,7 +25,9 @@ describe('x402 on Solana through every service', () => {
   beforeAll(async () => {
     system = await System.start({ x402: true });
     ledger = system.solana!;
-    const signer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(SOLANA_DEV_ACCOUNTS.payer.secretKey)));
+    const signer = await createKeyPairSignerFromBytes(
+      new Uint8Array(getBase58Encoder().encode(SOLANA_DEV_ACCOUNTS.payer.secretKey)),
+    );
     // The official client with only the Solana scheme, so it picks Solana from the challenge. It is
     // pointed at the ledger (registerExactSvmScheme would read the mint from the public mainnet RPC).
     client = new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: ledger.url }));
@@ -44,7 +46,11 @@ describe('x402 on Solana through every service', () => {
    * A payment signed by the official client for `path`'s Solana offer, or for `signAs` (the offer
    * changed) while still claiming the real offer: what a client that built a wrong transaction sends.
    */
-  async function signedFor(path: string, init: RequestInit = {}, signAs?: (offer: PaymentRequirements) => PaymentRequirements): Promise<string> {
+  async function signedFor(
+    path: string,
+    init: RequestInit = {},
+    signAs?: (offer: PaymentRequirements) => PaymentRequirements,
+  ): Promise<string> {
     const required = await challenge(path, init);
     const offer = solanaOffer(required);
     const payload = await client.createPaymentPayload({ ...required, accepts: [signAs ? signAs(offer) : offer] });
@@ -52,8 +58,15 @@ describe('x402 on Solana through every service', () => {
   }
 
   const send = async (path: string, signature: string, init: RequestInit = {}) => {
-    const res = await fetch(system.baseUrl + path, { ...init, headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature } });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as { status: number; message: string; data: unknown } };
+    const res = await fetch(system.baseUrl + path, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature },
+    });
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: (await res.json()) as { status: number; message: string; data: unknown },
+    };
   };
 
   it('offers USDC on Solana mainnet after Base and Monad, to the local payTo, with the facilitator as fee payer', async () => {
@@ -97,7 +110,9 @@ describe('x402 on Solana through every service', () => {
     const second = await signedFor('/api/apps/284882215');
     const answers = await Promise.all(Array.from({ length: 5 }, () => send('/api/apps/284882215', second)));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
-    expect(answers.filter((a) => a.status === 402).map((a) => a.body.message)).toEqual(Array(4).fill('payment already used'));
+    expect(answers.filter((a) => a.status === 402).map((a) => a.body.message)).toEqual(
+      Array(4).fill('payment already used'),
+    );
     expect((await ledger.usdcBalance(payTo)) - before).toBe(6000n);
   });
 
@@ -107,7 +122,10 @@ describe('x402 on Solana through every service', () => {
       async () => {
         const required = await challenge('/api/apps/1');
         const payload = await client.createPaymentPayload({ ...required, accepts: [solanaOffer(required)] });
-        return encodePaymentSignatureHeader({ ...payload, accepted: { ...payload.accepted, asset: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB' } });
+        return encodePaymentSignatureHeader({
+          ...payload,
+          accepted: { ...payload.accepted, asset: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB' },
+        });
       },
       /not the USDC this resource accepts/,
     ],
@@ -137,33 +155,48 @@ describe('x402 on Solana through every service', () => {
       'a tampered signature',
       async () => {
         const payload = JSON.parse(Buffer.from(await signedFor('/api/apps/1'), 'base64').toString()) as PaymentPayload;
-        const bytes = new Uint8Array(getBase64Encoder().encode((payload.payload as { transaction: string }).transaction));
+        const bytes = new Uint8Array(
+          getBase64Encoder().encode((payload.payload as { transaction: string }).transaction),
+        );
         bytes[1 + 64 + 10] ^= 0xff; // in the payer's signature (after the count and the fee payer's empty slot)
-        return encodePaymentSignatureHeader({ ...payload, payload: { transaction: Buffer.from(bytes).toString('base64') } });
+        return encodePaymentSignatureHeader({
+          ...payload,
+          payload: { transaction: Buffer.from(bytes).toString('base64') },
+        });
       },
       /settlement failed: invalid_exact_svm_payload_signature_invalid/,
     ],
-  ])('a Solana payment with %s → 402 naming the reason, nothing delivered, nothing paid', async (_name, make, reason) => {
-    const before = await ledger.usdcBalance(payTo);
-    const answer = await send('/api/apps/1', await make());
-    expect(answer.status).toBe(402);
-    expect(answer.body.message).toMatch(reason);
-    expect(answer.body.data).toBeNull();
-    expect(answer.headers.get('payment-required')).toBeTruthy();
-    expect(await ledger.usdcBalance(payTo)).toBe(before);
-  });
+  ])(
+    'a Solana payment with %s → 402 naming the reason, nothing delivered, nothing paid',
+    async (_name, make, reason) => {
+      const before = await ledger.usdcBalance(payTo);
+      const answer = await send('/api/apps/1', await make());
+      expect(answer.status).toBe(402);
+      expect(answer.body.message).toMatch(reason);
+      expect(answer.body.data).toBeNull();
+      expect(answer.headers.get('payment-required')).toBeTruthy();
+      expect(await ledger.usdcBalance(payTo)).toBe(before);
+    },
+  );
 
   it('a USD 1 top-up on Solana creates a key holding exactly 1; a recharge on Solana adds to it', async () => {
     const before = await ledger.usdcBalance(payTo);
     const created = await paidFetch(system.baseUrl + '/api/credits/topup?amount=1', { method: 'POST' });
     expect(created.status).toBe(200);
-    expect(decodePaymentResponseHeader(created.headers.get('payment-response')!)).toMatchObject({ success: true, network: SOLANA });
+    expect(decodePaymentResponseHeader(created.headers.get('payment-response')!)).toMatchObject({
+      success: true,
+      network: SOLANA,
+    });
     const { data } = (await created.json()) as { data: { apiKey: string; balance: string } };
     expect(data.balance).toBe('1.000000');
     expect(await system.balance(data.apiKey)).toBe('1.000000');
 
     const init = { method: 'POST', headers: { authorization: `Bearer ${data.apiKey}` } };
-    const recharged = await send('/api/credits/topup?amount=1', await signedFor('/api/credits/topup?amount=1', init), init);
+    const recharged = await send(
+      '/api/credits/topup?amount=1',
+      await signedFor('/api/credits/topup?amount=1', init),
+      init,
+    );
     expect(recharged.status).toBe(200);
     expect(recharged.body.data).toMatchObject({ balance: '2.000000', credited: '1.000000' });
     expect(await system.balance(data.apiKey)).toBe('2.000000');

@@ -37,27 +37,61 @@ describe('x402 through every service', () => {
   const challenge = (path: string, init?: RequestInit): Promise<PaymentRequired> => system.challenge(path, init);
 
   /** A signed payment for `path`'s challenge, as the header the client would send. */
-  async function signedFor(path: string, init: RequestInit = {}, tamper?: (payload: PaymentPayload) => void): Promise<string> {
+  async function signedFor(
+    path: string,
+    init: RequestInit = {},
+    tamper?: (payload: PaymentPayload) => void,
+  ): Promise<string> {
     const payload = await client.createPaymentPayload(await challenge(path, init));
     tamper?.(payload);
     return encodePaymentSignatureHeader(payload);
   }
 
   const send = async (path: string, signature: string, init: RequestInit = {}) => {
-    const res = await fetch(system.baseUrl + path, { ...init, headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature } });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as { status: number; message: string; data: unknown } };
+    const res = await fetch(system.baseUrl + path, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature },
+    });
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: (await res.json()) as { status: number; message: string; data: unknown },
+    };
   };
 
   it('challenges an unpaid call with the route, price, USDC on Base then Monad and our payTo, then Solana', async () => {
     const required = await challenge('/api/apps?term=chess');
     expect(required).toMatchObject({
       x402Version: 2,
-      resource: { url: `${system.baseUrl}/api/apps?term=chess`, description: 'Search App Store apps by term', mimeType: 'application/json' },
+      resource: {
+        url: `${system.baseUrl}/api/apps?term=chess`,
+        description: 'Search App Store apps by term',
+        mimeType: 'application/json',
+      },
     });
     expect(required.accepts).toEqual([
-      expect.objectContaining({ scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: BASE_USDC, payTo, extra: { name: 'USD Coin', version: '2', paymentFlow: 'upfront' } }),
-      expect.objectContaining({ scheme: 'exact', network: 'eip155:143', amount: '3000', asset: MONAD_USDC, payTo, extra: { name: 'USDC', version: '2', paymentFlow: 'upfront' } }),
-      expect.objectContaining({ scheme: 'exact', network: system.solana!.network, amount: '3000', asset: system.solana!.usdcMint }),
+      expect.objectContaining({
+        scheme: 'exact',
+        network: 'eip155:8453',
+        amount: '3000',
+        asset: BASE_USDC,
+        payTo,
+        extra: { name: 'USD Coin', version: '2', paymentFlow: 'upfront' },
+      }),
+      expect.objectContaining({
+        scheme: 'exact',
+        network: 'eip155:143',
+        amount: '3000',
+        asset: MONAD_USDC,
+        payTo,
+        extra: { name: 'USDC', version: '2', paymentFlow: 'upfront' },
+      }),
+      expect.objectContaining({
+        scheme: 'exact',
+        network: system.solana!.network,
+        amount: '3000',
+        asset: system.solana!.usdcMint,
+      }),
     ]);
   });
 
@@ -72,7 +106,11 @@ describe('x402 through every service', () => {
     const body = (await res.json()) as { data: { results: { trackId: number }[] } };
     expect(body.data.results[0].trackId).toBe(284882215);
     const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
-    expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: system.chain!.accounts.payer.address });
+    expect(receipt).toMatchObject({
+      success: true,
+      network: 'eip155:8453',
+      payer: system.chain!.accounts.payer.address,
+    });
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(res.headers.get('payment-response')!.length).toBeLessThan(1024);
     expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
@@ -95,8 +133,16 @@ describe('x402 through every service', () => {
   });
 
   it.each([
-    ['malformed base64', () => Promise.resolve('%%%not-base64%%%'), /payment-signature is not a base64 JSON x402 payment payload/],
-    ['malformed JSON', () => Promise.resolve(Buffer.from('{"x402Version":').toString('base64')), /payment-signature is not a base64 JSON x402 payment payload/],
+    [
+      'malformed base64',
+      () => Promise.resolve('%%%not-base64%%%'),
+      /payment-signature is not a base64 JSON x402 payment payload/,
+    ],
+    [
+      'malformed JSON',
+      () => Promise.resolve(Buffer.from('{"x402Version":').toString('base64')),
+      /payment-signature is not a base64 JSON x402 payment payload/,
+    ],
     [
       'a wrong network',
       () => signedFor('/api/apps/1', {}, (p) => ((p.accepted as { network: string }).network = 'eip155:1')),
@@ -104,15 +150,29 @@ describe('x402 through every service', () => {
     ],
     [
       'a wrong asset',
-      () => signedFor('/api/apps/1', {}, (p) => ((p.accepted as { asset: string }).asset = '0x0000000000000000000000000000000000000001')),
+      () =>
+        signedFor(
+          '/api/apps/1',
+          {},
+          (p) => ((p.accepted as { asset: string }).asset = '0x0000000000000000000000000000000000000001'),
+        ),
       /not the USDC this resource accepts/,
     ],
     [
       'a wrong payTo',
-      () => signedFor('/api/apps/1', {}, (p) => ((p.accepted as { payTo: string }).payTo = '0x0000000000000000000000000000000000000002')),
+      () =>
+        signedFor(
+          '/api/apps/1',
+          {},
+          (p) => ((p.accepted as { payTo: string }).payTo = '0x0000000000000000000000000000000000000002'),
+        ),
       /not addressed to this service/,
     ],
-    ['too small an amount', () => signedFor('/api/apps/1', {}, (p) => ((p.accepted as { amount: string }).amount = '2999')), /below the price/],
+    [
+      'too small an amount',
+      () => signedFor('/api/apps/1', {}, (p) => ((p.accepted as { amount: string }).amount = '2999')),
+      /below the price/,
+    ],
     [
       'a bad signature',
       () =>
@@ -131,7 +191,11 @@ describe('x402 through every service', () => {
       /payment authorization has expired/,
     ],
     ['a payload bought for another resource', () => signedFor('/api/apps/2'), /payment was made for another resource/],
-    ['a payload bought for a top-up', () => signedFor('/api/credits/topup?amount=1', { method: 'POST' }), /another resource|does not match the price/],
+    [
+      'a payload bought for a top-up',
+      () => signedFor('/api/credits/topup?amount=1', { method: 'POST' }),
+      /another resource|does not match the price/,
+    ],
   ])('%s → 402 naming the reason, nothing delivered, nothing paid', async (_name, make, reason) => {
     const before = await system.chain!.balanceOf(payTo);
     const answer = await send('/api/apps/1', await make());
@@ -146,7 +210,10 @@ describe('x402 through every service', () => {
   async function signedLasting(path: string, seconds: number): Promise<{ header: string; payload: PaymentPayload }> {
     const required = await challenge(path);
     const offered = required.accepts[0];
-    const payload = await client.createPaymentPayload({ ...required, accepts: [{ ...offered, maxTimeoutSeconds: seconds }] });
+    const payload = await client.createPaymentPayload({
+      ...required,
+      accepts: [{ ...offered, maxTimeoutSeconds: seconds }],
+    });
     payload.accepted = offered;
     return { header: encodePaymentSignatureHeader(payload), payload };
   }
@@ -165,11 +232,15 @@ describe('x402 through every service', () => {
   it('an authorization not valid yet, or expired, is refused before any facilitator request', async () => {
     const asked = settleCalls();
     const later = await signedFor('/api/apps/1', {}, (p) => {
-      (p.payload as { authorization: { validAfter: string } }).authorization.validAfter = String(Math.floor(Date.now() / 1000) + 120);
+      (p.payload as { authorization: { validAfter: string } }).authorization.validAfter = String(
+        Math.floor(Date.now() / 1000) + 120,
+      );
     });
     expect((await send('/api/apps/1', later)).body.message).toBe('payment authorization is not valid yet');
     const expired = await signedFor('/api/apps/1', {}, (p) => {
-      (p.payload as { authorization: { validBefore: string } }).authorization.validBefore = String(Math.floor(Date.now() / 1000) - 1);
+      (p.payload as { authorization: { validBefore: string } }).authorization.validBefore = String(
+        Math.floor(Date.now() / 1000) - 1,
+      );
     });
     expect((await send('/api/apps/1', expired)).body.message).toBe('payment authorization has expired');
     expect(settleCalls()).toBe(asked);
@@ -182,7 +253,9 @@ describe('x402 through every service', () => {
     const redis = new Redis(system.redis.url);
     try {
       // Payments runs with one shard here (LEDGER_STREAM_SHARDS unset on one Redis).
-      const ttl = await redis.pttl(new X402Keyspace(1).lockOf(`eip155:8453:${from.toLowerCase()}:${nonce.toLowerCase()}`));
+      const ttl = await redis.pttl(
+        new X402Keyspace(1).lockOf(`eip155:8453:${from.toLowerCase()}:${nonce.toLowerCase()}`),
+      );
       // validBefore is 60 s away; with the 30 s slack the lock ends within 90 s, well before the 330 s a full-length one gets.
       expect(ttl).toBeGreaterThan(60_000);
       expect(ttl).toBeLessThanOrEqual(90_000);
@@ -195,7 +268,9 @@ describe('x402 through every service', () => {
   it('a 0.003 payment cannot buy a top-up', async () => {
     const callPayment = await client.createPaymentPayload(await challenge('/api/apps/1'));
     (callPayment as { resource?: unknown }).resource = undefined;
-    const answer = await send('/api/credits/topup?amount=1', encodePaymentSignatureHeader(callPayment), { method: 'POST' });
+    const answer = await send('/api/credits/topup?amount=1', encodePaymentSignatureHeader(callPayment), {
+      method: 'POST',
+    });
     expect(answer.status).toBe(402);
     expect(answer.body.message).toMatch(/below the price \(1000000 required\)/);
   });
@@ -226,7 +301,11 @@ describe('x402 through every service', () => {
     await system.revoke(created.id);
     const before = await system.chain!.balanceOf(payTo);
     const init = { method: 'POST', headers: { authorization: `Bearer ${created.key}` } };
-    const answer = await send('/api/credits/topup?amount=1', await signedFor('/api/credits/topup?amount=1', init), init);
+    const answer = await send(
+      '/api/credits/topup?amount=1',
+      await signedFor('/api/credits/topup?amount=1', init),
+      init,
+    );
     expect(answer.status).toBe(401);
     expect(await system.chain!.balanceOf(payTo)).toBe(before);
   });

@@ -60,10 +60,16 @@ export class CdpJwtVerifier {
     const known = this.keys.get(kid);
     if (!known) throw new Error('unknown key id (kid)');
     if (header.typ !== 'JWT') throw new Error('typ must be JWT');
-    if (typeof header.nonce !== 'string' || !/^[0-9a-f]{32}$/.test(header.nonce)) throw new Error('nonce missing from the header');
+    if (typeof header.nonce !== 'string' || !/^[0-9a-f]{32}$/.test(header.nonce))
+      throw new Error('nonce missing from the header');
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, known.key, { algorithms: [known.algorithm], issuer: 'cdp', subject: kid, requiredClaims: ['nbf', 'exp', 'uris'] }));
+      ({ payload } = await jwtVerify(token, known.key, {
+        algorithms: [known.algorithm],
+        issuer: 'cdp',
+        subject: kid,
+        requiredClaims: ['nbf', 'exp', 'uris'],
+      }));
     } catch (error) {
       const reason =
         error instanceof joseErrors.JWTExpired
@@ -76,10 +82,12 @@ export class CdpJwtVerifier {
       throw new Error(reason, { cause: error });
     }
     const { nbf = 0, exp = 0 } = payload;
-    if (exp - nbf > CDP_JWT_MAX_LIFETIME_SECONDS) throw new Error(`token lives longer than ${CDP_JWT_MAX_LIFETIME_SECONDS} s`);
+    if (exp - nbf > CDP_JWT_MAX_LIFETIME_SECONDS)
+      throw new Error(`token lives longer than ${CDP_JWT_MAX_LIFETIME_SECONDS} s`);
     const expected = `${method.toUpperCase()} ${this.host}${this.basePath}${path}`;
     const uris = payload.uris;
-    if (!Array.isArray(uris) || uris.length !== 1 || uris[0] !== expected) throw new Error(`uris must be ["${expected}"]`);
+    if (!Array.isArray(uris) || uris.length !== 1 || uris[0] !== expected)
+      throw new Error(`uris must be ["${expected}"]`);
     this.forgetExpiredNonces();
     if (this.seenNonces.has(header.nonce)) throw new Error('nonce already used');
     this.seenNonces.set(header.nonce, exp);

@@ -25,9 +25,14 @@ describe('readFacilitatorConfig', () => {
   it('settles Solana through the configured RPC and fee payer, or not at all with "none"', () => {
     expect(readFacilitatorConfig({ FACILITATOR_SOLANA_RPC_URL: 'none' }).solana).toBeUndefined();
     expect(
-      readFacilitatorConfig({ FACILITATOR_SOLANA_RPC_URL: 'http://ledger:8899/', FACILITATOR_SOLANA_SECRET_KEY: DEFAULT_SOLANA_FEE_PAYER_SECRET_KEY }).solana,
+      readFacilitatorConfig({
+        FACILITATOR_SOLANA_RPC_URL: 'http://ledger:8899/',
+        FACILITATOR_SOLANA_SECRET_KEY: DEFAULT_SOLANA_FEE_PAYER_SECRET_KEY,
+      }).solana,
     ).toEqual({ rpcUrl: 'http://ledger:8899', secretKey: DEFAULT_SOLANA_FEE_PAYER_SECRET_KEY });
-    expect(() => readFacilitatorConfig({ FACILITATOR_SOLANA_RPC_URL: 'ledger', FACILITATOR_SOLANA_SECRET_KEY: '0x12' })).toThrow(
+    expect(() =>
+      readFacilitatorConfig({ FACILITATOR_SOLANA_RPC_URL: 'ledger', FACILITATOR_SOLANA_SECRET_KEY: '0x12' }),
+    ).toThrow(
       /FACILITATOR_SOLANA_RPC_URL must be an http\(s\) URL or "none"[\s\S]*FACILITATOR_SOLANA_SECRET_KEY must be a 64-byte secret key/,
     );
   });
@@ -47,9 +52,13 @@ describe('readFacilitatorConfig', () => {
 
   it('checks CDP JWTs when given a CDP API key, and refuses half a key or a malformed secret', () => {
     const secret = Buffer.alloc(64, 7).toString('base64');
-    expect(readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid', FACILITATOR_CDP_API_KEY_SECRET: secret }).cdpKeys).toEqual([{ id: 'kid', secret }]);
+    expect(
+      readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid', FACILITATOR_CDP_API_KEY_SECRET: secret }).cdpKeys,
+    ).toEqual([{ id: 'kid', secret }]);
     expect(() => readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid' })).toThrow(/go together/);
-    expect(() => readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid', FACILITATOR_CDP_API_KEY_SECRET: 'short' })).toThrow(/base64 Ed25519 key or a PEM EC key/);
+    expect(() =>
+      readFacilitatorConfig({ FACILITATOR_CDP_API_KEY_ID: 'kid', FACILITATOR_CDP_API_KEY_SECRET: 'short' }),
+    ).toThrow(/base64 Ed25519 key or a PEM EC key/);
   });
 
   it('reports every bad setting at once', () => {

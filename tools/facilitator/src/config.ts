@@ -11,7 +11,9 @@ import type { FacilitatorSolana } from './solana.js';
 import type { FacilitatorNetwork } from './x402-facilitator.js';
 import { type CdpApiKey, cdpPublicKey } from './cdp-auth.js';
 
-export type FacilitatorConfig = Required<Omit<DevFacilitatorOptions, 'authToken' | 'networks' | 'cdpKeys' | 'solana'>> & {
+export type FacilitatorConfig = Required<
+  Omit<DevFacilitatorOptions, 'authToken' | 'networks' | 'cdpKeys' | 'solana'>
+> & {
   networks: FacilitatorNetwork[];
   authToken?: string;
   /** FACILITATOR_CDP_API_KEY_ID and _SECRET: requests must carry CDP JWTs signed by that key. */
@@ -26,7 +28,9 @@ export const DEFAULT_SOLANA_RPC_URL = 'http://127.0.0.1:8899';
  * The networks the facilitator settles on by default: every local EVM chain of `npm start`, each at
  * its own port (`eip155:8453=http://127.0.0.1:8545,eip155:143=http://127.0.0.1:8546,…`).
  */
-export const DEFAULT_FACILITATOR_NETWORKS = LOCAL_EVM_NETWORKS.map((n) => `eip155:${n.chainId}=http://127.0.0.1:${n.port}`).join(',');
+export const DEFAULT_FACILITATOR_NETWORKS = LOCAL_EVM_NETWORKS.map(
+  (n) => `eip155:${n.chainId}=http://127.0.0.1:${n.port}`,
+).join(',');
 
 /**
  * FACILITATOR_NETWORKS is a comma-separated list of CAIP-2 EVM networks; an entry may name its own
@@ -36,7 +40,11 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
   return readConfig((e) => {
     const rpcUrl = e.url('FACILITATOR_RPC_URL', 'http://127.0.0.1:8545');
     const networks: FacilitatorNetwork[] = [];
-    for (const entry of e.string('FACILITATOR_NETWORKS', DEFAULT_FACILITATOR_NETWORKS).split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of e
+      .string('FACILITATOR_NETWORKS', DEFAULT_FACILITATOR_NETWORKS)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const [network = '', ownRpcUrl] = entry.split('=', 2).map((s) => s.trim());
       if (!/^eip155:[1-9]\d*$/.test(network)) {
         e.fail(`FACILITATOR_NETWORKS has ${JSON.stringify(network)}, expected eip155:<chain id>`);
@@ -54,7 +62,8 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
     if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) e.fail('FACILITATOR_PRIVATE_KEY must be 0x followed by 64 hex digits');
     const cdpKeyId = e.optionalString('FACILITATOR_CDP_API_KEY_ID');
     const cdpKeySecret = e.optionalString('FACILITATOR_CDP_API_KEY_SECRET');
-    if ((cdpKeyId === undefined) !== (cdpKeySecret === undefined)) e.fail('FACILITATOR_CDP_API_KEY_ID and FACILITATOR_CDP_API_KEY_SECRET go together');
+    if ((cdpKeyId === undefined) !== (cdpKeySecret === undefined))
+      e.fail('FACILITATOR_CDP_API_KEY_ID and FACILITATOR_CDP_API_KEY_SECRET go together');
     if (cdpKeySecret !== undefined) {
       try {
         cdpPublicKey(cdpKeySecret);
@@ -71,7 +80,10 @@ export function readFacilitatorConfig(env: Record<string, string | undefined> = 
     if (solanaSecretKey !== undefined && !/^[1-9A-HJ-NP-Za-km-z]{86,88}$/.test(solanaSecretKey)) {
       e.fail('FACILITATOR_SOLANA_SECRET_KEY must be a 64-byte secret key in base58');
     }
-    const solana = solanaRpcUrl === 'none' ? undefined : { rpcUrl: solanaRpcUrl.replace(/\/+$/, ''), ...(solanaSecretKey ? { secretKey: solanaSecretKey } : {}) };
+    const solana =
+      solanaRpcUrl === 'none'
+        ? undefined
+        : { rpcUrl: solanaRpcUrl.replace(/\/+$/, ''), ...(solanaSecretKey ? { secretKey: solanaSecretKey } : {}) };
     return {
       ...(cdpKeyId && cdpKeySecret ? { cdpKeys: [{ id: cdpKeyId, secret: cdpKeySecret }] } : {}),
       host: e.string('FACILITATOR_HOST', '127.0.0.1'),

@@ -1,9 +1,19 @@
 import type { X402NetworkName } from '@appcat/contracts';
-import { DEV_ACCOUNTS, freePorts, LOCAL_EVM_NETWORKS, type LocalChain, type LocalChains, startLocalChains } from '@appcat/local-chain';
+import {
+  DEV_ACCOUNTS,
+  freePorts,
+  LOCAL_EVM_NETWORKS,
+  type LocalChain,
+  type LocalChains,
+  startLocalChains,
+} from '@appcat/local-chain';
 import { type SolanaLedger, startSolanaLedger } from '@appcat/solana-ledger';
 import { type DevFacilitator, type DevFacilitatorOptions, startDevFacilitator } from './server.js';
 
-export interface LocalPaymentStackOptions extends Pick<DevFacilitatorOptions, 'authToken' | 'cdpKeys' | 'receiptTimeoutMs'> {
+export interface LocalPaymentStackOptions extends Pick<
+  DevFacilitatorOptions,
+  'authToken' | 'cdpKeys' | 'receiptTimeoutMs'
+> {
   /** Which networks get a chain or ledger (and the facilitator's scheme); default every one of the table. */
   networks?: readonly X402NetworkName[];
 }

@@ -5,7 +5,9 @@ const config = readFacilitatorConfig();
 const facilitator = await startDevFacilitator(config);
 const networks = [
   ...facilitator.networks.map((n) => `${n.network} via ${n.rpcUrl}`),
-  ...(facilitator.solana ? [`${facilitator.solana.network} via ${facilitator.solana.rpcUrl} (fee payer ${facilitator.solana.feePayer})`] : []),
+  ...(facilitator.solana
+    ? [`${facilitator.solana.network} via ${facilitator.solana.rpcUrl} (fee payer ${facilitator.solana.feePayer})`]
+    : []),
 ].join(', ');
 process.stdout.write(
   `dev facilitator on ${facilitator.url} (settles from ${facilitator.address}; ${networks}` +

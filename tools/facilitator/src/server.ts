@@ -9,7 +9,8 @@ import { type FacilitatorSolana, registerSolana } from './solana.js';
 import { type FacilitatorNetwork, createX402Facilitator } from './x402-facilitator.js';
 
 /** anvil's published account #1 (see @appcat/local-chain's DEV_ACCOUNTS.facilitator): local chains only. */
-export const DEFAULT_FACILITATOR_PRIVATE_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+export const DEFAULT_FACILITATOR_PRIVATE_KEY: Hex =
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 export const DEFAULT_FACILITATOR_PORT = 4020;
 export const DEFAULT_RECEIPT_TIMEOUT_MS = 30_000;
 
@@ -92,7 +93,10 @@ type ParsedRequest =
 
 /** Checks the body against x402 v2's schemas, then hands on the objects as sent (nothing stripped). */
 function parseRequest(body: unknown): ParsedRequest {
-  const { paymentPayload, paymentRequirements } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const { paymentPayload, paymentRequirements } = (typeof body === 'object' && body !== null ? body : {}) as Record<
+    string,
+    unknown
+  >;
   const checks = [
     ['paymentPayload', PaymentPayloadV2Schema.safeParse(paymentPayload)],
     ['paymentRequirements', PaymentRequirementsV2Schema.safeParse(paymentRequirements)],
@@ -133,7 +137,9 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     networks,
     receiptTimeoutMs: options.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS,
   });
-  const solana = options.solana ? { ...(await registerSolana(facilitator, options.solana)), rpcUrl: options.solana.rpcUrl } : undefined;
+  const solana = options.solana
+    ? { ...(await registerSolana(facilitator, options.solana)), rpcUrl: options.solana.rpcUrl }
+    : undefined;
   const supported = facilitator.getSupported();
   const supports = (p: PaymentPayload, r: PaymentRequirements) =>
     supported.kinds.some((k) => k.x402Version === p.x402Version && k.scheme === r.scheme && k.network === r.network);
@@ -184,7 +190,11 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
     await delay();
     const parsed = parseRequest(request.body);
     if (!parsed.ok) {
-      const verdict: VerifyResponse = { isValid: false, invalidReason: 'invalid_payload', invalidMessage: parsed.message };
+      const verdict: VerifyResponse = {
+        isValid: false,
+        invalidReason: 'invalid_payload',
+        invalidMessage: parsed.message,
+      };
       return reply.code(400).send(verdict);
     }
     const { paymentPayload, paymentRequirements } = parsed;
@@ -234,7 +244,9 @@ export async function startDevFacilitator(options: DevFacilitatorOptions): Promi
       const result = await facilitator.settle(paymentPayload, paymentRequirements);
       if (result.success) stats.settleSucceeded += 1;
       // viem's revert messages run to kilobytes; the reason code carries the meaning.
-      return result.errorMessage ? { ...result, errorMessage: result.errorMessage.slice(0, MAX_ERROR_MESSAGE) } : result;
+      return result.errorMessage
+        ? { ...result, errorMessage: result.errorMessage.slice(0, MAX_ERROR_MESSAGE) }
+        : result;
     } catch (error) {
       return reply.code(500).send({ error: errorMessage(error) });
     }

@@ -25,10 +25,16 @@ export interface FacilitatorSolana {
  * payer-signed transfer and pays its fee; `/supported` then names it as the network's `feePayer`.
  * (registerExactSvmScheme would also register v1 on every Solana cluster over this one RPC.)
  */
-export async function registerSolana(facilitator: x402Facilitator, solana: FacilitatorSolana): Promise<{ network: string; feePayer: string }> {
+export async function registerSolana(
+  facilitator: x402Facilitator,
+  solana: FacilitatorSolana,
+): Promise<{ network: string; feePayer: string }> {
   const secretKey = new Uint8Array(getBase58Encoder().encode(solana.secretKey ?? DEFAULT_SOLANA_FEE_PAYER_SECRET_KEY));
   const feePayer = await createKeyPairSignerFromBytes(secretKey);
   const network = solana.network ?? SOLANA_MAINNET_NETWORK;
-  facilitator.register(network as `${string}:${string}`, new ExactSvmScheme(toFacilitatorSvmSigner(feePayer, { defaultRpcUrl: solana.rpcUrl })));
+  facilitator.register(
+    network as `${string}:${string}`,
+    new ExactSvmScheme(toFacilitatorSvmSigner(feePayer, { defaultRpcUrl: solana.rpcUrl })),
+  );
   return { network, feePayer: feePayer.address };
 }

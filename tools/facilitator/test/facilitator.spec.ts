@@ -25,7 +25,12 @@ describe('dev facilitator over a local Base chain', () => {
   let requirements: PaymentRequirements;
   let payer: x402Client;
 
-  const post = async (path: '/verify' | '/settle', paymentPayload: unknown, paymentRequirements: unknown, headers = {}) => {
+  const post = async (
+    path: '/verify' | '/settle',
+    paymentPayload: unknown,
+    paymentRequirements: unknown,
+    headers = {},
+  ) => {
     const response = await fetch(`${facilitator.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
@@ -112,7 +117,11 @@ describe('dev facilitator over a local Base chain', () => {
     // The same payload a second time: its nonce is spent on chain.
     const replay = await post('/settle', payload, requirements);
     expect(replay.status).toBe(200);
-    expect(replay.body).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '' });
+    expect(replay.body).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_nonce_already_used',
+      transaction: '',
+    });
     expect(await chain.balanceOf(payTo.address)).toBe(usdcBefore + 3000n);
     const reverify = await post('/verify', payload, requirements);
     expect(reverify.body).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' });
@@ -120,16 +129,26 @@ describe('dev facilitator over a local Base chain', () => {
 
   it('refuses a payload whose amount was changed after signing', async () => {
     const payload = await pay();
-    const tampered = { ...payload, payload: { ...payload.payload, authorization: { ...payload.payload.authorization, value: '1' } } };
+    const tampered = {
+      ...payload,
+      payload: { ...payload.payload, authorization: { ...payload.payload.authorization, value: '1' } },
+    };
     const cheaper = { ...requirements, amount: '1' };
     const verdict = await post('/verify', { ...tampered, accepted: cheaper }, cheaper);
-    expect(verdict.body).toEqual({ isValid: false, invalidReason: 'invalid_exact_evm_signature', payer: chain.accounts.payer.address });
+    expect(verdict.body).toEqual({
+      isValid: false,
+      invalidReason: 'invalid_exact_evm_signature',
+      payer: chain.accounts.payer.address,
+    });
   });
 
   it('refuses a payment for less than the requirements ask', async () => {
     const cheap = await pay({ ...requirements, amount: '2999' });
     const verdict = await post('/verify', { ...cheap, accepted: requirements }, requirements);
-    expect(verdict.body).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_value_mismatch' });
+    expect(verdict.body).toMatchObject({
+      isValid: false,
+      invalidReason: 'invalid_exact_evm_payload_authorization_value_mismatch',
+    });
   });
 
   it('refuses a payment to another receiver than payTo', async () => {
@@ -138,7 +157,11 @@ describe('dev facilitator over a local Base chain', () => {
     expect(verdict.body).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_recipient_mismatch' });
     const before = await chain.balanceOf(chain.accounts.minter.address);
     const settled = await post('/settle', { ...elsewhere, accepted: requirements }, requirements);
-    expect(settled.body).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_recipient_mismatch', transaction: '' });
+    expect(settled.body).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_recipient_mismatch',
+      transaction: '',
+    });
     expect(await chain.balanceOf(chain.accounts.minter.address)).toBe(before);
   });
 
@@ -146,23 +169,38 @@ describe('dev facilitator over a local Base chain', () => {
     const payload = await pay();
     const { signature } = payload.payload;
     const flipped = `${signature.slice(0, 10)}${signature[10] === '0' ? '1' : '0'}${signature.slice(11)}`;
-    const verdict = await post('/verify', { ...payload, payload: { ...payload.payload, signature: flipped } }, requirements);
+    const verdict = await post(
+      '/verify',
+      { ...payload, payload: { ...payload.payload, signature: flipped } },
+      requirements,
+    );
     expect(verdict.body).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_signature' });
   });
 
   it('refuses a payer without enough USDC, with the cause', async () => {
     const broke = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) });
-    const payload = await broke.createPaymentPayload({ x402Version: 2, resource: { url: 'http://127.0.0.1/x' }, accepts: [requirements] });
+    const payload = await broke.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: 'http://127.0.0.1/x' },
+      accepts: [requirements],
+    });
     const verdict = await post('/verify', payload, requirements);
     expect(verdict.body).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance' });
   });
 
   it('answers a network it does not settle on with unsupported_scheme', async () => {
-    const monad = { ...requirements, network: 'eip155:143' as const, asset: '0x754704Bc059F8C67012fEd69BC8A327a5aafb603' };
+    const monad = {
+      ...requirements,
+      network: 'eip155:143' as const,
+      asset: '0x754704Bc059F8C67012fEd69BC8A327a5aafb603',
+    };
     const verify = await post('/verify', await pay(monad), monad);
     expect(verify).toMatchObject({ status: 200, body: { isValid: false, invalidReason: 'unsupported_scheme' } });
     const settle = await post('/settle', await pay(monad), monad);
-    expect(settle).toMatchObject({ status: 200, body: { success: false, errorReason: 'unsupported_scheme', network: 'eip155:143' } });
+    expect(settle).toMatchObject({
+      status: 200,
+      body: { success: false, errorReason: 'unsupported_scheme', network: 'eip155:143' },
+    });
   });
 
   it('answers a malformed body with 400 invalid_payload', async () => {
@@ -172,7 +210,12 @@ describe('dev facilitator over a local Base chain', () => {
     expect(verify.body.invalidMessage).toContain('paymentPayload.');
     const settle = await post('/settle', await pay(), { ...requirements, amount: undefined });
     expect(settle.status).toBe(400);
-    expect(settle.body).toMatchObject({ success: false, errorReason: 'invalid_payload', transaction: '', network: 'eip155:8453' });
+    expect(settle.body).toMatchObject({
+      success: false,
+      errorReason: 'invalid_payload',
+      transaction: '',
+      network: 'eip155:8453',
+    });
     expect(settle.body.errorMessage).toContain('paymentRequirements.amount');
   });
 
@@ -261,7 +304,9 @@ describe('dev facilitator with a bearer token', () => {
 
   it('refuses requests without the token or with another one', async () => {
     expect((await fetch(`${facilitator.url}/supported`)).status).toBe(401);
-    expect((await fetch(`${facilitator.url}/supported`, { headers: { authorization: 'Bearer s3cre' } })).status).toBe(401);
+    expect((await fetch(`${facilitator.url}/supported`, { headers: { authorization: 'Bearer s3cre' } })).status).toBe(
+      401,
+    );
     expect((await fetch(`${facilitator.url}/verify`, { method: 'POST', body: '{}' })).status).toBe(401);
     expect(facilitator.stats().refusedUnauthorized).toBe(3);
     // Health checks carry no credentials.
@@ -286,8 +331,14 @@ describe('dev facilitator with a bearer token', () => {
       maxTimeoutSeconds: 60,
       extra: { name: 'USD Coin', version: '2' },
     };
-    const payer = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(chain.accounts.payer.privateKey) });
-    const payload = await payer.createPaymentPayload({ x402Version: 2, resource: { url: 'http://127.0.0.1/x' }, accepts: [requirements] });
+    const payer = registerExactEvmScheme(new x402Client(), {
+      signer: privateKeyToAccount(chain.accounts.payer.privateKey),
+    });
+    const payload = await payer.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: 'http://127.0.0.1/x' },
+      accepts: [requirements],
+    });
     expect(await client.settle(payload, requirements)).toMatchObject({ success: true });
     expect(await chain.balanceOf(chain.accounts.payTo.address)).toBe(3000n);
   });

@@ -38,7 +38,12 @@ async function answersJsonRpc(rpcUrl: string): Promise<boolean> {
  * timed-out beforeAll, say) must not keep the runner alive, and anvil is killed when this process
  * exits. A long-running owner (the CLI) keeps itself alive.
  */
-export async function spawnAnvil(host: string, port: number, chainId: number, startTimeoutMs = 15_000): Promise<AnvilProcess> {
+export async function spawnAnvil(
+  host: string,
+  port: number,
+  chainId: number,
+  startTimeoutMs = 15_000,
+): Promise<AnvilProcess> {
   const binary = resolveAnvilBinary();
   const child = spawn(binary, ['--host', host, '--port', String(port), '--chain-id', String(chainId), '--quiet'], {
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -74,7 +79,9 @@ export async function spawnAnvil(host: string, port: number, chainId: number, st
     }
     if (exit) {
       process.off('exit', killOnExit);
-      throw new Error(`anvil exited (code ${exit.code}, signal ${exit.signal}) before answering on ${rpcUrl}: ${stderr.trim()}`);
+      throw new Error(
+        `anvil exited (code ${exit.code}, signal ${exit.signal}) before answering on ${rpcUrl}: ${stderr.trim()}`,
+      );
     }
     if (await answersJsonRpc(rpcUrl)) break;
     if (Date.now() > deadline) {

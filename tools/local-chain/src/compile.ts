@@ -38,7 +38,10 @@ const contractsDir = new URL('../contracts/', import.meta.url);
  */
 export function compileContracts(): Record<ContractName, ContractArtifact> {
   const sources = Object.fromEntries(
-    CONTRACT_NAMES.map((name) => [`${name}.sol`, { content: readFileSync(new URL(`${name}.sol`, contractsDir), 'utf8') }]),
+    CONTRACT_NAMES.map((name) => [
+      `${name}.sol`,
+      { content: readFileSync(new URL(`${name}.sol`, contractsDir), 'utf8') },
+    ]),
   );
   const input = {
     language: 'Solidity',

@@ -21,7 +21,9 @@ export function readLocalChainConfig(env: Record<string, string | undefined> = p
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean) as X402NetworkName[];
-    for (const name of networks) if (!known.includes(name)) e.fail(`LOCAL_CHAIN_NETWORKS has ${JSON.stringify(name)}, expected some of ${known.join(', ')}`);
+    for (const name of networks)
+      if (!known.includes(name))
+        e.fail(`LOCAL_CHAIN_NETWORKS has ${JSON.stringify(name)}, expected some of ${known.join(', ')}`);
     if (networks.length === 0) e.fail('LOCAL_CHAIN_NETWORKS names no network');
     const ports: Partial<Record<X402NetworkName, number>> = {};
     for (const n of LOCAL_EVM_NETWORKS) {

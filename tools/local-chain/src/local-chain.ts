@@ -100,7 +100,12 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     });
 
     const balanceOf = (address: `0x${string}`) =>
-      publicClient.readContract({ address: usdc.address, abi: testUsdcAbi, functionName: 'balanceOf', args: [address] });
+      publicClient.readContract({
+        address: usdc.address,
+        abi: testUsdcAbi,
+        functionName: 'balanceOf',
+        args: [address],
+      });
     // Mints leave one at a time, each taking the minter's pending nonce from this chain. (viem's
     // nonceManager would carry nonces over from another chain with the same id in this process.)
     let minting: Promise<unknown> = Promise.resolve();

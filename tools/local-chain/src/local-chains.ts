@@ -11,7 +11,12 @@ export interface LocalEvmNetwork {
   port: number;
 }
 
-const DEFAULT_PORTS: Partial<Record<X402NetworkName, number>> = { base: 8545, monad: 8546, polygon: 8547, arbitrum: 8548 };
+const DEFAULT_PORTS: Partial<Record<X402NetworkName, number>> = {
+  base: 8545,
+  monad: 8546,
+  polygon: 8547,
+  arbitrum: 8548,
+};
 
 /**
  * The local EVM chains, one anvil per EVM network of the table with that network's chain id, in
@@ -49,7 +54,12 @@ export async function startLocalChains(options: LocalChainsOptions = {}): Promis
   const wanted = LOCAL_EVM_NETWORKS.filter((n) => !options.networks || options.networks.includes(n.name));
   const started = await Promise.allSettled(
     wanted.map((n) =>
-      startLocalChain({ host: options.host, port: options.ports?.[n.name] ?? n.port, chainId: n.chainId, payerFunding: options.payerFunding }),
+      startLocalChain({
+        host: options.host,
+        port: options.ports?.[n.name] ?? n.port,
+        chainId: n.chainId,
+        payerFunding: options.payerFunding,
+      }),
     ),
   );
   const chains = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));

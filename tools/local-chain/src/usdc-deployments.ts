@@ -14,7 +14,10 @@ export interface UsdcDeployment {
  */
 export const USDC_BY_CHAIN_ID: Readonly<Record<number, UsdcDeployment>> = {
   ...Object.fromEntries(
-    X402_EVM_NETWORKS.map((n) => [n.chainId, { address: n.asset as `0x${string}`, name: n.assetName ?? '', version: n.assetVersion ?? '' }]),
+    X402_EVM_NETWORKS.map((n) => [
+      n.chainId,
+      { address: n.asset as `0x${string}`, name: n.assetName ?? '', version: n.assetVersion ?? '' },
+    ]),
   ),
   84532: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2' },
 };

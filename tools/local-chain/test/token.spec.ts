@@ -174,7 +174,9 @@ describe('TestUSDC on a local Base chain', () => {
     await expect(simulate(auth, await sign(auth, chain.accounts.payTo.privateKey))).rejects.toThrow(
       'FiatTokenV2: invalid signature',
     );
-    await expect(simulate(auth, await sign(auth, generatePrivateKey()))).rejects.toThrow('FiatTokenV2: invalid signature');
+    await expect(simulate(auth, await sign(auth, generatePrivateKey()))).rejects.toThrow(
+      'FiatTokenV2: invalid signature',
+    );
   });
 
   it('rejects a signature over other terms (tampered value)', async () => {
@@ -202,8 +204,16 @@ describe('TestUSDC on a local Base chain', () => {
         .map((item) => toFunctionSignature(item as AbiFunction))
         .sort();
     expect(signatures(testUsdcAbi)).toEqual(signatures(compiled));
-    expect(testUsdcAbi.filter((i) => i.type === 'event').map((e) => e.name).sort()).toEqual(
-      compiled.filter((i) => i.type === 'event').map((e) => (e as unknown as { name: string }).name).sort(),
+    expect(
+      testUsdcAbi
+        .filter((i) => i.type === 'event')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(
+      compiled
+        .filter((i) => i.type === 'event')
+        .map((e) => (e as unknown as { name: string }).name)
+        .sort(),
     );
   });
 });

@@ -40,7 +40,8 @@ function config(params: unknown[], index: number): Record<string, unknown> {
 
 function addressParam(params: unknown[], index: number): Address {
   const value = params[index];
-  if (typeof value !== 'string' || !isAddress(value)) throw new RpcError(-32602, `Invalid param: ${String(value)} is not an address`);
+  if (typeof value !== 'string' || !isAddress(value))
+    throw new RpcError(-32602, `Invalid param: ${String(value)} is not an address`);
   return value;
 }
 
@@ -89,7 +90,13 @@ function parsedTokenData(ledger: Ledger, account: EncodedAccount): unknown {
       space: 165n,
       parsed: {
         type: 'account',
-        info: { mint: token.mint, owner: token.owner, isNative: false, state: 'initialized', tokenAmount: uiAmount(token.amount, decimals) },
+        info: {
+          mint: token.mint,
+          owner: token.owner,
+          isNative: false,
+          state: 'initialized',
+          tokenAmount: uiAmount(token.amount, decimals),
+        },
       },
     };
   }
@@ -123,8 +130,12 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   getSlot: (ledger) => ledger.slot,
   getBlockHeight: (ledger) => ledger.slot,
   getLatestBlockhash: (ledger) => ({ context: context(ledger), value: ledger.latestBlockhash }),
-  isBlockhashValid: (ledger, params) => ({ context: context(ledger), value: ledger.isBlockhashValid(String(params[0])) }),
-  getMinimumBalanceForRentExemption: (ledger, params) => ledger.minimumBalanceForRentExemption(BigInt(Number(params[0] ?? 0))),
+  isBlockhashValid: (ledger, params) => ({
+    context: context(ledger),
+    value: ledger.isBlockhashValid(String(params[0])),
+  }),
+  getMinimumBalanceForRentExemption: (ledger, params) =>
+    ledger.minimumBalanceForRentExemption(BigInt(Number(params[0] ?? 0))),
   getBalance: (ledger, params) => ({
     context: context(ledger),
     value: ledger.getAccount(addressParam(params, 0))?.lamports ?? 0n,
@@ -143,7 +154,9 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
   getTokenAccountBalance: (ledger, params) => {
     const account = ledger.getAccount(addressParam(params, 0));
-    const parsed = account ? (parsedTokenData(ledger, account) as { parsed?: { type: string; info: { tokenAmount: unknown } } }) : undefined;
+    const parsed = account
+      ? (parsedTokenData(ledger, account) as { parsed?: { type: string; info: { tokenAmount: unknown } } })
+      : undefined;
     if (parsed?.parsed?.type !== 'account') throw new RpcError(-32602, 'Invalid param: could not find account');
     return { context: context(ledger), value: parsed.parsed.info.tokenAmount };
   },
@@ -152,7 +165,10 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     const message = fromBase64(String(params[0]));
     const compiled = getCompiledTransactionMessageDecoder().decode(message);
     const valid = ledger.isBlockhashValid(compiled.lifetimeToken);
-    return { context: context(ledger), value: valid ? BigInt(compiled.header.numSignerAccounts) * LAMPORTS_PER_SIGNATURE : null };
+    return {
+      context: context(ledger),
+      value: valid ? BigInt(compiled.header.numSignerAccounts) * LAMPORTS_PER_SIGNATURE : null,
+    };
   },
   simulateTransaction: (ledger, params) => {
     const options = config(params, 1);

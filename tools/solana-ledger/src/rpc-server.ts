@@ -31,9 +31,17 @@ function answer(ledger: Ledger, request: RpcRequest): unknown {
     return { jsonrpc: '2.0', id, result: method(ledger, Array.isArray(request.params) ? request.params : []) };
   } catch (error) {
     if (error instanceof RpcError) {
-      return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } };
+      return {
+        jsonrpc: '2.0',
+        id,
+        error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) },
+      };
     }
-    return { jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` } };
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32603, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` },
+    };
   }
 }
 
@@ -49,7 +57,11 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
 }
 
 /** Browsers may call it (the /topup page reads a blockhash), as they may a public RPC node. */
-const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'content-type' };
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'content-type',
+};
 
 function reply(response: ServerResponse, status: number, body: string): void {
   response.writeHead(status, { 'content-type': 'application/json', ...CORS }).end(body);
@@ -71,7 +83,11 @@ export async function startRpcServer(ledger: Ledger, host: string, port: number)
       try {
         parsed = JSON.parse(body);
       } catch {
-        return reply(response, 200, stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
+        return reply(
+          response,
+          200,
+          stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }),
+        );
       }
       const result = Array.isArray(parsed)
         ? parsed.map((entry) => answer(ledger, entry as RpcRequest))

@@ -38,7 +38,11 @@ export interface SolanaLedger {
 export async function startSolanaLedger(options: SolanaLedgerOptions = {}): Promise<SolanaLedger> {
   const ledger = await Ledger.create(options);
   try {
-    const server = await startRpcServer(ledger, options.host ?? '127.0.0.1', options.port ?? DEFAULT_SOLANA_LEDGER_PORT);
+    const server = await startRpcServer(
+      ledger,
+      options.host ?? '127.0.0.1',
+      options.port ?? DEFAULT_SOLANA_LEDGER_PORT,
+    );
     return {
       url: server.url,
       network: SOLANA_MAINNET_NETWORK,

@@ -15,7 +15,8 @@ import {
 import { SOLANA_DEV_ACCOUNTS, type SolanaLedger, startSolanaLedger } from '../src/index.js';
 
 const PRICE = 3000n;
-const keyPair = (secretKey: string) => createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(secretKey)));
+const keyPair = (secretKey: string) =>
+  createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(secretKey)));
 
 describe('local Solana ledger', () => {
   let ledger: SolanaLedger;
@@ -55,7 +56,9 @@ describe('local Solana ledger', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    }).then((r) => r.json() as Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }>);
+    }).then(
+      (r) => r.json() as Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }>,
+    );
 
   it('starts with USDC at the mainnet mint, the payer funded with USDC and no SOL, the fee payer with SOL', async () => {
     const kit = createSolanaRpc(mainnet(ledger.url));
@@ -71,7 +74,10 @@ describe('local Solana ledger', () => {
   it('settles a payment signed by the official client: payTo gains exactly the amount, the payer loses it', async () => {
     const before = await ledger.usdcBalance(SOLANA_DEV_ACCOUNTS.payTo.address);
     const payment = await pay();
-    expect(await facilitator.verify(payment, requirements)).toMatchObject({ isValid: true, payer: SOLANA_DEV_ACCOUNTS.payer.address });
+    expect(await facilitator.verify(payment, requirements)).toMatchObject({
+      isValid: true,
+      payer: SOLANA_DEV_ACCOUNTS.payer.address,
+    });
     const settled = await facilitator.settle(payment, requirements);
     expect(settled).toMatchObject({ success: true, network: ledger.network, payer: SOLANA_DEV_ACCOUNTS.payer.address });
     expect(await ledger.usdcBalance(SOLANA_DEV_ACCOUNTS.payTo.address)).toBe(before + PRICE);
@@ -89,12 +95,20 @@ describe('local Solana ledger', () => {
     const balance = await ledger.usdcBalance(SOLANA_DEV_ACCOUNTS.payTo.address);
 
     // Through the facilitator: its cache refuses the same transaction.
-    expect(await facilitator.settle(payment, requirements)).toMatchObject({ success: false, errorReason: 'duplicate_settlement' });
+    expect(await facilitator.settle(payment, requirements)).toMatchObject({
+      success: false,
+      errorReason: 'duplicate_settlement',
+    });
     // Straight to the ledger, fully signed: the signature was processed once.
     const feePayer = await keyPair(SOLANA_DEV_ACCOUNTS.feePayer.secretKey);
-    const partial = getTransactionDecoder().decode(getBase64Encoder().encode((payment.payload as { transaction: string }).transaction));
+    const partial = getTransactionDecoder().decode(
+      getBase64Encoder().encode((payment.payload as { transaction: string }).transaction),
+    );
     const [signatures] = await feePayer.signTransactions([partial as never]);
-    const signed = getBase64EncodedWireTransaction({ ...partial, signatures: { ...partial.signatures, ...signatures } });
+    const signed = getBase64EncodedWireTransaction({
+      ...partial,
+      signatures: { ...partial.signatures, ...signatures },
+    });
     const resent = await rpc('sendTransaction', [signed, { encoding: 'base64', skipPreflight: true }]);
     expect(resent.error).toMatchObject({ code: -32002, data: { err: 'AlreadyProcessed' } });
     expect(await ledger.usdcBalance(SOLANA_DEV_ACCOUNTS.payTo.address)).toBe(balance);
@@ -117,7 +131,7 @@ describe('local Solana ledger', () => {
   });
 
   it('refuses a payment the payer cannot cover, in simulation', async () => {
-    const tooMuch = { ...requirements, amount: (2_000_000_000n).toString() };
+    const tooMuch = { ...requirements, amount: 2_000_000_000n.toString() };
     const verdict = await facilitator.verify(await pay(tooMuch), tooMuch);
     expect(verdict).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_svm_transaction_simulation_failed' });
     expect(verdict.invalidMessage).toContain('InstructionError');

@@ -20,7 +20,11 @@ export type Route = (request: EmulatorRequest) => EmulatorResponse | undefined;
 
 /** iTunes Search answers JSON as text/javascript, after a few blank lines. */
 export function itunesJson(status: number, body: unknown): EmulatorResponse {
-  return { status, headers: { 'content-type': 'text/javascript; charset=utf-8' }, body: `\n\n\n${JSON.stringify(body)}\n` };
+  return {
+    status,
+    headers: { 'content-type': 'text/javascript; charset=utf-8' },
+    body: `\n\n\n${JSON.stringify(body)}\n`,
+  };
 }
 
 export function json(status: number, body: unknown): EmulatorResponse {

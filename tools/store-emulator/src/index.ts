@@ -10,4 +10,11 @@ export { EmulatorControlClient } from './control/control-client.js';
 export type { EmulatorRequest, EmulatorResponse } from './http.js';
 export { isItunesLikeUserAgent } from './routes/itunes.js';
 export { moduleScriptPath } from './render/store-page.js';
-export { DEFAULT_SEED, startStoreEmulator, type RequestFault, type RequestHook, type StoreEmulator, type StoreEmulatorOptions } from './server.js';
+export {
+  DEFAULT_SEED,
+  startStoreEmulator,
+  type RequestFault,
+  type RequestHook,
+  type StoreEmulator,
+  type StoreEmulatorOptions,
+} from './server.js';

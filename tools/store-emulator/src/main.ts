@@ -3,7 +3,10 @@ import { startStoreEmulator } from './server.js';
 
 const config = readStoreEmulatorConfig();
 const emulator = await startStoreEmulator(config);
-const limits = config.rateLimit.perMinute || config.rateLimit.ampPerMinute ? ` (rate limit: ${JSON.stringify(config.rateLimit)})` : '';
+const limits =
+  config.rateLimit.perMinute || config.rateLimit.ampPerMinute
+    ? ` (rate limit: ${JSON.stringify(config.rateLimit)})`
+    : '';
 console.log(`store emulator (seed ${emulator.seed}) listening on ${emulator.url}${limits}`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -105,9 +105,18 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
   const sockets = new Set<Socket>();
 
   const routes: Route[] = [
-    ...itunesRoutes(catalogue, () => baseUrl, () => drift),
+    ...itunesRoutes(
+      catalogue,
+      () => baseUrl,
+      () => drift,
+    ),
     ...ampApiRoutes(catalogue, currentToken, () => drift),
-    ...webRoutes(catalogue, currentToken, () => baseUrl, () => drift),
+    ...webRoutes(
+      catalogue,
+      currentToken,
+      () => baseUrl,
+      () => drift,
+    ),
   ];
 
   const answer = (request: EmulatorRequest): EmulatorResponse => {
@@ -148,7 +157,12 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const rawUrl = req.url ?? '/';
     const parsed = new URL(rawUrl, 'http://emulator.invalid');
-    const request: EmulatorRequest = { method: req.method ?? 'GET', path: parsed.pathname, query: parsed.searchParams, headers: req.headers };
+    const request: EmulatorRequest = {
+      method: req.method ?? 'GET',
+      path: parsed.pathname,
+      query: parsed.searchParams,
+      headers: req.headers,
+    };
     if (request.path.startsWith(CONTROL_PREFIX)) return handleControl(req, res, request);
     requests++;
     const endpoint = endpointOf(request.path);

@@ -1,7 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { EmulatorControlClient, readStoreEmulatorConfig, REFERENCE_IDS, startStoreEmulator, type StoreEmulator, TODAYS_SHAPES } from '../src/index.js';
+import {
+  EmulatorControlClient,
+  readStoreEmulatorConfig,
+  REFERENCE_IDS,
+  startStoreEmulator,
+  type StoreEmulator,
+  TODAYS_SHAPES,
+} from '../src/index.js';
 import { get, ITUNES_USER_AGENT } from './helpers.js';
 
 const LOOKUP = `/lookup?id=${REFERENCE_IDS.app}`;
@@ -40,7 +47,16 @@ describe('control API: faults, stats and the emulated rate limit over HTTP', () 
     const stats = await control.stats();
     expect(stats).toEqual({
       requests: 9,
-      byEndpoint: { search: 1, lookup: 2, reviews: 1, page: 1, 'amp-apps': 1, 'amp-app-bundles': 1, 'amp-search': 1, other: 1 },
+      byEndpoint: {
+        search: 1,
+        lookup: 2,
+        reviews: 1,
+        page: 1,
+        'amp-apps': 1,
+        'amp-app-bundles': 1,
+        'amp-search': 1,
+        other: 1,
+      },
       faulted: 0,
       rateLimited: 0,
     });
@@ -49,11 +65,19 @@ describe('control API: faults, stats and the emulated rate limit over HTTP', () 
     expect(emulator.stats().requests).toBe(0);
   });
 
-  it('makes answers drift from today\'s shapes and back, refusing settings it does not know', async () => {
+  it("makes answers drift from today's shapes and back, refusing settings it does not know", async () => {
     expect(await (await fetch(`${emulator.url}/__emulator/drift`)).json()).toEqual(TODAYS_SHAPES);
-    expect(await control.setDrift({ reviewsFirstEntry: 'app' })).toEqual({ ...TODAYS_SHAPES, reviewsFirstEntry: 'app' });
-    const feed = await get(emulator.url, `/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`);
-    expect((feed.json<{ feed: { entry: Record<string, unknown>[] } }>().feed.entry[0])['im:name']).toEqual({ label: 'Facebook' });
+    expect(await control.setDrift({ reviewsFirstEntry: 'app' })).toEqual({
+      ...TODAYS_SHAPES,
+      reviewsFirstEntry: 'app',
+    });
+    const feed = await get(
+      emulator.url,
+      `/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`,
+    );
+    expect(feed.json<{ feed: { entry: Record<string, unknown>[] } }>().feed.entry[0]['im:name']).toEqual({
+      label: 'Facebook',
+    });
     for (const body of ['{"token":"header"}', '{"grouping":"unknown"}', '[]', 'not json']) {
       const response = await fetch(`${emulator.url}/__emulator/drift`, { method: 'PUT', body });
       expect(response.status).toBe(400);
@@ -83,7 +107,10 @@ describe('control API: faults, stats and the emulated rate limit over HTTP', () 
   });
 
   it('sends a malformed body of the endpoint type, delays, and drops connections', async () => {
-    await control.addFaults({ match: { endpoint: 'lookup' }, malformed: true, count: 1 }, { match: { endpoint: 'reviews' }, malformed: true, count: 1 });
+    await control.addFaults(
+      { match: { endpoint: 'lookup' }, malformed: true, count: 1 },
+      { match: { endpoint: 'reviews' }, malformed: true, count: 1 },
+    );
     const lookup = await get(emulator.url, LOOKUP);
     expect(lookup.status).toBe(200);
     expect(() => JSON.parse(lookup.text)).toThrow();
@@ -112,7 +139,13 @@ describe('control API: faults, stats and the emulated rate limit over HTTP', () 
   });
 
   it('refuses faults it would not understand', async () => {
-    for (const body of ['{"status":"403"}', '{"match":{"endpoint":"lookups"}}', '{"stauts":403}', 'not json', '{"count":-1}']) {
+    for (const body of [
+      '{"status":"403"}',
+      '{"match":{"endpoint":"lookups"}}',
+      '{"stauts":403}',
+      'not json',
+      '{"count":-1}',
+    ]) {
       const response = await fetch(`${emulator.url}/__emulator/faults`, { method: 'POST', body });
       expect([body, response.status]).toEqual([body, 400]);
     }
@@ -149,19 +182,47 @@ describe('control API: faults, stats and the emulated rate limit over HTTP', () 
 
   it('lists the catalogue: popular apps first, with the storefronts that sell them', async () => {
     const listing = await control.catalogue();
-    expect(listing.storefronts).toEqual(['us', 'gb', 'de', 'fr', 'jp', 'br', 'ca', 'ru', 'it', 'es', 'nl', 'se', 'kr', 'au', 'mx', 'in', 'pl', 'tr', 'ch', 'at']);
+    expect(listing.storefronts).toEqual([
+      'us',
+      'gb',
+      'de',
+      'fr',
+      'jp',
+      'br',
+      'ca',
+      'ru',
+      'it',
+      'es',
+      'nl',
+      'se',
+      'kr',
+      'au',
+      'mx',
+      'in',
+      'pl',
+      'tr',
+      'ch',
+      'at',
+    ]);
     expect(listing.apps.length).toBeGreaterThan(10_000);
     expect(listing.apps.find((a) => a.trackId === REFERENCE_IDS.japanOnlyApp)?.storefronts).toEqual(['jp']);
     expect(listing.developers).toContain(REFERENCE_IDS.developer);
     expect(listing.bundles.map((b) => b.id)).toContain(REFERENCE_IDS.bundle);
     expect(listing.terms.length).toBeGreaterThan(50);
     const top = listing.apps[0];
-    expect((await get(emulator.url, `/lookup?id=${top.trackId}&country=${top.storefronts[0]}`)).json<{ resultCount: number }>().resultCount).toBe(1);
+    expect(
+      (await get(emulator.url, `/lookup?id=${top.trackId}&country=${top.storefronts[0]}`)).json<{
+        resultCount: number;
+      }>().resultCount,
+    ).toBe(1);
   });
 
   it('reads the rate limit from the environment, off by default', () => {
     expect(readStoreEmulatorConfig({}).rateLimit).toEqual({ perMinute: 0, ampPerMinute: 0, windowMs: 60_000 });
-    expect(readStoreEmulatorConfig({ STORE_EMULATOR_RATE_LIMIT_PER_MIN: '20', STORE_EMULATOR_AMP_RATE_LIMIT_PER_MIN: '60' }).rateLimit).toMatchObject({
+    expect(
+      readStoreEmulatorConfig({ STORE_EMULATOR_RATE_LIMIT_PER_MIN: '20', STORE_EMULATOR_AMP_RATE_LIMIT_PER_MIN: '60' })
+        .rateLimit,
+    ).toMatchObject({
       perMinute: 20,
       ampPerMinute: 60,
     });
@@ -193,6 +254,11 @@ describe('control API across processes', () => {
     await control.addFaults({ match: { endpoint: 'search' }, status: 503, count: 1 });
     expect((await get(url!, '/search?term=chess')).status).toBe(503);
     expect((await get(url!, '/search?term=chess')).status).toBe(200);
-    expect(await control.stats()).toMatchObject({ requests: 5, byEndpoint: { lookup: 3, search: 2 }, faulted: 1, rateLimited: 1 });
+    expect(await control.stats()).toMatchObject({
+      requests: 5,
+      byEndpoint: { lookup: 3, search: 2 },
+      faulted: 1,
+      rateLimited: 1,
+    });
   });
 });

@@ -10,7 +10,11 @@ const SAMPLE_PATHS = [
 ];
 
 async function snapshot(emulator: StoreEmulator): Promise<string[]> {
-  return Promise.all(SAMPLE_PATHS.map(async (path) => (await get(emulator.url, path, { 'user-agent': ITUNES_USER_AGENT })).text.replaceAll(emulator.url, '')));
+  return Promise.all(
+    SAMPLE_PATHS.map(async (path) =>
+      (await get(emulator.url, path, { 'user-agent': ITUNES_USER_AGENT })).text.replaceAll(emulator.url, ''),
+    ),
+  );
 }
 
 describe('store emulator', () => {
@@ -50,7 +54,9 @@ describe('store emulator', () => {
 
   it('lets a request hook answer instead, delay, or drop the connection', async () => {
     const emulator = await start();
-    emulator.setRequestHook((request) => (request.path === '/lookup' ? { response: { status: 503, body: '' } } : undefined));
+    emulator.setRequestHook((request) =>
+      request.path === '/lookup' ? { response: { status: 503, body: '' } } : undefined,
+    );
     expect((await get(emulator.url, '/lookup?id=1')).status).toBe(503);
     expect((await get(emulator.url, '/search?term=chess')).status).toBe(200);
     emulator.setRequestHook(() => ({ delayMs: 150 }));

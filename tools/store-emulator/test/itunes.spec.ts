@@ -7,12 +7,31 @@ interface Results {
 }
 
 const SOFTWARE_FIELDS: [string, string][] = [
-  ['wrapperType', 'string'], ['kind', 'string'], ['trackId', 'number'], ['trackName', 'string'], ['bundleId', 'string'],
-  ['artistId', 'number'], ['artistName', 'string'], ['sellerName', 'string'], ['price', 'number'], ['formattedPrice', 'string'],
-  ['currency', 'string'], ['averageUserRating', 'number'], ['userRatingCount', 'number'], ['description', 'string'],
-  ['genres', 'object'], ['primaryGenreName', 'string'], ['version', 'string'], ['releaseDate', 'string'],
-  ['trackViewUrl', 'string'], ['artworkUrl100', 'string'], ['screenshotUrls', 'object'], ['contentAdvisoryRating', 'string'],
-  ['fileSizeBytes', 'string'], ['minimumOsVersion', 'string'], ['languageCodesISO2A', 'object'],
+  ['wrapperType', 'string'],
+  ['kind', 'string'],
+  ['trackId', 'number'],
+  ['trackName', 'string'],
+  ['bundleId', 'string'],
+  ['artistId', 'number'],
+  ['artistName', 'string'],
+  ['sellerName', 'string'],
+  ['price', 'number'],
+  ['formattedPrice', 'string'],
+  ['currency', 'string'],
+  ['averageUserRating', 'number'],
+  ['userRatingCount', 'number'],
+  ['description', 'string'],
+  ['genres', 'object'],
+  ['primaryGenreName', 'string'],
+  ['version', 'string'],
+  ['releaseDate', 'string'],
+  ['trackViewUrl', 'string'],
+  ['artworkUrl100', 'string'],
+  ['screenshotUrls', 'object'],
+  ['contentAdvisoryRating', 'string'],
+  ['fileSizeBytes', 'string'],
+  ['minimumOsVersion', 'string'],
+  ['languageCodesISO2A', 'object'],
 ];
 
 function expectSoftware(record: Record<string, unknown>) {
@@ -34,7 +53,8 @@ describe('iTunes Search and Lookup', () => {
     expect(found.resultCount).toBe(found.results.length);
     found.results.forEach(expectSoftware);
     expect(found.results.map((r) => r.trackId)).toContain(REFERENCE_IDS.chessApp);
-    for (const r of found.results) expect(`${r.trackName} ${r.artistName} ${r.description}`.toLowerCase()).toContain('chess');
+    for (const r of found.results)
+      expect(`${r.trackName} ${r.artistName} ${r.description}`.toLowerCase()).toContain('chess');
     expect((await search('term=chess&country=us&limit=3')).resultCount).toBe(3);
   });
 
@@ -45,7 +65,9 @@ describe('iTunes Search and Lookup', () => {
   });
 
   it('prices and currencies follow the storefront', async () => {
-    const [us, jp, de] = await Promise.all(['us', 'jp', 'de'].map((cc) => search(`term=chess&country=${cc}&limit=200`)));
+    const [us, jp, de] = await Promise.all(
+      ['us', 'jp', 'de'].map((cc) => search(`term=chess&country=${cc}&limit=200`)),
+    );
     expect(new Set(us.results.map((r) => r.currency))).toEqual(new Set(['USD']));
     expect(new Set(jp.results.map((r) => r.currency))).toEqual(new Set(['JPY']));
     expect(new Set(de.results.map((r) => r.currency))).toEqual(new Set(['EUR']));
@@ -67,20 +89,39 @@ describe('iTunes Search and Lookup', () => {
   });
 
   it('looks up by id and by bundle identifier, case-insensitively, several at once', async () => {
-    const byId = (await get(emulator.url, `/lookup?id=${REFERENCE_IDS.app}&country=us&entity=software`)).json<Results>();
+    const byId = (
+      await get(emulator.url, `/lookup?id=${REFERENCE_IDS.app}&country=us&entity=software`)
+    ).json<Results>();
     expect(byId.resultCount).toBe(1);
     expectSoftware(byId.results[0]);
-    expect(byId.results[0]).toMatchObject({ trackId: 284882215, trackName: 'Facebook', bundleId: 'com.facebook.Facebook', artistId: 284882218, artistName: 'Meta Platforms, Inc.' });
-    const byBundle = (await get(emulator.url, '/lookup?bundleId=COM.FACEBOOK.FACEBOOK,com.facebook.Messenger&country=gb')).json<Results>();
+    expect(byId.results[0]).toMatchObject({
+      trackId: 284882215,
+      trackName: 'Facebook',
+      bundleId: 'com.facebook.Facebook',
+      artistId: 284882218,
+      artistName: 'Meta Platforms, Inc.',
+    });
+    const byBundle = (
+      await get(emulator.url, '/lookup?bundleId=COM.FACEBOOK.FACEBOOK,com.facebook.Messenger&country=gb')
+    ).json<Results>();
     expect(byBundle.results.map((r) => r.trackName)).toEqual(['Facebook', 'Messenger']);
     expect(byBundle.results[0].currency).toBe('GBP');
-    const several = (await get(emulator.url, `/lookup?id=${REFERENCE_IDS.app},${REFERENCE_IDS.chessApp},999&country=us`)).json<Results>();
+    const several = (
+      await get(emulator.url, `/lookup?id=${REFERENCE_IDS.app},${REFERENCE_IDS.chessApp},999&country=us`)
+    ).json<Results>();
     expect(several.results.map((r) => r.trackId)).toEqual([REFERENCE_IDS.app, REFERENCE_IDS.chessApp]);
   });
 
   it('returns the developer then its apps for an artist id with entity=software', async () => {
-    const found = (await get(emulator.url, `/lookup?id=${REFERENCE_IDS.developer}&entity=software&limit=200`)).json<Results>();
-    expect(found.results[0]).toMatchObject({ wrapperType: 'artist', artistType: 'Software Artist', artistId: 284882218, artistName: 'Meta Platforms, Inc.' });
+    const found = (
+      await get(emulator.url, `/lookup?id=${REFERENCE_IDS.developer}&entity=software&limit=200`)
+    ).json<Results>();
+    expect(found.results[0]).toMatchObject({
+      wrapperType: 'artist',
+      artistType: 'Software Artist',
+      artistId: 284882218,
+      artistName: 'Meta Platforms, Inc.',
+    });
     const apps = found.results.slice(1);
     expect(apps.length).toBeGreaterThanOrEqual(3);
     apps.forEach(expectSoftware);
@@ -91,7 +132,8 @@ describe('iTunes Search and Lookup', () => {
   });
 
   it('knows ids sold in one storefront only', async () => {
-    const lookup = async (id: number, cc: string) => (await get(emulator.url, `/lookup?id=${id}&country=${cc}`)).json<Results>().resultCount;
+    const lookup = async (id: number, cc: string) =>
+      (await get(emulator.url, `/lookup?id=${id}&country=${cc}`)).json<Results>().resultCount;
     expect(await lookup(REFERENCE_IDS.japanOnlyApp, 'jp')).toBe(1);
     expect(await lookup(REFERENCE_IDS.japanOnlyApp, 'us')).toBe(0);
     expect(await lookup(REFERENCE_IDS.brazilOnlyApp, 'br')).toBe(1);
@@ -100,7 +142,7 @@ describe('iTunes Search and Lookup', () => {
     expect(await lookup(123456789012, 'us')).toBe(0);
   });
 
-  it('answers an invalid lang, country or id with Apple\'s errorMessage', async () => {
+  it("answers an invalid lang, country or id with Apple's errorMessage", async () => {
     for (const query of ['id=284882215&lang=xx_yy', 'term=chess&country=usa', 'id=abc']) {
       const response = await get(emulator.url, `/${query.startsWith('term') ? 'search' : 'lookup'}?${query}`);
       expect(response.status).toBe(400);
@@ -116,10 +158,14 @@ describe('customer reviews feed', () => {
   afterAll(() => emulator.close());
 
   const feed = (cc: string, id: number, page: number, sort: string, userAgent = ITUNES_USER_AGENT) =>
-    get(emulator.url, `/${cc}/rss/customerreviews/page=${page}/id=${id}/sortby=${sort}/xml`, { 'user-agent': userAgent });
+    get(emulator.url, `/${cc}/rss/customerreviews/page=${page}/id=${id}/sortby=${sort}/xml`, {
+      'user-agent': userAgent,
+    });
 
   it('serves ten pages of fifty for Facebook, newest first, without repeats', async () => {
-    const pages = await Promise.all(Array.from({ length: 10 }, (_, i) => feed('us', REFERENCE_IDS.app, i + 1, 'mostRecent')));
+    const pages = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => feed('us', REFERENCE_IDS.app, i + 1, 'mostRecent')),
+    );
     const entries = pages.flatMap((p) => feedEntries(p.text).entries);
     expect(pages.map((p) => feedEntries(p.text).entries.length)).toEqual(Array(10).fill(50));
     expect(new Set(entries.map((e) => e.id)).size).toBe(500);
@@ -145,7 +191,7 @@ describe('customer reviews feed', () => {
     expect(Array.isArray(raw)).toBe(false);
   });
 
-  it('has no entries past the last page, for unreviewed apps, or outside the app\'s storefront', async () => {
+  it("has no entries past the last page, for unreviewed apps, or outside the app's storefront", async () => {
     for (const response of [
       await feed('us', REFERENCE_IDS.singleReviewApp, 2, 'mostRecent'),
       await feed('us', REFERENCE_IDS.unreviewedApp, 1, 'mostRecent'),
@@ -154,7 +200,9 @@ describe('customer reviews feed', () => {
       expect(response.status).toBe(200);
       expect(feedEntries(response.text).entries).toHaveLength(0);
     }
-    expect(feedEntries((await feed('jp', REFERENCE_IDS.japanOnlyApp, 1, 'mostRecent')).text).entries.length).toBeGreaterThan(0);
+    expect(
+      feedEntries((await feed('jp', REFERENCE_IDS.japanOnlyApp, 1, 'mostRecent')).text).entries.length,
+    ).toBeGreaterThan(0);
   });
 
   it('gives a client that is not iTunes-like an empty feed', async () => {
@@ -171,31 +219,52 @@ describe('customer reviews feed', () => {
 
 describe('customer reviews feed, /json form', () => {
   type Label = { label: string };
-  type JsonEntry = Record<string, unknown> & { id: Label & { attributes?: Record<string, string> }; 'im:rating'?: Label; updated?: Label };
+  type JsonEntry = Record<string, unknown> & {
+    id: Label & { attributes?: Record<string, string> };
+    'im:rating'?: Label;
+    updated?: Label;
+  };
   type JsonFeed = { feed: { entry?: JsonEntry | JsonEntry[]; author: { name: Label } } };
   let emulator: StoreEmulator;
   beforeAll(async () => (emulator = await startStoreEmulator({ seed: 7 })));
   afterAll(() => emulator.close());
 
   const feed = async (cc: string, id: number, page: number, sort = 'mostRecent') => {
-    const response = await get(emulator.url, `/${cc}/rss/customerreviews/page=${page}/id=${id}/sortby=${sort}/json`, { 'user-agent': 'node' });
+    const response = await get(emulator.url, `/${cc}/rss/customerreviews/page=${page}/id=${id}/sortby=${sort}/json`, {
+      'user-agent': 'node',
+    });
     return { response, body: response.json<JsonFeed>() };
   };
-  const entriesOf = (body: JsonFeed) => (body.feed.entry === undefined ? [] : Array.isArray(body.feed.entry) ? body.feed.entry : [body.feed.entry]);
+  const entriesOf = (body: JsonFeed) =>
+    body.feed.entry === undefined ? [] : Array.isArray(body.feed.entry) ? body.feed.entry : [body.feed.entry];
 
   it('serves the same reviews as the XML form, every value as text under label, to any client', async () => {
     const { response, body } = await feed('us', REFERENCE_IDS.app, 1);
     expect(response.headers.get('content-type')).toContain('application/json');
     const entries = entriesOf(body);
     expect(entries).toHaveLength(50);
-    const xml = feedEntries((await get(emulator.url, `/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/xml`, { 'user-agent': ITUNES_USER_AGENT })).text);
+    const xml = feedEntries(
+      (
+        await get(emulator.url, `/us/rss/customerreviews/page=1/id=${REFERENCE_IDS.app}/sortby=mostRecent/xml`, {
+          'user-agent': ITUNES_USER_AGENT,
+        })
+      ).text,
+    );
     expect(entries.map((e) => e.id.label)).toEqual(xml.entries.map((e) => e.id));
     expect(entries[0]).toMatchObject({
-      author: { name: { label: expect.any(String) }, uri: { label: expect.stringMatching(/^https:\/\/itunes\.apple\.com\/us\/reviews\/id\d+$/) } },
+      author: {
+        name: { label: expect.any(String) },
+        uri: { label: expect.stringMatching(/^https:\/\/itunes\.apple\.com\/us\/reviews\/id\d+$/) },
+      },
       'im:rating': { label: expect.stringMatching(/^[1-5]$/) },
       'im:version': { label: expect.any(String) },
       content: { label: expect.any(String), attributes: { type: 'text' } },
-      link: { attributes: { rel: 'related', href: `https://itunes.apple.com/us/review?id=${REFERENCE_IDS.app}&type=Purple%20Software` } },
+      link: {
+        attributes: {
+          rel: 'related',
+          href: `https://itunes.apple.com/us/review?id=${REFERENCE_IDS.app}&type=Purple%20Software`,
+        },
+      },
       'im:voteSum': { label: expect.stringMatching(/^\d+$/) },
       'im:voteCount': { label: expect.stringMatching(/^\d+$/) },
     });
@@ -203,9 +272,14 @@ describe('customer reviews feed, /json form', () => {
 
   it('writes a single review as an object, and no entry at all when there is none', async () => {
     expect(Array.isArray((await feed('us', REFERENCE_IDS.singleReviewApp, 1)).body.feed.entry)).toBe(false);
-    expect((await feed('us', REFERENCE_IDS.singleReviewApp, 1)).body.feed.entry).toMatchObject({ id: { label: expect.stringMatching(/^\d+$/) } });
+    expect((await feed('us', REFERENCE_IDS.singleReviewApp, 1)).body.feed.entry).toMatchObject({
+      id: { label: expect.stringMatching(/^\d+$/) },
+    });
     expect((await feed('us', REFERENCE_IDS.unreviewedApp, 1)).body.feed).not.toHaveProperty('entry');
-    expect((await get(emulator.url, `/us/rss/customerreviews/page=11/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`)).status).toBe(400);
+    expect(
+      (await get(emulator.url, `/us/rss/customerreviews/page=11/id=${REFERENCE_IDS.app}/sortby=mostRecent/json`))
+        .status,
+    ).toBe(400);
   });
 
   it('lists the app itself first when told to drift, as older captures do', async () => {
@@ -214,7 +288,10 @@ describe('customer reviews feed, /json form', () => {
     const single = (await feed('us', REFERENCE_IDS.singleReviewApp, 1)).body;
     emulator.setDrift({ reviewsFirstEntry: 'review' });
     expect(entries).toHaveLength(51);
-    expect(entries[0]).toMatchObject({ 'im:name': { label: 'Facebook' }, id: { attributes: { 'im:id': String(REFERENCE_IDS.app), 'im:bundleId': 'com.facebook.Facebook' } } });
+    expect(entries[0]).toMatchObject({
+      'im:name': { label: 'Facebook' },
+      id: { attributes: { 'im:id': String(REFERENCE_IDS.app), 'im:bundleId': 'com.facebook.Facebook' } },
+    });
     expect(entries[0]).not.toHaveProperty('im:rating');
     expect(entriesOf(single)).toHaveLength(2);
   });

@@ -45,14 +45,24 @@ interface CatalogueGroup {
  * (`results["app-bundles"].data`), leaving out types without matches, so `{}` is "nothing found". Any
  * other grouping is an answer we cannot read, never an empty list.
  */
-export function searchGroup(document: Record<string, unknown>, type: string, asked: readonly string[], host: string): AmpResource[] {
+export function searchGroup(
+  document: Record<string, unknown>,
+  type: string,
+  asked: readonly string[],
+  host: string,
+): AmpResource[] {
   const { results } = document;
   if (!isRecord(results)) throw badResponse('search results without results', host);
   const unknown = Object.keys(results).filter((key) => !asked.includes(key));
-  if (unknown.length > 0) throw badResponse(`search results grouped by an unknown type (${quoteUpstreamText(unknown.slice(0, 3).join(', '))})`, host);
+  if (unknown.length > 0)
+    throw badResponse(
+      `search results grouped by an unknown type (${quoteUpstreamText(unknown.slice(0, 3).join(', '))})`,
+      host,
+    );
   const group = results[type];
   if (group === undefined) return [];
-  if (!isRecord(group) || !Array.isArray(group.data)) throw badResponse(`search results whose ${type} group has no data`, host);
+  if (!isRecord(group) || !Array.isArray(group.data))
+    throw badResponse(`search results whose ${type} group has no data`, host);
   return group.data.filter(isRecord);
 }
 
@@ -80,10 +90,12 @@ const keyOf = (...parts: (string | number | undefined)[]) => `apple:${parts.map(
  * Ids that can share a comma-separated list: numeric ids, and bundle identifiers made of the
  * characters they allow. Anything else is asked alone, so it cannot spoil (or split) a batch.
  */
-const batchable = (id: string, key: LookupKey = 'id') => (key === 'id' ? /^\d{1,19}$/ : /^[A-Za-z0-9._-]{1,255}$/).test(id);
+const batchable = (id: string, key: LookupKey = 'id') =>
+  (key === 'id' ? /^\d{1,19}$/ : /^[A-Za-z0-9._-]{1,255}$/).test(id);
 
 /** Groups ids by what else the URL carries; an id that cannot be batched gets a group of its own. */
-const groupOf = (id: string, batchableId: boolean, ...params: (string | undefined)[]) => [...params.map((p) => p ?? ''), ...(batchableId ? [] : [id])].join('|');
+const groupOf = (id: string, batchableId: boolean, ...params: (string | undefined)[]) =>
+  [...params.map((p) => p ?? ''), ...(batchableId ? [] : [id])].join('|');
 
 /**
  * Apple's upstream resources, each cached on its own (see docs/catalog-resilience.md) so that every
@@ -110,14 +122,23 @@ export class AppleResources {
     ttl: CacheTtls,
     batch: BatchSettings,
   ) {
-    const freshness = (seconds: number): Freshness => ({ freshMs: seconds * 1000, notFoundMs: ttl.notFoundSeconds * 1000, staleMs: ttl.staleSeconds * 1000 });
+    const freshness = (seconds: number): Freshness => ({
+      freshMs: seconds * 1000,
+      notFoundMs: ttl.notFoundSeconds * 1000,
+      staleMs: ttl.staleSeconds * 1000,
+    });
     this.details = freshness(ttl.detailsSeconds);
     this.lists = freshness(ttl.listsSeconds);
     this.searches = freshness(ttl.searchSeconds);
     this.recentReviews = freshness(ttl.recentReviewsSeconds);
     this.reviewPages = freshness(ttl.reviewsSeconds);
     const { windowMs, maxIds } = batch;
-    this.lookups = new Batcher({ windowMs, maxIds, run: (group, ids) => this.lookupBatch(group, ids), gate: () => this.itunes.admit() });
+    this.lookups = new Batcher({
+      windowMs,
+      maxIds,
+      run: (group, ids) => this.lookupBatch(group, ids),
+      gate: () => this.itunes.admit(),
+    });
     this.similarLists = new Batcher({
       windowMs,
       maxIds,
@@ -133,11 +154,20 @@ export class AppleResources {
   }
 
   /** The whole result list of a search, at most 200 records. */
-  async searchApps(term: string, country: string, lang: string | undefined, trace: ResourceTrace): Promise<ItunesRecord[]> {
+  async searchApps(
+    term: string,
+    country: string,
+    lang: string | undefined,
+    trace: ResourceTrace,
+  ): Promise<ItunesRecord[]> {
     return (await this.store.get(this.searchRequest(normaliseTerm(term), country, lang), trace)) ?? [];
   }
 
-  private searchRequest(normalised: string, country: string, lang: string | undefined): ResourceRequest<ItunesRecord[]> {
+  private searchRequest(
+    normalised: string,
+    country: string,
+    lang: string | undefined,
+  ): ResourceRequest<ItunesRecord[]> {
     return {
       key: keyOf('search', country, lang, normalised),
       freshness: this.searches,
@@ -155,7 +185,12 @@ export class AppleResources {
    * identifier is sent as given, as maintained scrapers send it (Apple's own casing is what is known
    * to work), and cached under that spelling; the answer is matched without regard to case.
    */
-  app(appId: string, country: string, lang: string | undefined, trace: ResourceTrace): Promise<ItunesRecord | undefined> {
+  app(
+    appId: string,
+    country: string,
+    lang: string | undefined,
+    trace: ResourceTrace,
+  ): Promise<ItunesRecord | undefined> {
     return this.store.get(this.appRequest(appId, country, lang), trace);
   }
 
@@ -167,7 +202,12 @@ export class AppleResources {
       key: this.appKey(key, id, country, lang),
       freshness: this.details,
       load: () => this.lookups.load(group, { key, country, lang }, id),
-      refresh: { upstream: ITUNES_UPSTREAM, group: `lookup|${group}`, kind: 'app', args: [appId, country, lang ?? null] },
+      refresh: {
+        upstream: ITUNES_UPSTREAM,
+        group: `lookup|${group}`,
+        kind: 'app',
+        args: [appId, country, lang ?? null],
+      },
     };
   }
 
@@ -181,8 +221,13 @@ export class AppleResources {
       key: keyOf('developer', artistId),
       freshness: this.lists,
       load: async () => {
-        const { results } = await this.itunes.lookup('id', [artistId], { country: DEVELOPER_LOOKUP_STOREFRONT, limit: DEVELOPER_APPS_LIMIT });
-        const own = results.filter((r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'));
+        const { results } = await this.itunes.lookup('id', [artistId], {
+          country: DEVELOPER_LOOKUP_STOREFRONT,
+          limit: DEVELOPER_APPS_LIMIT,
+        });
+        const own = results.filter(
+          (r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'),
+        );
         if (own[0]?.wrapperType !== 'artist') return undefined;
         await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
         return own;
@@ -192,7 +237,13 @@ export class AppleResources {
   }
 
   /** One page of an app's reviews; the feed has pages 1 to 10 only, so nothing else is asked. */
-  async reviews(country: string, trackId: string, page: number, sort: ReviewSort, trace: ResourceTrace): Promise<Review[]> {
+  async reviews(
+    country: string,
+    trackId: string,
+    page: number,
+    sort: ReviewSort,
+    trace: ResourceTrace,
+  ): Promise<Review[]> {
     if (!Number.isInteger(page) || page < 1 || page > REVIEWS_MAX_PAGE) return [];
     return (await this.store.get(this.reviewsRequest(country, trackId, page, sort), trace)) ?? [];
   }
@@ -207,7 +258,12 @@ export class AppleResources {
   }
 
   /** Apps customers also bought with this one; undefined when the web catalogue does not know the app. */
-  similarApps(country: string, trackId: string, lang: string | undefined, trace: ResourceTrace): Promise<AmpResource[] | undefined> {
+  similarApps(
+    country: string,
+    trackId: string,
+    lang: string | undefined,
+    trace: ResourceTrace,
+  ): Promise<AmpResource[] | undefined> {
     return this.store.get(this.similarRequest(country, trackId, lang), trace);
   }
 
@@ -217,12 +273,22 @@ export class AppleResources {
       key: keyOf('similar', country, lang, trackId),
       freshness: this.lists,
       load: () => this.similarLists.load(group, { country, lang }, trackId),
-      refresh: { upstream: APPLE_AMP_UPSTREAM, group: `similar|${group}`, kind: 'similar', args: [country, trackId, lang ?? null] },
+      refresh: {
+        upstream: APPLE_AMP_UPSTREAM,
+        group: `similar|${group}`,
+        kind: 'similar',
+        args: [country, trackId, lang ?? null],
+      },
     };
   }
 
   /** A bundle with its member apps in full; undefined when unknown there. */
-  bundle(country: string, bundleId: string, lang: string | undefined, trace: ResourceTrace): Promise<AmpResource | undefined> {
+  bundle(
+    country: string,
+    bundleId: string,
+    lang: string | undefined,
+    trace: ResourceTrace,
+  ): Promise<AmpResource | undefined> {
     return this.store.get(this.bundleRequest(country, bundleId, lang), trace);
   }
 
@@ -232,26 +298,55 @@ export class AppleResources {
       key: keyOf('bundle', country, lang, bundleId),
       freshness: this.details,
       load: () => this.bundles.load(group, { country, lang }, bundleId),
-      refresh: { upstream: APPLE_AMP_UPSTREAM, group: `bundle|${group}`, kind: 'bundle', args: [country, bundleId, lang ?? null] },
+      refresh: {
+        upstream: APPLE_AMP_UPSTREAM,
+        group: `bundle|${group}`,
+        kind: 'bundle',
+        args: [country, bundleId, lang ?? null],
+      },
     };
   }
 
   /** One page of bundle search results: the web catalogue pages searches itself (25 at most a call). */
-  async searchBundles(term: string, country: string, lang: string | undefined, page: number, pageSize: number, trace: ResourceTrace): Promise<AmpResource[]> {
-    return (await this.store.get(this.bundleSearchRequest(normaliseTerm(term), country, lang, page, pageSize), trace)) ?? [];
+  async searchBundles(
+    term: string,
+    country: string,
+    lang: string | undefined,
+    page: number,
+    pageSize: number,
+    trace: ResourceTrace,
+  ): Promise<AmpResource[]> {
+    return (
+      (await this.store.get(this.bundleSearchRequest(normaliseTerm(term), country, lang, page, pageSize), trace)) ?? []
+    );
   }
 
-  private bundleSearchRequest(normalised: string, country: string, lang: string | undefined, page: number, pageSize: number): ResourceRequest<AmpResource[]> {
+  private bundleSearchRequest(
+    normalised: string,
+    country: string,
+    lang: string | undefined,
+    page: number,
+    pageSize: number,
+  ): ResourceRequest<AmpResource[]> {
     return {
       key: keyOf('bundle-search', country, lang, page, normalised),
       freshness: this.searches,
       load: async () => {
-        const url = this.urls.ampSearch(country, normalised, { types: BUNDLE_SEARCH_TYPES.join(','), limit: pageSize, offset: (page - 1) * pageSize, lang });
+        const url = this.urls.ampSearch(country, normalised, {
+          types: BUNDLE_SEARCH_TYPES.join(','),
+          limit: pageSize,
+          offset: (page - 1) * pageSize,
+          lang,
+        });
         const document = await this.web.getDocument(url);
         if (document === undefined) return [];
         return searchGroup(document, 'app-bundles', BUNDLE_SEARCH_TYPES, url.host);
       },
-      refresh: { upstream: APPLE_AMP_UPSTREAM, kind: 'bundle-search', args: [normalised, country, lang ?? null, page, pageSize] },
+      refresh: {
+        upstream: APPLE_AMP_UPSTREAM,
+        kind: 'bundle-search',
+        args: [normalised, country, lang ?? null, page, pageSize],
+      },
     };
   }
 
@@ -265,19 +360,25 @@ export class AppleResources {
     const lang = (v: unknown) => text(v);
     switch (job.kind) {
       case 'search':
-        return text(a) !== undefined && text(b) !== undefined ? this.searchRequest(text(a)!, text(b)!, lang(c)) : undefined;
+        return text(a) !== undefined && text(b) !== undefined
+          ? this.searchRequest(text(a)!, text(b)!, lang(c))
+          : undefined;
       case 'app':
         return text(a) && text(b) ? this.appRequest(text(a)!, text(b)!, lang(c)) : undefined;
       case 'developer':
         return text(a) ? this.developerRequest(text(a)!) : undefined;
       case 'reviews':
-        return text(a) && text(b) && typeof c === 'number' && (d === 'recent' || d === 'helpful') ? this.reviewsRequest(text(a)!, text(b)!, c, d) : undefined;
+        return text(a) && text(b) && typeof c === 'number' && (d === 'recent' || d === 'helpful')
+          ? this.reviewsRequest(text(a)!, text(b)!, c, d)
+          : undefined;
       case 'similar':
         return text(a) && text(b) ? this.similarRequest(text(a)!, text(b)!, lang(c)) : undefined;
       case 'bundle':
         return text(a) && text(b) ? this.bundleRequest(text(a)!, text(b)!, lang(c)) : undefined;
       case 'bundle-search':
-        return text(a) !== undefined && text(b) && typeof d === 'number' && typeof e === 'number' ? this.bundleSearchRequest(text(a)!, text(b)!, lang(c), d, e) : undefined;
+        return text(a) !== undefined && text(b) && typeof d === 'number' && typeof e === 'number'
+          ? this.bundleSearchRequest(text(a)!, text(b)!, lang(c), d, e)
+          : undefined;
       default:
         return undefined;
     }
@@ -313,18 +414,27 @@ export class AppleResources {
     for (const record of records) {
       if (record.wrapperType !== 'software' || record.trackId === undefined) continue;
       entries.push([this.appKey('id', String(record.trackId), country, lang), record]);
-      if (typeof record.bundleId === 'string') entries.push([this.appKey('bundleId', record.bundleId, country, lang), record]);
+      if (typeof record.bundleId === 'string')
+        entries.push([this.appKey('bundleId', record.bundleId, country, lang), record]);
     }
     await this.store.put(this.details, entries);
   }
 
   private async similarBatch(group: CatalogueGroup, ids: string[]): Promise<Map<string, AmpResource[]>> {
-    const apps = (await this.web.getResources(this.urls.ampApps(group.country, ids, { include: SIMILAR_APPS, lang: group.lang }), true)) ?? [];
+    const apps =
+      (await this.web.getResources(
+        this.urls.ampApps(group.country, ids, { include: SIMILAR_APPS, lang: group.lang }),
+        true,
+      )) ?? [];
     return new Map(apps.map((app) => [String(app.id), relatedData(app, SIMILAR_APPS)]));
   }
 
   private async bundleBatch(group: CatalogueGroup, ids: string[]): Promise<Map<string, AmpResource>> {
-    const bundles = (await this.web.getResources(this.urls.ampBundles(group.country, ids, { include: 'apps', lang: group.lang }), true)) ?? [];
+    const bundles =
+      (await this.web.getResources(
+        this.urls.ampBundles(group.country, ids, { include: 'apps', lang: group.lang }),
+        true,
+      )) ?? [];
     return new Map(bundles.map((bundle) => [String(bundle.id), bundle]));
   }
 }

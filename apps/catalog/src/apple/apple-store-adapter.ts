@@ -3,7 +3,14 @@ import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
 import type { RefreshJob } from '../cache/refresh-queue.js';
 import { type ResourceRequest, type ResourceStore, UncachedResources } from '../cache/resource-store.js';
 import type { AppleStoreConfig, CacheTtls } from '../config.js';
-import { EMPTY_LIST, listOf, type ListData, type QueryOf, type Review, type StoreAdapter } from '../store/store-adapter.js';
+import {
+  EMPTY_LIST,
+  listOf,
+  type ListData,
+  type QueryOf,
+  type Review,
+  type StoreAdapter,
+} from '../store/store-adapter.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import { AppleResources, type BatchSettings, relatedData } from './apple-resources.js';
 import { appleUpstreamOf } from './apple-upstreams.js';
@@ -61,7 +68,14 @@ export class AppleStoreAdapter implements StoreAdapter {
     const ttl = options.ttl ?? DEFAULT_TTLS;
     const tokenFreshness = { freshMs: ttl.tokenSeconds * 1000, notFoundMs: 1000, staleMs: 0 };
     const web = new WebCatalogue(http, urls, store, tokenFreshness);
-    this.resources = new AppleResources(new ItunesApi(http, urls, options.onDrift), web, urls, store, ttl, options.batch ?? { windowMs: 0, maxIds: 100 });
+    this.resources = new AppleResources(
+      new ItunesApi(http, urls, options.onDrift),
+      web,
+      urls,
+      store,
+      ttl,
+      options.batch ?? { windowMs: 0, maxIds: 100 },
+    );
   }
 
   refreshRequest(job: RefreshJob): ResourceRequest<unknown> | undefined {
@@ -92,7 +106,9 @@ export class AppleStoreAdapter implements StoreAdapter {
   }
 
   async searchBundles(query: QueryOf<'bundles.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
-    return listOf(await this.resources.searchBundles(query.term, query.country, query.lang, query.page, SEARCH_PAGE_SIZE, trace));
+    return listOf(
+      await this.resources.searchBundles(query.term, query.country, query.lang, query.page, SEARCH_PAGE_SIZE, trace),
+    );
   }
 
   async getBundle(query: QueryOf<'bundles.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
@@ -103,14 +119,18 @@ export class AppleStoreAdapter implements StoreAdapter {
   /** Page N of every member app's feed, merged into one list in the requested order. */
   async bundleReviews(query: QueryOf<'bundles.reviews'>, trace: ResourceTrace = UNTRACKED): Promise<ListData<Review>> {
     const members = await this.members(query.country, query.bundleId, undefined, trace);
-    const pages = await Promise.all(members.map((id) => this.resources.reviews(query.country, id, query.page, query.sort, trace)));
+    const pages = await Promise.all(
+      members.map((id) => this.resources.reviews(query.country, id, query.page, query.sort, trace)),
+    );
     return listOf(pages.flat().sort(compareReviews(query.sort)));
   }
 
   /** Apps customers also bought with any member, each once, members left out. */
   async similarBundles(query: QueryOf<'bundles.similar'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
     const members = await this.members(query.country, query.bundleId, query.lang, trace);
-    const lists = await Promise.all(members.map((id) => this.resources.similarApps(query.country, id, query.lang, trace)));
+    const lists = await Promise.all(
+      members.map((id) => this.resources.similarApps(query.country, id, query.lang, trace)),
+    );
     const seen = new Set(members);
     const similar: AmpResource[] = [];
     for (const other of lists.flatMap((list) => list ?? [])) {
@@ -136,7 +156,12 @@ export class AppleStoreAdapter implements StoreAdapter {
   }
 
   /** Track ids of a bundle's member apps (none for an unknown bundle). */
-  private async members(country: string, bundleId: string, lang: string | undefined, trace: ResourceTrace): Promise<string[]> {
+  private async members(
+    country: string,
+    bundleId: string,
+    lang: string | undefined,
+    trace: ResourceTrace,
+  ): Promise<string[]> {
     const bundle = await this.resources.bundle(country, bundleId, lang, trace);
     return bundle ? relatedData(bundle, 'apps').map(resourceId) : [];
   }

@@ -26,7 +26,7 @@ describe('AppleUrls', () => {
     );
   });
 
-  it('asks the web catalogue as today\'s site does: iPhone plus every platform, a sparse limit on similar apps', () => {
+  it("asks the web catalogue as today's site does: iPhone plus every platform, a sparse limit on similar apps", () => {
     const similar = urls.ampApps('us', ['1', '2'], { include: 'customers-also-bought-apps', lang: 'en-us' });
     expect(Object.fromEntries(similar.searchParams)).toEqual({
       ids: '1,2',
@@ -40,7 +40,13 @@ describe('AppleUrls', () => {
     expect(bundles.searchParams.get('platform')).toBe('iphone');
     expect(bundles.searchParams.has('sparseLimit[apps:customers-also-bought-apps]')).toBe(false);
     const search = urls.ampSearch('us', 'meta', { types: 'apps,app-bundles', limit: 20, offset: 20 });
-    expect(Object.fromEntries(search.searchParams)).toMatchObject({ term: 'meta', types: 'apps,app-bundles', limit: '20', offset: '20', platform: 'iphone' });
+    expect(Object.fromEntries(search.searchParams)).toMatchObject({
+      term: 'meta',
+      types: 'apps,app-bundles',
+      limit: '20',
+      offset: '20',
+      platform: 'iphone',
+    });
   });
 
   it('refuses dot segments, which URL parsing would resolve', () => {

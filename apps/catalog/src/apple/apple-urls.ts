@@ -7,7 +7,8 @@ import type { AppleStoreConfig } from '../config.js';
  * segments are refused because URL parsers resolve "..", even encoded, which would change the path.
  */
 export function pathSegment(value: string): string {
-  if (value === '' || value === '.' || value === '..') throw new WireException(ErrorCode.InvalidArgument, 'invalid identifier');
+  if (value === '' || value === '.' || value === '..')
+    throw new WireException(ErrorCode.InvalidArgument, 'invalid identifier');
   return encodeURIComponent(value);
 }
 
@@ -31,7 +32,10 @@ const FEED_SORT: Record<ReviewSort, string> = { recent: 'mostRecent', helpful: '
  * platform plus every other one, so an app or bundle sold for any device is found. `platform=web`
  * was the old site's.
  */
-export const AMP_PLATFORM = { platform: 'iphone', additionalPlatforms: 'appletv,ipad,iphone,mac,realityDevice,watch' } as const;
+export const AMP_PLATFORM = {
+  platform: 'iphone',
+  additionalPlatforms: 'appletv,ipad,iphone,mac,realityDevice,watch',
+} as const;
 
 /** How many customers-also-bought apps the web catalogue is asked for (`sparseLimit`). */
 export const SIMILAR_APPS_LIMIT = 40;
@@ -39,14 +43,21 @@ const SIMILAR_SPARSE_LIMIT = 'sparseLimit[apps:customers-also-bought-apps]';
 
 type AmpParams = { include?: string; lang?: string };
 
-function ampQuery(params: AmpParams, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  const similar = params.include?.split(',').includes('customers-also-bought-apps') ? { [SIMILAR_SPARSE_LIMIT]: String(SIMILAR_APPS_LIMIT) } : {};
+function ampQuery(
+  params: AmpParams,
+  extra: Record<string, string | undefined> = {},
+): Record<string, string | undefined> {
+  const similar = params.include?.split(',').includes('customers-also-bought-apps')
+    ? { [SIMILAR_SPARSE_LIMIT]: String(SIMILAR_APPS_LIMIT) }
+    : {};
   return { ...extra, ...AMP_PLATFORM, include: params.include, ...similar, l: params.lang };
 }
 
 /** Every upstream URL the Apple adapter requests, built from configured base URLs only. */
 export class AppleUrls {
-  constructor(private readonly config: Pick<AppleStoreConfig, 'itunesBaseUrl' | 'webBaseUrl' | 'ampApiBaseUrl' | 'tokenPagePath'>) {}
+  constructor(
+    private readonly config: Pick<AppleStoreConfig, 'itunesBaseUrl' | 'webBaseUrl' | 'ampApiBaseUrl' | 'tokenPagePath'>,
+  ) {}
 
   search(term: string, country: string, lang: string | undefined, limit: number): URL {
     return withQuery(this.config.itunesBaseUrl, '/search', {
@@ -71,7 +82,9 @@ export class AppleUrls {
 
   reviewsFeed(country: string, trackId: string, page: number, sort: ReviewSort): URL {
     const options = [`page=${pathSegment(String(page))}`, `id=${pathSegment(trackId)}`, `sortby=${FEED_SORT[sort]}`];
-    return new URL(`${this.config.itunesBaseUrl}/${pathSegment(country)}/rss/customerreviews/${options.join('/')}/json`);
+    return new URL(
+      `${this.config.itunesBaseUrl}/${pathSegment(country)}/rss/customerreviews/${options.join('/')}/json`,
+    );
   }
 
   tokenPage(): URL {
@@ -83,26 +96,49 @@ export class AppleUrls {
   }
 
   ampApp(country: string, id: string, params: AmpParams): URL {
-    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/apps/${pathSegment(id)}`, ampQuery(params));
+    return withQuery(
+      this.config.ampApiBaseUrl,
+      `/v1/catalog/${pathSegment(country)}/apps/${pathSegment(id)}`,
+      ampQuery(params),
+    );
   }
 
   ampApps(country: string, ids: string[], params: AmpParams): URL {
-    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/apps`, ampQuery(params, { ids: ids.join(',') }));
+    return withQuery(
+      this.config.ampApiBaseUrl,
+      `/v1/catalog/${pathSegment(country)}/apps`,
+      ampQuery(params, { ids: ids.join(',') }),
+    );
   }
 
   ampBundle(country: string, id: string, params: AmpParams): URL {
-    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/app-bundles/${pathSegment(id)}`, ampQuery(params));
+    return withQuery(
+      this.config.ampApiBaseUrl,
+      `/v1/catalog/${pathSegment(country)}/app-bundles/${pathSegment(id)}`,
+      ampQuery(params),
+    );
   }
 
   ampBundles(country: string, ids: string[], params: AmpParams): URL {
-    return withQuery(this.config.ampApiBaseUrl, `/v1/catalog/${pathSegment(country)}/app-bundles`, ampQuery(params, { ids: ids.join(',') }));
+    return withQuery(
+      this.config.ampApiBaseUrl,
+      `/v1/catalog/${pathSegment(country)}/app-bundles`,
+      ampQuery(params, { ids: ids.join(',') }),
+    );
   }
 
-  ampSearch(country: string, term: string, params: { types: string; limit: number; offset: number; lang?: string }): URL {
+  ampSearch(
+    country: string,
+    term: string,
+    params: { types: string; limit: number; offset: number; lang?: string },
+  ): URL {
     return withQuery(
       this.config.ampApiBaseUrl,
       `/v1/catalog/${pathSegment(country)}/search`,
-      ampQuery({ lang: params.lang }, { term, types: params.types, limit: String(params.limit), offset: String(params.offset) }),
+      ampQuery(
+        { lang: params.lang },
+        { term, types: params.types, limit: String(params.limit), offset: String(params.offset) },
+      ),
     );
   }
 }

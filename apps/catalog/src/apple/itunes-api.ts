@@ -1,7 +1,14 @@
 import type { ReviewSort } from '@appcat/contracts';
 import type { Review } from '../store/store-adapter.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
-import { badResponse, expectSuccess, isRecord, parseJsonBody, throttled, upstreamReportedError } from '../upstream/upstream-failures.js';
+import {
+  badResponse,
+  expectSuccess,
+  isRecord,
+  parseJsonBody,
+  throttled,
+  upstreamReportedError,
+} from '../upstream/upstream-failures.js';
 import { ITUNES_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import { type DriftNote, parseReviewsFeed } from './reviews-feed.js';
@@ -27,7 +34,12 @@ export class ItunesApi {
   }
 
   /** @param admitted a rate-limiter token was already taken (see {@link ItunesApi.admit}). */
-  lookup(key: 'id' | 'bundleId', values: string[], options: { country?: string; lang?: string; limit?: number }, admitted = false): Promise<ItunesResults> {
+  lookup(
+    key: 'id' | 'bundleId',
+    values: string[],
+    options: { country?: string; lang?: string; limit?: number },
+    admitted = false,
+  ): Promise<ItunesResults> {
     return this.getResults(this.urls.lookup(key, values, options), admitted);
   }
 

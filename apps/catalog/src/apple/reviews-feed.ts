@@ -36,7 +36,8 @@ function toReview(entry: Record<string, unknown>, appId: string): Review | undef
   if (!/^\d+$/.test(id) || score < 1 || score > 5) return undefined;
   const author = isRecord(entry.author) ? entry.author : {};
   const contents = asArray(entry.content);
-  const plain = contents.find((c) => attributesOf(c).type === 'text') ?? contents.find((c) => attributesOf(c).type !== 'html');
+  const plain =
+    contents.find((c) => attributesOf(c).type === 'text') ?? contents.find((c) => attributesOf(c).type !== 'html');
   const links = asArray(entry.link);
   const link = links.find((l) => attributesOf(l).rel === 'related') ?? links[0];
   const href = attributesOf(link).href;
@@ -62,7 +63,12 @@ function toReview(entry: Record<string, unknown>, appId: string): Review | undef
  * older captures list first, and stray entries are skipped (and noted); a page whose entries are all
  * unreadable is an unreadable answer, never an empty list.
  */
-export function parseReviewsFeed(body: string, appId: string, host: string, note: DriftNote = () => undefined): Review[] {
+export function parseReviewsFeed(
+  body: string,
+  appId: string,
+  host: string,
+  note: DriftNote = () => undefined,
+): Review[] {
   let document: unknown;
   try {
     document = JSON.parse(body);
@@ -75,7 +81,11 @@ export function parseReviewsFeed(body: string, appId: string, host: string, note
   let unreadable = 0;
   for (const [index, entry] of asArray(feed.entry).entries()) {
     if (isRecord(entry) && isAppEntry(entry)) {
-      note(index === 0 ? 'the reviews feed lists the app itself as its first entry (skipped)' : 'the reviews feed lists the app itself among the reviews (skipped)');
+      note(
+        index === 0
+          ? 'the reviews feed lists the app itself as its first entry (skipped)'
+          : 'the reviews feed lists the app itself among the reviews (skipped)',
+      );
       continue;
     }
     const review = isRecord(entry) ? toReview(entry, appId) : undefined;
@@ -83,6 +93,7 @@ export function parseReviewsFeed(body: string, appId: string, host: string, note
     else unreadable++;
   }
   if (unreadable > 0 && reviews.length === 0) throw badResponse('a reviews feed whose entries cannot be read', host);
-  if (unreadable > 0) note(`the reviews feed holds ${unreadable} entr${unreadable === 1 ? 'y' : 'ies'} that are not reviews (skipped)`);
+  if (unreadable > 0)
+    note(`the reviews feed holds ${unreadable} entr${unreadable === 1 ? 'y' : 'ies'} that are not reviews (skipped)`);
   return reviews;
 }

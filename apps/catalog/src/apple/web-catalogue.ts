@@ -1,7 +1,14 @@
 import { UNTRACKED } from '../cache/provenance.js';
 import type { Freshness, ResourceStore } from '../cache/resource-store.js';
 import type { UpstreamHttpClient, UpstreamResponse } from '../upstream/upstream-http-client.js';
-import { badResponse, expectSuccess, httpError, isRecord, parseJsonBody, throttled } from '../upstream/upstream-failures.js';
+import {
+  badResponse,
+  expectSuccess,
+  httpError,
+  isRecord,
+  parseJsonBody,
+  throttled,
+} from '../upstream/upstream-failures.js';
 import { APPLE_AMP_UPSTREAM, APPLE_WEB_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import { findBearerToken, moduleScriptSrc, tokenExpiry } from './bearer-token.js';
@@ -62,23 +69,31 @@ export class WebCatalogue {
   }
 
   private request(url: URL, token: string, admitted: boolean): Promise<UpstreamResponse> {
-    return this.http.get({ url, upstream: APPLE_AMP_UPSTREAM, admitted, headers: { authorization: `Bearer ${token}`, origin: this.urls.webOrigin(), accept: 'application/json' } });
+    return this.http.get({
+      url,
+      upstream: APPLE_AMP_UPSTREAM,
+      admitted,
+      headers: { authorization: `Bearer ${token}`, origin: this.urls.webOrigin(), accept: 'application/json' },
+    });
   }
 
   /** Requests arriving while the page is being read share that one read. */
   private async currentToken(): Promise<string> {
     const known = this.known;
-    if (known !== undefined && (tokenExpiry(known) ?? Infinity) <= Date.now() + EXPIRY_MARGIN_MS) await this.forget(known);
+    if (known !== undefined && (tokenExpiry(known) ?? Infinity) <= Date.now() + EXPIRY_MARGIN_MS)
+      await this.forget(known);
     return this.sharedToken();
   }
 
   private sharedToken(): Promise<string> {
     if (!this.token) {
       // Not part of any reply's data. It is only read inside a load, which a cache-only reply never runs.
-      const reading = this.store.get({ key: TOKEN_KEY, freshness: this.tokenFreshness, load: () => this.readToken() }, UNTRACKED).then((token) => {
-        if (!token) throw badResponse('a module script without the web catalogue token', this.urls.tokenPage().host);
-        return token;
-      });
+      const reading = this.store
+        .get({ key: TOKEN_KEY, freshness: this.tokenFreshness, load: () => this.readToken() }, UNTRACKED)
+        .then((token) => {
+          if (!token) throw badResponse('a module script without the web catalogue token', this.urls.tokenPage().host);
+          return token;
+        });
       this.token = reading;
       reading.then(
         (token) => (this.known = token),
@@ -105,7 +120,8 @@ export class WebCatalogue {
     if (!src) throw badResponse('a store page without a module script', pageUrl.host);
     const scriptUrl = new URL(src, pageUrl);
     // Only the configured site is asked: a page pointing elsewhere has changed beyond what we read.
-    if (scriptUrl.origin !== pageUrl.origin) throw badResponse('a store page whose module script is on another host', pageUrl.host);
+    if (scriptUrl.origin !== pageUrl.origin)
+      throw badResponse('a store page whose module script is on another host', pageUrl.host);
     const token = findBearerToken(await this.getWebText(scriptUrl, '*/*'));
     if (!token) throw badResponse('a module script without the web catalogue token', pageUrl.host);
     return token;

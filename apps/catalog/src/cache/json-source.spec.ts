@@ -20,7 +20,9 @@ describe('JSON text of cached values', () => {
         // A reply's list mixes values read from the cache with values built for the reply.
         const items = mixed.map(([item, cachedItem]) => (cachedItem ? fromCache(item) : item));
         expect(toJson(items)).toBe(JSON.stringify(items));
-        expect(listJson({ resultCount: items.length, results: items })).toBe(JSON.stringify({ resultCount: items.length, results: items }));
+        expect(listJson({ resultCount: items.length, results: items })).toBe(
+          JSON.stringify({ resultCount: items.length, results: items }),
+        );
       }),
     );
   });

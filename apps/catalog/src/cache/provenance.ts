@@ -70,7 +70,8 @@ export class ProvenanceTrace implements ResourceTrace {
     const source: CatalogSource = this.anyStale ? 'stale' : this.allCache ? 'cache' : 'upstream';
     const ageMs = Math.max(0, now - this.oldestFetchedAt);
     // Never fresh for longer than its shortest TTL, even if a replica's clock put a fetch in the future.
-    const fresh = this.freshUntil > now ? { ageMs, freshForMs: Math.min(this.freshUntil - now, this.shortestFreshMs) } : {};
+    const fresh =
+      this.freshUntil > now ? { ageMs, freshForMs: Math.min(this.freshUntil - now, this.shortestFreshMs) } : {};
     if (source === 'upstream') return { source, ...fresh };
     return { source, ageSeconds: Math.floor(ageMs / 1000), ...fresh };
   }

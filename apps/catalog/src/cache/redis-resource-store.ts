@@ -26,9 +26,34 @@ export interface RedisResourceStoreOptions {
 export type RefreshOutcome = 'refreshed' | 'fresh' | 'failed' | 'busy' | 'error';
 
 interface CacheCommands {
-  catalogProbe(entry: string, lock: string, failure: string, now: string, freshMs: string, notFoundMs: string, token: string, lockTtlMs: string, serveStaleMs: string): Promise<[string, string, string]>;
-  catalogFill(entry: string, lock: string, token: string, value: string, keepMs: string, channel: string): Promise<number>;
-  catalogFail(entry: string, lock: string, failure: string, token: string, failureJson: string, failureTtlMs: string, channel: string): Promise<number>;
+  catalogProbe(
+    entry: string,
+    lock: string,
+    failure: string,
+    now: string,
+    freshMs: string,
+    notFoundMs: string,
+    token: string,
+    lockTtlMs: string,
+    serveStaleMs: string,
+  ): Promise<[string, string, string]>;
+  catalogFill(
+    entry: string,
+    lock: string,
+    token: string,
+    value: string,
+    keepMs: string,
+    channel: string,
+  ): Promise<number>;
+  catalogFail(
+    entry: string,
+    lock: string,
+    failure: string,
+    token: string,
+    failureJson: string,
+    failureTtlMs: string,
+    channel: string,
+  ): Promise<number>;
   catalogRenew(lock: string, token: string, ttlMs: string): Promise<number>;
 }
 
@@ -125,7 +150,8 @@ export class RedisResourceStore implements ResourceStore {
   /** The resource through the in-flight map: loaded by this request, or by the one it joins. */
   private async getShared<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
     const queue = this.options.refreshQueue;
-    if (queue && request.refresh) queue.noteDemand(request.key, request.refresh).catch((error: unknown) => this.redisFailed(error));
+    if (queue && request.refresh)
+      queue.noteDemand(request.key, request.refresh).catch((error: unknown) => this.redisFailed(error));
     let shared = this.inflight.get(request.key) as Promise<Outcome<T>> | undefined;
     const leader = shared === undefined;
     if (!shared) {
@@ -161,7 +187,8 @@ export class RedisResourceStore implements ResourceStore {
     }
     const entry = raw === null ? undefined : decodeEntry<T>(raw);
     const freshFor = entry?.notFound ? request.freshness.notFoundMs : request.freshness.freshMs;
-    if (!entry || Date.now() - entry.fetchedAt >= freshFor) throw new NotCachedError(request.key, entry !== undefined && !entry.notFound);
+    if (!entry || Date.now() - entry.fetchedAt >= freshFor)
+      throw new NotCachedError(request.key, entry !== undefined && !entry.notFound);
     trace.record('cache', entry.fetchedAt, freshFor);
     return entry.value;
   }
@@ -170,9 +197,14 @@ export class RedisResourceStore implements ResourceStore {
     const now = Date.now();
     // One command per entry, not a pipeline: on a Redis Cluster a pipeline stays in one slot. Sent
     // together, the connection's auto-pipelining still batches them.
-    const writes = [...entries].map(([key, value]) => [this.entryKey(key), encodeEntry(now, value), keepMs(freshness, value)] as const);
+    const writes = [...entries].map(
+      ([key, value]) => [this.entryKey(key), encodeEntry(now, value), keepMs(freshness, value)] as const,
+    );
     if (writes.length === 0) return;
-    await this.withRedis(() => Promise.all(writes.map(([key, encoded, ms]) => this.redis.set(key, encoded, 'PX', ms))), undefined);
+    await this.withRedis(
+      () => Promise.all(writes.map(([key, encoded, ms]) => this.redis.set(key, encoded, 'PX', ms))),
+      undefined,
+    );
   }
 
   async drop(key: string): Promise<void> {
@@ -196,7 +228,8 @@ export class RedisResourceStore implements ResourceStore {
     const token = randomUUID();
     const probe = await this.probe<T>(request, keys, token, false);
     if (!probe) return 'error';
-    if (probe.state !== 'locked') return probe.state === 'fresh' ? 'fresh' : probe.state === 'failed' ? 'failed' : 'busy';
+    if (probe.state !== 'locked')
+      return probe.state === 'fresh' ? 'fresh' : probe.state === 'failed' ? 'failed' : 'busy';
     try {
       await this.loadAndFill(request, keys, token, undefined);
       return 'refreshed';
@@ -211,17 +244,33 @@ export class RedisResourceStore implements ResourceStore {
     const token = randomUUID();
     const probe = await this.probe<T>(request, keys, token, true);
     // An entry that does not decode is treated like Redis being away: ask the upstream.
-    if (!probe || ((probe.state === 'fresh' || probe.state === 'stale') && !probe.entry)) return this.loadWithoutRedis(request);
+    if (!probe || ((probe.state === 'fresh' || probe.state === 'stale') && !probe.entry))
+      return this.loadWithoutRedis(request);
     return this.settle(request, keys, token, probe, Date.now() + this.options.lockWaitMs);
   }
 
   /** @param serveStale a found entry past its freshness may be answered as 'stale' (the request has a refresh job and there is a queue). */
-  private async probe<T>(request: ResourceRequest<T>, keys: Keys, token: string, serveStale: boolean): Promise<Probe<T> | undefined> {
+  private async probe<T>(
+    request: ResourceRequest<T>,
+    keys: Keys,
+    token: string,
+    serveStale: boolean,
+  ): Promise<Probe<T> | undefined> {
     const { freshMs, notFoundMs, staleMs } = request.freshness;
     const serveStaleMs = serveStale && request.refresh && this.options.refreshQueue ? staleMs : 0;
     const reply = await this.withRedis(
       () =>
-        this.redis.catalogProbe(keys.entry, keys.lock, keys.failure, String(Date.now()), String(freshMs), String(notFoundMs), token, String(this.options.lockTtlMs), String(serveStaleMs)),
+        this.redis.catalogProbe(
+          keys.entry,
+          keys.lock,
+          keys.failure,
+          String(Date.now()),
+          String(freshMs),
+          String(notFoundMs),
+          token,
+          String(this.options.lockTtlMs),
+          String(serveStaleMs),
+        ),
       undefined,
     );
     if (!reply) return undefined;
@@ -233,13 +282,21 @@ export class RedisResourceStore implements ResourceStore {
     };
   }
 
-  private settle<T>(request: ResourceRequest<T>, keys: Keys, token: string, probe: Probe<T>, deadline: number): Promise<Outcome<T>> {
+  private settle<T>(
+    request: ResourceRequest<T>,
+    keys: Keys,
+    token: string,
+    probe: Probe<T>,
+    deadline: number,
+  ): Promise<Outcome<T>> {
     switch (probe.state) {
       case 'fresh':
         return Promise.resolve({ value: probe.entry!.value, source: 'cache', fetchedAt: probe.entry!.fetchedAt });
       case 'stale':
         // Served now; one refresh is queued (the queue holds a key once), the caller never waits for it.
-        this.options.refreshQueue!.enqueue(request.key, request.refresh!).catch((error: unknown) => this.redisFailed(error));
+        this.options
+          .refreshQueue!.enqueue(request.key, request.refresh!)
+          .catch((error: unknown) => this.redisFailed(error));
         return Promise.resolve({ value: probe.entry!.value, source: 'stale', fetchedAt: probe.entry!.fetchedAt });
       case 'failed':
         return Promise.resolve(this.staleOr(request, probe.entry, probe.failure!));
@@ -258,11 +315,19 @@ export class RedisResourceStore implements ResourceStore {
     throw failure;
   }
 
-  private async loadAndFill<T>(request: ResourceRequest<T>, keys: Keys, token: string, stale: Entry<T> | undefined): Promise<Outcome<T>> {
+  private async loadAndFill<T>(
+    request: ResourceRequest<T>,
+    keys: Keys,
+    token: string,
+    stale: Entry<T> | undefined,
+  ): Promise<Outcome<T>> {
     const { lockTtlMs, failureTtlMs } = this.options;
-    const renewal = setInterval(() => {
-      this.redis.catalogRenew(keys.lock, token, String(lockTtlMs)).catch(() => undefined);
-    }, Math.max(10, Math.floor(lockTtlMs / 3)));
+    const renewal = setInterval(
+      () => {
+        this.redis.catalogRenew(keys.lock, token, String(lockTtlMs)).catch(() => undefined);
+      },
+      Math.max(10, Math.floor(lockTtlMs / 3)),
+    );
     renewal.unref();
     let value: T | undefined;
     try {
@@ -273,7 +338,16 @@ export class RedisResourceStore implements ResourceStore {
       const failure = isUpstreamFailure(error) ? error : undefined;
       const memo = failure ? JSON.stringify(failure.getError()) : '';
       await this.withRedis(
-        () => this.redis.catalogFail(keys.entry, keys.lock, keys.failure, token, memo, String(failure ? failureTtlMs : 0), this.channel),
+        () =>
+          this.redis.catalogFail(
+            keys.entry,
+            keys.lock,
+            keys.failure,
+            token,
+            memo,
+            String(failure ? failureTtlMs : 0),
+            this.channel,
+          ),
         undefined,
       );
       if (!failure) throw error;
@@ -282,25 +356,43 @@ export class RedisResourceStore implements ResourceStore {
     clearInterval(renewal);
     const fetchedAt = Date.now();
     await this.withRedis(
-      () => this.redis.catalogFill(keys.entry, keys.lock, token, encodeEntry(fetchedAt, value), String(keepMs(request.freshness, value)), this.channel),
+      () =>
+        this.redis.catalogFill(
+          keys.entry,
+          keys.lock,
+          token,
+          encodeEntry(fetchedAt, value),
+          String(keepMs(request.freshness, value)),
+          this.channel,
+        ),
       undefined,
     );
     return { value, source: 'upstream', fetchedAt };
   }
 
-  private async waitForFill<T>(request: ResourceRequest<T>, keys: Keys, token: string, stale: Entry<T> | undefined, deadline: number): Promise<Outcome<T>> {
+  private async waitForFill<T>(
+    request: ResourceRequest<T>,
+    keys: Keys,
+    token: string,
+    stale: Entry<T> | undefined,
+    deadline: number,
+  ): Promise<Outcome<T>> {
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
         return this.staleOr(
           request,
           stale,
-          new WireException(ErrorCode.UpstreamTimeout, `upstream store did not answer within ${this.options.lockWaitMs} ms (another request for the same data was waiting for it)`),
+          new WireException(
+            ErrorCode.UpstreamTimeout,
+            `upstream store did not answer within ${this.options.lockWaitMs} ms (another request for the same data was waiting for it)`,
+          ),
         );
       }
       await this.notifier.wait(keys.entry, Math.min(this.pollMs, remaining));
       const probe = await this.probe<T>(request, keys, token, true);
-      if (!probe || ((probe.state === 'fresh' || probe.state === 'stale') && !probe.entry)) return this.loadWithoutRedis(request);
+      if (!probe || ((probe.state === 'fresh' || probe.state === 'stale') && !probe.entry))
+        return this.loadWithoutRedis(request);
       if (probe.state !== 'busy') return this.settle(request, keys, token, probe, deadline);
       stale = probe.entry ?? stale;
     }
@@ -329,7 +421,9 @@ export class RedisResourceStore implements ResourceStore {
   private redisFailed(error: unknown): void {
     if (Date.now() - this.lastRedisWarning > 30_000) {
       this.lastRedisWarning = Date.now();
-      this.logger.warn(`Redis unavailable, serving without the shared cache: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Redis unavailable, serving without the shared cache: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

@@ -35,7 +35,11 @@ export type RefreshRebuilder = (job: RefreshJob) => ResourceRequest<unknown> | u
  * Calls go to the most requested keys; a key whose group has a call with room joins it for free. The
  * steady-state model uses the same choice.
  */
-export function chooseRefreshes<R extends { job: Pick<RefreshJob, 'group'> }>(taken: readonly R[], calls: number, batchMaxIds: number): { chosen: R[]; rest: R[] } {
+export function chooseRefreshes<R extends { job: Pick<RefreshJob, 'group'> }>(
+  taken: readonly R[],
+  calls: number,
+  batchMaxIds: number,
+): { chosen: R[]; rest: R[] } {
   const open = new Map<string, number>();
   const chosen: R[] = [];
   const rest: R[] = [];
@@ -107,7 +111,9 @@ export class RefreshDrainer {
         // Redis away: the cache serves without it; say so at most every 30 s.
         if (Date.now() - this.lastWarning > 30_000) {
           this.lastWarning = Date.now();
-          this.logger.warn(`refresh queue of ${upstream} not drained: ${error instanceof Error ? error.message : String(error)}`);
+          this.logger.warn(
+            `refresh queue of ${upstream} not drained: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       }
     }

@@ -25,7 +25,17 @@ export interface QueuedRefresh {
 
 interface QueueCommands {
   catalogNoteDemand(demand: string, queue: string, key: string, keepMs: string): Promise<number>;
-  catalogEnqueueRefresh(queue: string, jobs: string, demand: string, previous: string, key: string, job: string, weight: string, keepMs: string, maxQueued: string): Promise<number>;
+  catalogEnqueueRefresh(
+    queue: string,
+    jobs: string,
+    demand: string,
+    previous: string,
+    key: string,
+    job: string,
+    weight: string,
+    keepMs: string,
+    maxQueued: string,
+  ): Promise<number>;
   catalogTakeRefreshes(queue: string, jobs: string, n: string): Promise<string[]>;
   catalogPutBackRefreshes(queue: string, jobs: string, keepMs: string, ...entries: string[]): Promise<number>;
   catalogRefreshTurn(turn: string, everyMs: string): Promise<number>;
@@ -62,7 +72,12 @@ export class RefreshQueue {
 
   /** Counts one request for `key` (an entry the catalog reads through the shared cache). */
   async noteDemand(key: string, job: RefreshJob, now = Date.now()): Promise<void> {
-    await this.redis.catalogNoteDemand(this.demandKey(Math.floor(now / this.windowMs)), this.queueKey(job.upstream), key, String(2 * this.windowMs));
+    await this.redis.catalogNoteDemand(
+      this.demandKey(Math.floor(now / this.windowMs)),
+      this.queueKey(job.upstream),
+      key,
+      String(2 * this.windowMs),
+    );
   }
 
   /** Queues a refresh of `key` unless it is queued already. Answers whether it was queued now. */
@@ -102,7 +117,12 @@ export class RefreshQueue {
   async putBack(upstream: string, refreshes: QueuedRefresh[]): Promise<void> {
     if (refreshes.length === 0) return;
     const entries = refreshes.flatMap((r) => [r.key, String(r.demand), JSON.stringify(r.job)]);
-    await this.redis.catalogPutBackRefreshes(this.queueKey(upstream), this.jobsKey(), String(QUEUE_KEEP_MS), ...entries);
+    await this.redis.catalogPutBackRefreshes(
+      this.queueKey(upstream),
+      this.jobsKey(),
+      String(QUEUE_KEEP_MS),
+      ...entries,
+    );
   }
 
   /**
@@ -110,7 +130,12 @@ export class RefreshQueue {
    * `everyMs`, however many ask.
    */
   async takeTurn(upstream: string, everyMs: number): Promise<boolean> {
-    return (await this.redis.catalogRefreshTurn(`${this.keyPrefix}{refresh}:turn:${upstream}`, String(Math.max(1, Math.round(everyMs))))) === 1;
+    return (
+      (await this.redis.catalogRefreshTurn(
+        `${this.keyPrefix}{refresh}:turn:${upstream}`,
+        String(Math.max(1, Math.round(everyMs))),
+      )) === 1
+    );
   }
 
   /** How many keys wait for `upstream`. */

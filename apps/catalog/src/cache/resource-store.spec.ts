@@ -14,7 +14,9 @@ describe('UncachedResources', () => {
   it('asks nothing for a cache-only trace', async () => {
     let loads = 0;
     const load = async () => (loads++, 'value');
-    await expect(store.get({ key: 'a', freshness, load }, new ProvenanceTrace(true))).rejects.toBeInstanceOf(NotCachedError);
+    await expect(store.get({ key: 'a', freshness, load }, new ProvenanceTrace(true))).rejects.toBeInstanceOf(
+      NotCachedError,
+    );
     expect(loads).toBe(0);
   });
 

@@ -6,7 +6,11 @@ import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import type { StoreAdapter } from './store-adapter.js';
 
 /** The adapter for the configured store (CATALOG_STORE), on the shared cache and the guarded client. */
-export function createStoreAdapter(config: CatalogConfig, http: UpstreamHttpClient, store: ResourceStore): StoreAdapter {
+export function createStoreAdapter(
+  config: CatalogConfig,
+  http: UpstreamHttpClient,
+  store: ResourceStore,
+): StoreAdapter {
   switch (config.store) {
     case 'apple':
       return new AppleStoreAdapter(config.apple, http, {

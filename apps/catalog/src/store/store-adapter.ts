@@ -87,7 +87,10 @@ export function fetchFromStore(store: StoreAdapter, query: CatalogQuery, trace: 
       return store.getDeveloper(query, trace);
     default: {
       const unknown: never = query;
-      throw new WireException(ErrorCode.InvalidArgument, `unknown catalog route ${JSON.stringify(String((unknown as { route?: unknown })?.route)).slice(0, 60)}`);
+      throw new WireException(
+        ErrorCode.InvalidArgument,
+        `unknown catalog route ${JSON.stringify(String((unknown as { route?: unknown })?.route)).slice(0, 60)}`,
+      );
     }
   }
 }

@@ -20,7 +20,8 @@ Exits 0 only when every route is ok, 1 otherwise, 2 on a usage or configuration 
 `;
 
 function readItems(values: Record<string, string | boolean | undefined>): WellKnownItems {
-  const pick = (name: string, fallback: string) => (typeof values[name] === 'string' && values[name] !== '' ? (values[name] as string) : fallback);
+  const pick = (name: string, fallback: string) =>
+    typeof values[name] === 'string' && values[name] !== '' ? (values[name] as string) : fallback;
   const items = {
     appId: pick('app', DEFAULT_ITEMS.appId),
     bundleId: pick('bundle', DEFAULT_ITEMS.bundleId),
@@ -29,9 +30,12 @@ function readItems(values: Record<string, string | boolean | undefined>): WellKn
     bundleTerm: pick('bundle-term', DEFAULT_ITEMS.bundleTerm),
     country: pick('country', DEFAULT_ITEMS.country).toLowerCase(),
   };
-  if (!/^\d{1,19}$/.test(items.bundleId)) throw new Error(`--bundle must be a numeric id, got ${JSON.stringify(items.bundleId)}`);
-  if (!/^\d{1,19}$/.test(items.developerId)) throw new Error(`--developer must be a numeric id, got ${JSON.stringify(items.developerId)}`);
-  if (!/^[a-z]{2}$/.test(items.country)) throw new Error(`--country must be a two-letter storefront code, got ${JSON.stringify(items.country)}`);
+  if (!/^\d{1,19}$/.test(items.bundleId))
+    throw new Error(`--bundle must be a numeric id, got ${JSON.stringify(items.bundleId)}`);
+  if (!/^\d{1,19}$/.test(items.developerId))
+    throw new Error(`--developer must be a numeric id, got ${JSON.stringify(items.developerId)}`);
+  if (!/^[a-z]{2}$/.test(items.country))
+    throw new Error(`--country must be a two-letter storefront code, got ${JSON.stringify(items.country)}`);
   return items;
 }
 
@@ -47,7 +51,11 @@ export interface CliOutput {
 }
 
 /** The upstream check as a command: its exit code, 0 only when every route is ok. */
-export async function runUpstreamCheckCli(args: string[], env: Record<string, string | undefined>, out: CliOutput): Promise<number> {
+export async function runUpstreamCheckCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  out: CliOutput,
+): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
   let items: WellKnownItems;
   try {
@@ -80,8 +88,11 @@ export async function runUpstreamCheckCli(args: string[], env: Record<string, st
     out.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
-  const checks = await checkUpstream(config.apple, new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent }), items);
+  const checks = await checkUpstream(
+    config.apple,
+    new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent }),
+    items,
+  );
   out.stdout(values.json ? `${JSON.stringify({ routes: checks })}\n` : `${table(checks)}\n`);
   return checks.every((c) => c.status === 'ok') ? 0 : 1;
 }
-

@@ -37,13 +37,19 @@ export interface RouteCheck {
 }
 
 /** Failures that say nothing about the answer's shape: the upstream could not be asked. */
-const UNREACHABLE: ReadonlySet<string> = new Set([ErrorCode.UpstreamTimeout, ErrorCode.UpstreamUnreachable, ErrorCode.UpstreamThrottled]);
+const UNREACHABLE: ReadonlySet<string> = new Set([
+  ErrorCode.UpstreamTimeout,
+  ErrorCode.UpstreamUnreachable,
+  ErrorCode.UpstreamThrottled,
+]);
 
 function classify(error: unknown): { status: RouteCheckStatus; detail: string } {
-  if (!(error instanceof WireException)) return { status: 'drift', detail: error instanceof Error ? error.message : String(error) };
+  if (!(error instanceof WireException))
+    return { status: 'drift', detail: error instanceof Error ? error.message : String(error) };
   if (UNREACHABLE.has(error.code)) return { status: 'unreachable', detail: error.message };
   // A 5xx is the upstream failing; any other status (a page gone, a 401 that survives a new token) is drift.
-  if (error.code === ErrorCode.UpstreamHttpError && /HTTP 5\d\d/.test(error.message)) return { status: 'unreachable', detail: error.message };
+  if (error.code === ErrorCode.UpstreamHttpError && /HTTP 5\d\d/.test(error.message))
+    return { status: 'unreachable', detail: error.message };
   return { status: 'drift', detail: error.message };
 }
 
@@ -65,7 +71,11 @@ function paramsFor(routeId: string, items: WellKnownItems): RouteParams {
  * the answer could not be read, was empty for an item that exists, or held something we skip;
  * `unreachable` when the upstream could not be asked (network, timeout, throttling, 5xx).
  */
-export async function checkUpstream(config: AppleStoreConfig, http: UpstreamHttpClient, items: WellKnownItems = DEFAULT_ITEMS): Promise<RouteCheck[]> {
+export async function checkUpstream(
+  config: AppleStoreConfig,
+  http: UpstreamHttpClient,
+  items: WellKnownItems = DEFAULT_ITEMS,
+): Promise<RouteCheck[]> {
   let notes: string[] = [];
   const adapter = new AppleStoreAdapter(config, http, { onDrift: (note) => notes.push(note) });
   const checks: RouteCheck[] = [];
@@ -76,7 +86,15 @@ export async function checkUpstream(config: AppleStoreConfig, http: UpstreamHttp
       const data = await fetchFromStore(adapter, query, UNTRACKED);
       const drift = [...new Set(notes)];
       if (data.resultCount === 0) drift.unshift(`no records for the well-known item (${describe(route.id, items)})`);
-      checks.push(drift.length === 0 ? { route: route.path, status: 'ok', detail: `${data.resultCount} record${data.resultCount === 1 ? '' : 's'}` } : { route: route.path, status: 'drift', detail: drift.join('; ') });
+      checks.push(
+        drift.length === 0
+          ? {
+              route: route.path,
+              status: 'ok',
+              detail: `${data.resultCount} record${data.resultCount === 1 ? '' : 's'}`,
+            }
+          : { route: route.path, status: 'drift', detail: drift.join('; ') },
+      );
     } catch (error) {
       checks.push({ route: route.path, ...classify(error) });
     }

@@ -16,7 +16,12 @@ describe('Batcher', () => {
 
   it('answers ids asked within the window with one call per group; missing ids are undefined', async () => {
     const { batcher, calls } = echo();
-    const answers = await Promise.all([batcher.load('us', 'us', 'a'), batcher.load('gb', 'gb', 'a'), batcher.load('us', 'us', 'b'), batcher.load('us', 'us', 'missing')]);
+    const answers = await Promise.all([
+      batcher.load('us', 'us', 'a'),
+      batcher.load('gb', 'gb', 'a'),
+      batcher.load('us', 'us', 'b'),
+      batcher.load('us', 'us', 'missing'),
+    ]);
     expect(answers).toEqual(['us:a', 'gb:a', 'us:b', undefined]);
     expect(calls).toEqual([
       { params: 'us', ids: ['a', 'b', 'missing'] },

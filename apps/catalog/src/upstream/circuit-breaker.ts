@@ -64,7 +64,10 @@ export class RedisCircuitBreaker {
 
   async check(upstream: string): Promise<BreakerGate> {
     try {
-      const [verdict, retryAfterMs, cause, failures] = await this.redis.catalogBreakerCheck(this.key(upstream), String(this.probeSlotMs));
+      const [verdict, retryAfterMs, cause, failures] = await this.redis.catalogBreakerCheck(
+        this.key(upstream),
+        String(this.probeSlotMs),
+      );
       if (verdict === 'deny') return { verdict, retryAfterMs, ...parseCause(cause) };
       return verdict === 'probe' ? { verdict } : { verdict: 'allow', failures };
     } catch (error) {
@@ -109,6 +112,8 @@ export class RedisCircuitBreaker {
   private warn(error: unknown): void {
     if (Date.now() - this.lastWarning < 30_000) return;
     this.lastWarning = Date.now();
-    this.logger.warn(`Redis unavailable, upstream circuit breakers stay closed: ${error instanceof Error ? error.message : String(error)}`);
+    this.logger.warn(
+      `Redis unavailable, upstream circuit breakers stay closed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

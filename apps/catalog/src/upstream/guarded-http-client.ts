@@ -52,7 +52,11 @@ export class GuardedHttpClient implements UpstreamHttpClient {
 
   async admit(upstream: string, url: URL): Promise<void> {
     const gate = await this.breaker.check(upstream);
-    if (gate.verdict === 'deny') throw new WireException(CAUSE_CODES[gate.cause], openMessage(gate.cause, gate.detail, url.host, gate.retryAfterMs));
+    if (gate.verdict === 'deny')
+      throw new WireException(
+        CAUSE_CODES[gate.cause],
+        openMessage(gate.cause, gate.detail, url.host, gate.retryAfterMs),
+      );
     const egress = await this.takeToken(upstream, url.host);
     const queue = this.admissions.get(upstream) ?? [];
     // An admission whose batch failed before calling (a token page that did not load) is dropped after a minute.
@@ -68,8 +72,11 @@ export class GuardedHttpClient implements UpstreamHttpClient {
     // An admitted request passed the breaker in admit(), maybe as its probe: checking again would
     // find its own probe out and refuse it.
     const gate: BreakerGate = request.admitted ? { verdict: 'probe' } : await this.breaker.check(upstream);
-    if (gate.verdict === 'deny') throw new WireException(CAUSE_CODES[gate.cause], openMessage(gate.cause, gate.detail, host, gate.retryAfterMs));
-    const egress = request.admitted ? (this.admissions.get(upstream)?.shift()?.egress ?? this.limiter.egresses[0]) : await this.takeToken(upstream, host);
+    if (gate.verdict === 'deny')
+      throw new WireException(CAUSE_CODES[gate.cause], openMessage(gate.cause, gate.detail, host, gate.retryAfterMs));
+    const egress = request.admitted
+      ? (this.admissions.get(upstream)?.shift()?.egress ?? this.limiter.egresses[0])
+      : await this.takeToken(upstream, host);
 
     let response: UpstreamResponse;
     try {
@@ -83,7 +90,12 @@ export class GuardedHttpClient implements UpstreamHttpClient {
     const throttled = response.status === 429 || (response.status === 403 && response.body.trim() === '');
     if (throttled) {
       const detail = response.status === 429 ? 'HTTP 429' : 'HTTP 403 with an empty body';
-      const openMs = await this.breaker.failed(upstream, 'throttle', detail, retryAfterMs(response.headers.get('retry-after')));
+      const openMs = await this.breaker.failed(
+        upstream,
+        'throttle',
+        detail,
+        retryAfterMs(response.headers.get('retry-after')),
+      );
       const hint = openMs > 0 ? openMs : (retryAfterMs(response.headers.get('retry-after')) ?? 1000);
       throw new WireException(ErrorCode.UpstreamThrottled, openMessage('throttle', detail, host, hint));
     }

@@ -14,7 +14,10 @@ export class MeasuredUpstreamHttpClient implements UpstreamHttpClient {
     const started = performance.now();
     try {
       const response = await this.inner.get(request);
-      this.metrics.upstreamSeconds.observe({ host, outcome: String(response.status) }, (performance.now() - started) / 1000);
+      this.metrics.upstreamSeconds.observe(
+        { host, outcome: String(response.status) },
+        (performance.now() - started) / 1000,
+      );
       if (response.status >= 400) this.metrics.upstreamErrors.inc({ host, code: `HTTP_${response.status}` });
       return response;
     } catch (error) {

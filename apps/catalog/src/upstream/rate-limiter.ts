@@ -8,7 +8,8 @@ import { TOKEN_BUCKET_PEEK_SCRIPT, TOKEN_BUCKET_SCRIPT } from './guard-scripts.j
  * when the token is due on the limiter's clock (Redis's; this process's while Redis is away), ms since
  * the epoch: the schedule the limiter keeps, whatever delays the call after it.
  */
-export type TokenGrant = { granted: true; waitMs: number; dueAt: number; egress: Egress } | { granted: false; retryAfterMs: number };
+export type TokenGrant =
+  { granted: true; waitMs: number; dueAt: number; egress: Egress } | { granted: false; retryAfterMs: number };
 
 /** What a host's budget holds right now, over every egress of this replica. */
 export interface BudgetState {
@@ -84,12 +85,22 @@ export class RedisRateLimiter {
   /** A token for a call to `upstream`, granted by one of the egresses (always granted when the host has no limit). */
   async take(upstream: string): Promise<TokenGrant> {
     const limit = this.limitOf(upstream);
-    if (!limit) return { granted: true, waitMs: 0, dueAt: Date.now(), egress: this.egresses[this.turn++ % this.egresses.length] };
+    if (!limit)
+      return { granted: true, waitMs: 0, dueAt: Date.now(), egress: this.egresses[this.turn++ % this.egresses.length] };
     const first = this.turn++ % this.egresses.length;
     try {
       const keys = this.bucketKeys(upstream);
-      const [granted, ms, index, dueAt] = await this.redis.catalogTakeToken(String(keys.length), ...keys, String(limit.perMinute), String(limit.burst), String(this.maxWaitMs), String(first));
-      return granted === 1 ? { granted: true, waitMs: ms, dueAt: dueAt!, egress: this.egresses[index] } : { granted: false, retryAfterMs: ms };
+      const [granted, ms, index, dueAt] = await this.redis.catalogTakeToken(
+        String(keys.length),
+        ...keys,
+        String(limit.perMinute),
+        String(limit.burst),
+        String(this.maxWaitMs),
+        String(first),
+      );
+      return granted === 1
+        ? { granted: true, waitMs: ms, dueAt: dueAt!, egress: this.egresses[index] }
+        : { granted: false, retryAfterMs: ms };
     } catch (error) {
       this.warn(error);
       return this.takeLocally(upstream, limit, first);
@@ -105,13 +116,21 @@ export class RedisRateLimiter {
     if (!limit) return { tokens: Number.POSITIVE_INFINITY, waitMs: 0 };
     try {
       const keys = this.bucketKeys(upstream);
-      const [tokens, waitMs] = await this.redis.catalogPeekTokens(String(keys.length), ...keys, String(limit.perMinute), String(limit.burst));
+      const [tokens, waitMs] = await this.redis.catalogPeekTokens(
+        String(keys.length),
+        ...keys,
+        String(limit.perMinute),
+        String(limit.burst),
+      );
       return { tokens, waitMs };
     } catch (error) {
       this.warn(error);
       const levels = this.localBuckets(upstream, limit).map((b) => b.level());
       const most = Math.max(...levels);
-      return { tokens: levels.reduce((sum, l) => sum + (l >= 1 ? Math.floor(l) : 0), 0), waitMs: most >= 1 ? 0 : Math.ceil(((1 - most) * 60_000) / limit.perMinute) };
+      return {
+        tokens: levels.reduce((sum, l) => sum + (l >= 1 ? Math.floor(l) : 0), 0),
+        waitMs: most >= 1 ? 0 : Math.ceil(((1 - most) * 60_000) / limit.perMinute),
+      };
     }
   }
 
@@ -159,7 +178,9 @@ export class RedisRateLimiter {
   private warn(error: unknown): void {
     if (Date.now() - this.lastWarning > 30_000) {
       this.lastWarning = Date.now();
-      this.logger.warn(`Redis unavailable, limiting upstream calls per replica: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Redis unavailable, limiting upstream calls per replica: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

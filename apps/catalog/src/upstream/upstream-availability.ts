@@ -46,7 +46,11 @@ export class UpstreamAvailability {
     const limit = this.limiter.limitOf(upstream);
     const egresses = this.limiter.egresses.length;
     const rate = `${limit?.perMinute ?? 0} calls a minute to ${upstream}${egresses > 1 ? ` from each of ${egresses} egresses` : ''}`;
-    return unavailable(ErrorCode.UpstreamThrottled, `upstream store rate limit reached: ${rate}; retry after ${inSeconds(budget.waitMs)} s`, budget.waitMs);
+    return unavailable(
+      ErrorCode.UpstreamThrottled,
+      `upstream store rate limit reached: ${rate}; retry after ${inSeconds(budget.waitMs)} s`,
+      budget.waitMs,
+    );
   }
 }
 

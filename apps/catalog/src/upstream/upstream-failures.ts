@@ -36,7 +36,10 @@ export function upstreamNetworkFailure(error: unknown, host: string, timeoutMs: 
     return new WireException(ErrorCode.UpstreamTimeout, `upstream store timed out after ${timeoutMs} ms (${host})`);
   }
   const code = errorCode(error);
-  return new WireException(ErrorCode.UpstreamUnreachable, `upstream store unreachable: ${code ? NETWORK_CAUSES[code] : 'network error'} (${host})`);
+  return new WireException(
+    ErrorCode.UpstreamUnreachable,
+    `upstream store unreachable: ${code ? NETWORK_CAUSES[code] : 'network error'} (${host})`,
+  );
 }
 
 /** 429, and Apple's 403 with an empty body, mean "slow down", not "forbidden". */
@@ -44,10 +47,16 @@ export function throttled(response: UpstreamResponse, host: string): WireExcepti
   if (response.status === 429) {
     const retryAfter = response.headers.get('retry-after');
     const hint = retryAfter && /^\d{1,6}$/.test(retryAfter.trim()) ? `, retry after ${retryAfter.trim()} s` : '';
-    return new WireException(ErrorCode.UpstreamThrottled, `upstream store throttled the request: HTTP 429${hint} (${host})`);
+    return new WireException(
+      ErrorCode.UpstreamThrottled,
+      `upstream store throttled the request: HTTP 429${hint} (${host})`,
+    );
   }
   if (response.status === 403 && response.body.trim() === '') {
-    return new WireException(ErrorCode.UpstreamThrottled, `upstream store throttled the request: HTTP 403 with an empty body (${host})`);
+    return new WireException(
+      ErrorCode.UpstreamThrottled,
+      `upstream store throttled the request: HTTP 403 with an empty body (${host})`,
+    );
   }
   return undefined;
 }
@@ -69,7 +78,11 @@ export function upstreamReportedError(text: string, host: string): WireException
 
 /** An answer we could not read (not the upstream's own error message): a sign the upstream's shape drifted. */
 export function isUnreadableAnswer(error: unknown): error is WireException {
-  return error instanceof WireException && error.code === ErrorCode.UpstreamBadResponse && !error.message.startsWith(`upstream store answered ${REPORTED_ERROR}`);
+  return (
+    error instanceof WireException &&
+    error.code === ErrorCode.UpstreamBadResponse &&
+    !error.message.startsWith(`upstream store answered ${REPORTED_ERROR}`)
+  );
 }
 
 /** Throws the typed failure for a throttled or otherwise non-2xx answer. */

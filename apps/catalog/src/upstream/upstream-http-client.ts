@@ -57,7 +57,9 @@ export class FetchUpstreamHttpClient implements UpstreamHttpClient {
     try {
       const proxyUrl = request.egress?.proxyUrl;
       // Node's own fetch without a proxy; undici's fetch with its ProxyAgent (the two must come from one undici).
-      const response = proxyUrl ? await undiciFetch(request.url, { ...init, dispatcher: this.proxy(proxyUrl) }) : await fetch(request.url, init);
+      const response = proxyUrl
+        ? await undiciFetch(request.url, { ...init, dispatcher: this.proxy(proxyUrl) })
+        : await fetch(request.url, init);
       return { status: response.status, headers: response.headers as Headers, body: await response.text() };
     } catch (error) {
       throw upstreamNetworkFailure(error, request.url.host, this.options.timeoutMs);

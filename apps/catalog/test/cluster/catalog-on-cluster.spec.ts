@@ -56,7 +56,9 @@ describe('catalog on Redis Cluster', () => {
   it('one upstream call per resource across replicas, for resources on every primary', async () => {
     const countries = ['us', 'gb', 'fr', 'de', 'jp', 'it', 'es', 'ca', 'au'];
     emulator.addFault({ match: { endpoint: 'lookup' }, delayMs: 200 });
-    const replies = await Promise.all(countries.flatMap((country) => [via(0, facebook(country)), via(1, facebook(country))]));
+    const replies = await Promise.all(
+      countries.flatMap((country) => [via(0, facebook(country)), via(1, facebook(country))]),
+    );
     expect(replies.filter((reply) => reply.source === 'upstream')).toHaveLength(countries.length);
     expect(emulator.stats().byEndpoint.lookup).toBe(countries.length);
     emulator.clearFaults();

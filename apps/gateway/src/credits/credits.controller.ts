@@ -32,7 +32,8 @@ export class CreditsController {
   @HttpCode(200)
   async balance(@Req() request: FastifyRequest): Promise<Envelope> {
     const credentials = readPaymentCredentials(request.headers);
-    if (credentials.kind !== 'credits') throw new HttpError(401, 'an api key is required: Authorization: Bearer <api key>');
+    if (credentials.kind !== 'credits')
+      throw new HttpError(401, 'an api key is required: Authorization: Bearer <api key>');
     const balance = await this.credits.balance(credentials.keyHash, request.id);
     return envelope(200, OK_MESSAGE, { balance: formatUsd(balance), currency: 'USD' });
   }
@@ -58,7 +59,13 @@ export class CreditsController {
 
     const paymentSignature = Array.isArray(signature) ? signature.join(',') : signature;
     const paid = (receipt: X402Receipt) => reply.header(PAYMENT_RESPONSE_HEADER, receipt.paymentResponse);
-    const top: X402TopUpRequest = { paymentSignature, amount: amount.toString(), resource, keyHash, requestId: request.id };
+    const top: X402TopUpRequest = {
+      paymentSignature,
+      amount: amount.toString(),
+      resource,
+      keyHash,
+      requestId: request.id,
+    };
     const name = topUpCallName(paymentSignature, amount, keyHash);
     if (!name) return envelope(200, OK_MESSAGE, await this.buy(top, paid));
     // A retry with the same payment-identifier and payload is the same purchase: it gets the first
@@ -73,7 +80,8 @@ export class CreditsController {
         }),
       (remembered) => {
         if (remembered.charge.method === 'x402') paid(remembered.charge.receipt);
-        if (remembered.error) throw new HttpError(remembered.error.status, remembered.error.message, remembered.error.headers);
+        if (remembered.error)
+          throw new HttpError(remembered.error.status, remembered.error.message, remembered.error.headers);
         return remembered.answer as TopUpData;
       },
     );

@@ -1,4 +1,10 @@
-import { buildCatalogueMarkdown, buildLlmsTxt, buildOpenApiDocument, buildSkillMarkdown, DOCUMENT_PATHS } from '@appcat/api-docs';
+import {
+  buildCatalogueMarkdown,
+  buildLlmsTxt,
+  buildOpenApiDocument,
+  buildSkillMarkdown,
+  DOCUMENT_PATHS,
+} from '@appcat/api-docs';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
@@ -23,7 +29,11 @@ export class DiscoveryDocuments {
   constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
     const base = config.publicBaseUrl;
     this.documents = [
-      { path: DOCUMENT_PATHS.openapi, contentType: 'application/json; charset=utf-8', body: JSON.stringify(buildOpenApiDocument(base), null, 2) },
+      {
+        path: DOCUMENT_PATHS.openapi,
+        contentType: 'application/json; charset=utf-8',
+        body: JSON.stringify(buildOpenApiDocument(base), null, 2),
+      },
       { path: DOCUMENT_PATHS.catalogue, contentType: MARKDOWN, body: buildCatalogueMarkdown(base) },
       { path: DOCUMENT_PATHS.skill, contentType: MARKDOWN, body: buildSkillMarkdown(base) },
       { path: DOCUMENT_PATHS.llms, contentType: 'text/plain; charset=utf-8', body: buildLlmsTxt(base) },

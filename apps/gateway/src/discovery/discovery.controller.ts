@@ -44,7 +44,11 @@ export class DiscoveryController {
   async x402(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const document = await this.x402Discovery.document(request.id);
     // The accepts lists are cached for a minute; so may the document be.
-    reply.code(200).type('application/json; charset=utf-8').header('cache-control', 'public, max-age=60').send(JSON.stringify(document, null, 2));
+    reply
+      .code(200)
+      .type('application/json; charset=utf-8')
+      .header('cache-control', 'public, max-age=60')
+      .send(JSON.stringify(document, null, 2));
   }
 
   private send(reply: FastifyReply, path: string): void {

@@ -15,7 +15,8 @@ describe('documented errors', () => {
     const answer = httpErrorFor(code, 'a message from the service');
     expect(entries[0].status).toBe(answer.status);
     // A fixed message is documented word for word; a passed-through one is described.
-    if (answer.message !== 'a message from the service') expect(entries[0]).toMatchObject({ exact: true, message: answer.message });
+    if (answer.message !== 'a message from the service')
+      expect(entries[0]).toMatchObject({ exact: true, message: answer.message });
   });
 
   it.each(Object.values(Messages))('the fixed message "%s" is documented word for word', (message) => {

@@ -28,6 +28,10 @@ export class X402DiscoveryService {
       const key = acceptsKey(offer);
       if (!accepts.has(key)) accepts.set(key, await this.x402.accepts(offer, requestId));
     }
-    return buildX402Discovery(this.config.publicBaseUrl, (route) => accepts.get(acceptsKey(routeOffer(route))) ?? [], this.generatedAt);
+    return buildX402Discovery(
+      this.config.publicBaseUrl,
+      (route) => accepts.get(acceptsKey(routeOffer(route))) ?? [],
+      this.generatedAt,
+    );
   }
 }

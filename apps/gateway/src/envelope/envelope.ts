@@ -21,7 +21,12 @@ export function sendEnvelope(reply: FastifyReply, status: number, message: strin
 }
 
 /** Writes an envelope whose `data` is already JSON text (the catalog's answer) as it is, without decoding it. */
-export function sendEnvelopeWithJsonData(reply: FastifyReply, status: number, message: string, dataJson: string): FastifyReply {
+export function sendEnvelopeWithJsonData(
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  dataJson: string,
+): FastifyReply {
   return reply
     .code(status)
     .type('application/json; charset=utf-8')

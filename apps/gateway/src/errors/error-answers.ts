@@ -40,12 +40,19 @@ export function errorAnswer(error: unknown): ErrorAnswer {
   }
   // Fastify's and Node's errors by their code (read from the object: Node's parser errors may come from another realm).
   if (typeof error !== 'object' || error === null) return INTERNAL;
-  const { code, name, statusCode, message } = error as { code?: unknown; name?: unknown; statusCode?: unknown; message?: unknown };
+  const { code, name, statusCode, message } = error as {
+    code?: unknown;
+    name?: unknown;
+    statusCode?: unknown;
+    message?: unknown;
+  };
   if (typeof code !== 'string') return INTERNAL;
   // The router's refusals of a URL it cannot decode (frameworkErrors).
   if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_ASYNC_CONSTRAINT') return MALFORMED_URL;
   if (name === 'FastifyError') {
-    return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500 && typeof message === 'string' ? answer(statusCode, message.toLowerCase()) : INTERNAL;
+    return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500 && typeof message === 'string'
+      ? answer(statusCode, message.toLowerCase())
+      : INTERNAL;
   }
   return NODE_CLIENT_ERRORS[code] ?? (code.startsWith('HPE_') ? MALFORMED_REQUEST : INTERNAL);
 }
@@ -78,7 +85,8 @@ export class ErrorAnswers {
   /** @param context what failed, for the log line of an unforeseen failure (a route id, an MCP tool). */
   answer(error: unknown, context = 'request'): ErrorAnswer {
     const answered = errorAnswer(error);
-    if (answered === INTERNAL) this.logger.error(`${context} failed: ${(error as Error | undefined)?.stack ?? String(error)}`);
+    if (answered === INTERNAL)
+      this.logger.error(`${context} failed: ${(error as Error | undefined)?.stack ?? String(error)}`);
     this.ops.metrics.declines.inc({ reason: answered.reason });
     return answered;
   }
@@ -90,6 +98,7 @@ function answer(status: number, message: string, headers: Readonly<Record<string
 
 function plainMessage(exception: HttpException): string {
   const response = exception.getResponse();
-  const message = typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
+  const message =
+    typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
   return typeof message === 'string' ? message.toLowerCase() : exception.message.toLowerCase();
 }

@@ -12,7 +12,10 @@ import { requestIdFor } from './request-id.js';
  * a route runs: malformed URLs, oversized bodies, header overflows and broken request lines. `answer`
  * is the gateway's one mapping from a failure to its answer (ErrorAnswers), called only while serving.
  */
-export function fastifyOptions(config: GatewayConfig, answer: (error: unknown) => ErrorAnswer): FastifyHttpOptions<Server> & { http: object } {
+export function fastifyOptions(
+  config: GatewayConfig,
+  answer: (error: unknown) => ErrorAnswer,
+): FastifyHttpOptions<Server> & { http: object } {
   return {
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
@@ -27,7 +30,10 @@ export function fastifyOptions(config: GatewayConfig, answer: (error: unknown) =
     // gateway answers it with the envelope instead (PreRouteAnswers).
     http: { requireHostHeader: false },
     frameworkErrors: (error, request, reply) =>
-      sendErrorEnvelope(reply, answer(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? overlongPathParamError(request.url) : error)),
+      sendErrorEnvelope(
+        reply,
+        answer(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? overlongPathParamError(request.url) : error),
+      ),
     clientErrorHandler: (error: Error, socket: Socket) => {
       if (!socket.writable) return socket.destroy();
       socket.end(rawEnvelopeResponse(answer(error)));

@@ -12,7 +12,8 @@ describe('AnswerSeal', () => {
 
   it('keeps no plaintext: neither the answer nor the key inside it, nor the id, appears in the sealed text', () => {
     const sealed = AnswerSeal.for(name).seal(answer);
-    for (const secret of ['ak_secretsecretsecretsecretsecretsecretsecret', 'apiKey', name.key]) expect(sealed).not.toContain(secret);
+    for (const secret of ['ak_secretsecretsecretsecretsecretsecretsecret', 'apiKey', name.key])
+      expect(sealed).not.toContain(secret);
     // Base64url of the plaintext would betray it too.
     expect(sealed).not.toContain(Buffer.from(answer).toString('base64url').slice(0, 24));
   });

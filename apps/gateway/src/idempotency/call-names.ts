@@ -25,13 +25,23 @@ export interface CallName {
 export function readIdempotencyKey(headers: IncomingHttpHeaders): string | undefined {
   const value = headers[IDEMPOTENCY_KEY_HEADER];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) throw new HttpError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value))
+    throw new HttpError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
   return value;
 }
 
 /** A credit-paid call named by `Idempotency-Key`: scoped to its API key; the same request is the same route and parameters. */
-export function keyedCallName(keyHash: ApiKeyHash, idempotencyKey: string, what: CatalogQuery | Record<string, unknown>): CallName {
-  return { scope: `key:${keyHash}`, key: idempotencyKey, fingerprint: sha256(JSON.stringify(what)), label: 'Idempotency-Key' };
+export function keyedCallName(
+  keyHash: ApiKeyHash,
+  idempotencyKey: string,
+  what: CatalogQuery | Record<string, unknown>,
+): CallName {
+  return {
+    scope: `key:${keyHash}`,
+    key: idempotencyKey,
+    fingerprint: sha256(JSON.stringify(what)),
+    label: 'Idempotency-Key',
+  };
 }
 
 /**
@@ -46,7 +56,9 @@ export function paymentCallName(paymentSignature: string): CallName | undefined 
   } catch {
     return undefined;
   }
-  return id ? { scope: 'x402', key: id, fingerprint: sha256(paymentSignature), label: 'payment-identifier' } : undefined;
+  return id
+    ? { scope: 'x402', key: id, fingerprint: sha256(paymentSignature), label: 'payment-identifier' }
+    : undefined;
 }
 
 /**
@@ -54,7 +66,11 @@ export function paymentCallName(paymentSignature: string): CallName | undefined 
  * same amount, bought as a new key or for the same key (`keyHash`); anything else under the id is a
  * conflict. Its answer is sealed: a new key's answer is the key itself.
  */
-export function topUpCallName(paymentSignature: string, amount: bigint, keyHash: ApiKeyHash | undefined): CallName | undefined {
+export function topUpCallName(
+  paymentSignature: string,
+  amount: bigint,
+  keyHash: ApiKeyHash | undefined,
+): CallName | undefined {
   const name = paymentCallName(paymentSignature);
   if (!name) return undefined;
   const fingerprint = sha256(JSON.stringify({ topUp: amount.toString(), keyHash: keyHash ?? null, paymentSignature }));

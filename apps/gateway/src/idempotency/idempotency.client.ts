@@ -1,4 +1,10 @@
-import { type IdempotencyBeginReply, type IdempotencyBeginRequest, type IdempotencyFinishReply, type IdempotencyFinishRequest, Subject } from '@appcat/contracts';
+import {
+  type IdempotencyBeginReply,
+  type IdempotencyBeginRequest,
+  type IdempotencyFinishReply,
+  type IdempotencyFinishRequest,
+  Subject,
+} from '@appcat/contracts';
 import { type NatsRpcClient, RpcCallError } from '@appcat/microservice';
 import { Inject, Injectable } from '@nestjs/common';
 import { httpErrorFor } from '../errors/http-status.js';

@@ -48,16 +48,33 @@ export class RememberedCalls {
   ): Promise<T> {
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
-      const record = await this.records.begin({ scope: name.scope, key: name.key, fingerprint: name.fingerprint, requestId });
+      const record = await this.records.begin({
+        scope: name.scope,
+        key: name.key,
+        fingerprint: name.fingerprint,
+        requestId,
+      });
       switch (record.state) {
         case 'conflict':
-          throw httpErrorFor(ErrorCode.IdempotencyConflict, name.label === 'Idempotency-Key' ? 'Idempotency-Key was used for another request' : 'payment-identifier was used with another payment');
+          throw httpErrorFor(
+            ErrorCode.IdempotencyConflict,
+            name.label === 'Idempotency-Key'
+              ? 'Idempotency-Key was used for another request'
+              : 'payment-identifier was used with another payment',
+          );
         case 'done-unkept':
-          throw httpErrorFor(ErrorCode.IdempotencyConflict, `the first call with this ${name.label} was made and charged, but its answer was too large to remember`);
+          throw httpErrorFor(
+            ErrorCode.IdempotencyConflict,
+            `the first call with this ${name.label} was made and charged, but its answer was too large to remember`,
+          );
         case 'done':
           return replay(JSON.parse(this.opened(name, record.answerJson)) as RememberedAnswer<T>);
         case 'in-flight':
-          if (Date.now() > deadline) throw httpErrorFor(ErrorCode.IdempotencyConflict, `the first call with this ${name.label} is still running; retry shortly`);
+          if (Date.now() > deadline)
+            throw httpErrorFor(
+              ErrorCode.IdempotencyConflict,
+              `the first call with this ${name.label} is still running; retry shortly`,
+            );
           await new Promise((resolve) => setTimeout(resolve, POLL_MS));
           continue;
         case 'claimed':
@@ -70,11 +87,20 @@ export class RememberedCalls {
   private opened(name: CallName, answerJson: string): string {
     if (!name.sealed) return answerJson;
     const opened = AnswerSeal.for(name).open(answerJson);
-    if (opened === undefined) throw httpErrorFor(ErrorCode.IdempotencyConflict, `the first call with this ${name.label} was made and charged, but its remembered answer cannot be opened`);
+    if (opened === undefined)
+      throw httpErrorFor(
+        ErrorCode.IdempotencyConflict,
+        `the first call with this ${name.label} was made and charged, but its remembered answer cannot be opened`,
+      );
     return opened;
   }
 
-  private async makeClaimed<T>(name: CallName, token: string, requestId: string, make: (charged: (charge: RememberedCharge) => void) => Promise<T>): Promise<T> {
+  private async makeClaimed<T>(
+    name: CallName,
+    token: string,
+    requestId: string,
+    make: (charged: (charge: RememberedCharge) => void) => Promise<T>,
+  ): Promise<T> {
     let charge: RememberedCharge | undefined;
     let remembered: RememberedAnswer<T> | undefined;
     try {
@@ -82,14 +108,21 @@ export class RememberedCalls {
       if (charge) remembered = { charge, answer };
       return answer;
     } catch (error) {
-      if (charge && error instanceof HttpError) remembered = { charge, error: { status: error.status, message: error.message, headers: error.headers } };
+      if (charge && error instanceof HttpError)
+        remembered = { charge, error: { status: error.status, message: error.message, headers: error.headers } };
       throw error;
     } finally {
       // Remembered before the answer goes out, so a retry right after it finds the answer.
-      const answerJson = remembered && (name.sealed ? AnswerSeal.for(name).seal(JSON.stringify(remembered)) : JSON.stringify(remembered));
+      const answerJson =
+        remembered &&
+        (name.sealed ? AnswerSeal.for(name).seal(JSON.stringify(remembered)) : JSON.stringify(remembered));
       await this.records
         .finish({ scope: name.scope, key: name.key, token, requestId, ...(answerJson ? { answerJson } : {}) })
-        .catch((error: unknown) => this.logger.warn(`idempotency record not finished: ${error instanceof Error ? error.message : String(error)}`));
+        .catch((error: unknown) =>
+          this.logger.warn(
+            `idempotency record not finished: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
     }
   }
 }

@@ -28,14 +28,18 @@ export function invalidParamsMessage(issue: SchemaIssue, request: unknown): stri
   const value = valueAt(request, issue.path);
   if (value === undefined && issue.code === 'invalid_type') return `${path} is required`;
   const expected = expectedOf(issue);
-  return expected ? `${path} must be ${expected}, not ${kindOf(value)}` : `${path} is invalid: ${issue.message.toLowerCase()}`;
+  return expected
+    ? `${path} must be ${expected}, not ${kindOf(value)}`
+    : `${path} is invalid: ${issue.message.toLowerCase()}`;
 }
 
 /** What the issue says the value should have been, when it says so plainly: a type, or one of a few. */
 function expectedOf(issue: SchemaIssue): string | undefined {
   if (issue.code === 'invalid_type' && issue.expected !== undefined) return EXPECTED[issue.expected];
   if (issue.code !== 'invalid_union' || !issue.errors) return undefined;
-  const alternatives = issue.errors.map((issues) => (issues.length === 1 && issues[0].path.length === 0 ? expectedOf(issues[0]) : undefined));
+  const alternatives = issue.errors.map((issues) =>
+    issues.length === 1 && issues[0].path.length === 0 ? expectedOf(issues[0]) : undefined,
+  );
   return alternatives.every((alternative) => alternative !== undefined) ? alternatives.join(' or ') : undefined;
 }
 

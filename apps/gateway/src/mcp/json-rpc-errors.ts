@@ -29,7 +29,18 @@ export class JsonRpcError extends HttpError {
  * -32603 for an internal error and -32000 for any other.
  */
 export function writeJsonRpcError(response: ServerResponse, error: unknown, answer: ErrorAnswer): void {
-  const code = error instanceof JsonRpcError ? error.code : answer.status >= 500 ? JsonRpcCode.internalError : JsonRpcCode.serverError;
+  const code =
+    error instanceof JsonRpcError
+      ? error.code
+      : answer.status >= 500
+        ? JsonRpcCode.internalError
+        : JsonRpcCode.serverError;
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message: answer.message }, id: null });
-  response.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  response
+    .writeHead(answer.status, {
+      ...answer.headers,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    })
+    .end(body);
 }

@@ -49,9 +49,20 @@ export class McpEndpointRegistrar implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => this.refuse(request, reply, isJsonParseFailure(error) ? PARSE_ERROR : error);
-    fastify.route({ method: 'POST', url: MCP_PATH, errorHandler, handler: (request, reply) => this.serve(request, reply) });
-    fastify.route({ method: [...OTHER_METHODS], url: MCP_PATH, errorHandler, handler: (request, reply) => this.refuse(request, reply, METHOD_NOT_ALLOWED) });
+    const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      this.refuse(request, reply, isJsonParseFailure(error) ? PARSE_ERROR : error);
+    fastify.route({
+      method: 'POST',
+      url: MCP_PATH,
+      errorHandler,
+      handler: (request, reply) => this.serve(request, reply),
+    });
+    fastify.route({
+      method: [...OTHER_METHODS],
+      url: MCP_PATH,
+      errorHandler,
+      handler: (request, reply) => this.refuse(request, reply, METHOD_NOT_ALLOWED),
+    });
   }
 
   private async serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -77,5 +88,9 @@ export class McpEndpointRegistrar implements OnModuleInit {
 
 /** Fastify's JSON body parser refused the body: JSON-RPC's parse error. */
 function isJsonParseFailure(error: FastifyError): boolean {
-  return error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError;
+  return (
+    error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    error instanceof SyntaxError
+  );
 }

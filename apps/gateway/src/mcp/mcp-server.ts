@@ -45,7 +45,11 @@ const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
  * both closed when the response closes. Rejects only on failures outside JSON-RPC, before anything
  * may have been written.
  */
-export async function serveMcpRequest(request: FastifyRequest, response: ServerResponse, toolCalls: McpToolCallsService): Promise<void> {
+export async function serveMcpRequest(
+  request: FastifyRequest,
+  response: ServerResponse,
+  toolCalls: McpToolCallsService,
+): Promise<void> {
   const server = createServer(request, toolCalls);
   const transport = new ReadableParamErrorsTransport(request.body);
   response.on('close', () => {
@@ -57,7 +61,9 @@ export async function serveMcpRequest(request: FastifyRequest, response: ServerR
 }
 
 /** The methods served here, by the SDK schema their requests are checked against. */
-const REQUEST_SCHEMAS: Readonly<Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: readonly SchemaIssue[] } } }>> = {
+const REQUEST_SCHEMAS: Readonly<
+  Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: readonly SchemaIssue[] } } }>
+> = {
   initialize: InitializeRequestSchema,
   ping: PingRequestSchema,
   'tools/list': ListToolsRequestSchema,
@@ -83,7 +89,9 @@ class ReadableParamErrorsTransport extends StreamableHTTPServerTransport {
 
 function readableParamError(answer: JSONRPCErrorResponse, body: unknown): JSONRPCErrorResponse {
   if (answer.error.code !== ErrorCode.InvalidParams && answer.error.code !== ErrorCode.InternalError) return answer;
-  const request = (Array.isArray(body) ? body : [body]).find((message: unknown) => isRecord(message) && message.id === answer.id) as Record<string, unknown> | undefined;
+  const request = (Array.isArray(body) ? body : [body]).find(
+    (message: unknown) => isRecord(message) && message.id === answer.id,
+  ) as Record<string, unknown> | undefined;
   const schema = request && typeof request.method === 'string' ? REQUEST_SCHEMAS[request.method] : undefined;
   const issue = schema?.safeParse(request).error?.issues[0];
   if (!issue) return answer;

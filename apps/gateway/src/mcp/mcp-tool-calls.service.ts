@@ -63,7 +63,11 @@ export class McpToolCallsService {
     }
   }
 
-  private async pricedCall(tool: PricedTool, params: CallToolRequest['params'], request: FastifyRequest): Promise<PricedResult> {
+  private async pricedCall(
+    tool: PricedTool,
+    params: CallToolRequest['params'],
+    request: FastifyRequest,
+  ): Promise<PricedResult> {
     let input: ReturnType<typeof toRouteInput>;
     try {
       input = toRouteInput(tool, params.arguments);
@@ -82,8 +86,12 @@ export class McpToolCallsService {
 
   private async balance(request: FastifyRequest): Promise<CallToolResult> {
     const credentials = readMcpCredentials(request.headers, undefined);
-    if (credentials.kind !== 'credits') throw new HttpError(401, 'an api key is required: Authorization: Bearer <api key>');
-    const balance = { balance: formatUsd(await this.credits.balance(credentials.keyHash, request.id)), currency: 'USD' };
+    if (credentials.kind !== 'credits')
+      throw new HttpError(401, 'an api key is required: Authorization: Bearer <api key>');
+    const balance = {
+      balance: formatUsd(await this.credits.balance(credentials.keyHash, request.id)),
+      currency: 'USD',
+    };
     return { content: [{ type: 'text', text: JSON.stringify(balance) }], structuredContent: balance };
   }
 
@@ -91,7 +99,11 @@ export class McpToolCallsService {
   private failed(name: string, error: unknown, charge?: Charge): CallToolResult {
     const answer = this.errors.answer(error, `mcp ${name}`);
     if (error instanceof PaymentRequiredError) return paymentRequiredResult(error.paymentRequired);
-    return { isError: true, content: [{ type: 'text', text: answer.message }], ...(charge ? { _meta: chargeMeta(charge) } : {}) };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: answer.message }],
+      ...(charge ? { _meta: chargeMeta(charge) } : {}),
+    };
   }
 }
 

@@ -37,7 +37,9 @@ function pricedTool(route: PricedRoute): PricedTool {
 }
 
 /** One tool per priced route, generated from the route table. */
-export const PRICED_TOOLS: ReadonlyMap<string, PricedTool> = new Map(PRICED_ROUTES.map((route) => [mcpToolName(route), pricedTool(route)]));
+export const PRICED_TOOLS: ReadonlyMap<string, PricedTool> = new Map(
+  PRICED_ROUTES.map((route) => [mcpToolName(route), pricedTool(route)]),
+);
 
 export const BALANCE_TOOL: Tool = {
   name: MCP_BALANCE_TOOL_NAME,
@@ -47,10 +49,19 @@ export const BALANCE_TOOL: Tool = {
   inputSchema: { type: 'object', properties: {} },
   outputSchema: {
     type: 'object',
-    properties: { balance: { type: 'string', description: 'USD with six decimals' }, currency: { type: 'string', enum: ['USD'] } },
+    properties: {
+      balance: { type: 'string', description: 'USD with six decimals' },
+      currency: { type: 'string', enum: ['USD'] },
+    },
     required: ['balance', 'currency'],
   },
-  annotations: { title: 'Credit balance', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    title: 'Credit balance',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
 };
 
 export const ALL_TOOLS: readonly Tool[] = [...[...PRICED_TOOLS.values()].map((tool) => tool.definition), BALANCE_TOOL];
@@ -61,13 +72,17 @@ export const ALL_TOOLS: readonly Tool[] = [...[...PRICED_TOOLS.values()].map((to
  * on as text; other types are refused naming the parameter. Unknown arguments are ignored, like
  * unknown query parameters.
  */
-export function toRouteInput(tool: PricedTool, args: Record<string, unknown> | undefined): { pathParams: Record<string, string | undefined>; query: RawQuery } {
+export function toRouteInput(
+  tool: PricedTool,
+  args: Record<string, unknown> | undefined,
+): { pathParams: Record<string, string | undefined>; query: RawQuery } {
   const text = (name: string): string | undefined => {
     const value = args?.[name];
     if (value === undefined || value === null) return undefined;
     if (typeof value === 'string') return value;
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    const expected = (tool.definition.inputSchema.properties?.[name] as { type?: string } | undefined)?.type ?? 'string';
+    const expected =
+      (tool.definition.inputSchema.properties?.[name] as { type?: string } | undefined)?.type ?? 'string';
     throw new HttpError(400, `${name} must be ${expected === 'integer' ? 'an integer' : 'a string'}`);
   };
   const pathParams: Record<string, string | undefined> = {};

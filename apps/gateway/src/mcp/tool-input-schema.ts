@@ -14,5 +14,9 @@ export interface ToolInputSchema {
  */
 export function toolInputSchema(route: PricedRoute): ToolInputSchema {
   const { path, query } = routeParamSchemas(route);
-  return { type: 'object', properties: { ...path.properties, ...query.properties }, required: [...path.required, ...query.required] };
+  return {
+    type: 'object',
+    properties: { ...path.properties, ...query.properties },
+    required: [...path.required, ...query.required],
+  };
 }

@@ -19,7 +19,10 @@ export const X402_PAYMENT_RESPONSE_META = 'x402/payment-response';
  * How an MCP tool call offers to pay: the key on the MCP HTTP request's `Authorization`, or an x402
  * payment in the call's `_meta`. Both at once is refused, as over HTTP.
  */
-export function readMcpCredentials(headers: IncomingHttpHeaders, meta: Record<string, unknown> | undefined): PaymentCredentials {
+export function readMcpCredentials(
+  headers: IncomingHttpHeaders,
+  meta: Record<string, unknown> | undefined,
+): PaymentCredentials {
   const authorization = headers.authorization;
   const payment = meta?.[X402_PAYMENT_META];
   const paid = payment !== undefined && payment !== null;
@@ -27,7 +30,11 @@ export function readMcpCredentials(headers: IncomingHttpHeaders, meta: Record<st
     throw new HttpError(400, `authorization and _meta["${X402_PAYMENT_META}"] cannot be combined: pay with one`);
   }
   // Payments takes the payload in its HTTP header form; a client that already encoded it may send that.
-  if (paid) return { kind: 'x402', paymentSignature: typeof payment === 'string' ? payment : encodePaymentSignatureHeader(payment as PaymentPayload) };
+  if (paid)
+    return {
+      kind: 'x402',
+      paymentSignature: typeof payment === 'string' ? payment : encodePaymentSignatureHeader(payment as PaymentPayload),
+    };
   if (authorization === undefined) return { kind: 'none' };
   return { kind: 'credits', keyHash: readBearerKeyHash(authorization) };
 }

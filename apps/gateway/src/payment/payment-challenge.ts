@@ -38,7 +38,12 @@ export class PaymentChallenge {
   ) {}
 
   /** The 402 for `offer` on `resource`; `reason` explains why a payment that was sent bought nothing. */
-  async required(offer: X402Offer, resource: X402Resource, requestId: string, reason?: string): Promise<PaymentRequiredError> {
+  async required(
+    offer: X402Offer,
+    resource: X402Resource,
+    requestId: string,
+    reason?: string,
+  ): Promise<PaymentRequiredError> {
     const accepts = await this.x402.accepts(offer, requestId);
     // Every challenge offers x402's payment-identifier, not required: a payment carrying an id is
     // remembered with its answer, and a retry with the same id and payload gets that answer again.

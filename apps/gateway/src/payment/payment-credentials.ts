@@ -4,9 +4,7 @@ import { HttpError } from '../errors/http-error.js';
 
 /** How a request offers to pay: nothing yet, a prepaid key, or an x402 payment payload. */
 export type PaymentCredentials =
-  | { kind: 'none' }
-  | { kind: 'credits'; keyHash: ApiKeyHash }
-  | { kind: 'x402'; paymentSignature: string };
+  { kind: 'none' } | { kind: 'credits'; keyHash: ApiKeyHash } | { kind: 'x402'; paymentSignature: string };
 
 export const PAYMENT_SIGNATURE_HEADER = 'payment-signature';
 

@@ -1,11 +1,23 @@
-import { ErrorCode, topUpOffer, type X402Offer, type X402Receipt, type X402Resource, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
+import {
+  ErrorCode,
+  topUpOffer,
+  type X402Offer,
+  type X402Receipt,
+  type X402Resource,
+  type X402TopUpReply,
+  type X402TopUpRequest,
+} from '@appcat/contracts';
 import type { RpcResult } from '@appcat/microservice';
 import { Injectable } from '@nestjs/common';
 import { httpErrorFor } from '../errors/http-status.js';
 import { PaymentChallenge } from './payment-challenge.js';
 import { X402Client } from './x402.client.js';
 
-const REFUSED_PAYMENT: ReadonlySet<ErrorCode> = new Set([ErrorCode.PaymentInvalid, ErrorCode.PaymentReplayed, ErrorCode.PaymentSettlementFailed]);
+const REFUSED_PAYMENT: ReadonlySet<ErrorCode> = new Set([
+  ErrorCode.PaymentInvalid,
+  ErrorCode.PaymentReplayed,
+  ErrorCode.PaymentSettlementFailed,
+]);
 
 /**
  * Pays with x402 through payments. A payment that buys nothing is answered like an unpaid request —
@@ -19,15 +31,30 @@ export class X402PaymentService {
     private readonly challenge: PaymentChallenge,
   ) {}
 
-  async pay(paymentSignature: string, offer: X402Offer, resource: X402Resource, route: string, requestId: string): Promise<X402Receipt> {
-    return this.refusingWithChallenge(offer, resource, requestId, () => this.x402.pay({ paymentSignature, offer, resource, route, requestId }));
+  async pay(
+    paymentSignature: string,
+    offer: X402Offer,
+    resource: X402Resource,
+    route: string,
+    requestId: string,
+  ): Promise<X402Receipt> {
+    return this.refusingWithChallenge(offer, resource, requestId, () =>
+      this.x402.pay({ paymentSignature, offer, resource, route, requestId }),
+    );
   }
 
   async topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {
-    return this.refusingWithChallenge(topUpOffer(request.amount), request.resource, request.requestId, () => this.x402.topUp(request));
+    return this.refusingWithChallenge(topUpOffer(request.amount), request.resource, request.requestId, () =>
+      this.x402.topUp(request),
+    );
   }
 
-  private async refusingWithChallenge<T>(offer: X402Offer, resource: X402Resource, requestId: string, call: () => Promise<RpcResult<T>>): Promise<T> {
+  private async refusingWithChallenge<T>(
+    offer: X402Offer,
+    resource: X402Resource,
+    requestId: string,
+    call: () => Promise<RpcResult<T>>,
+  ): Promise<T> {
     const outcome = await call();
     if (outcome.ok) return outcome.value;
     const { code, message } = outcome.error;

@@ -1,4 +1,13 @@
-import { acceptsKey, Subject, type X402Offer, type X402PayRequest, type X402Receipt, type X402Requirement, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
+import {
+  acceptsKey,
+  Subject,
+  type X402Offer,
+  type X402PayRequest,
+  type X402Receipt,
+  type X402Requirement,
+  type X402TopUpReply,
+  type X402TopUpRequest,
+} from '@appcat/contracts';
 import type { RpcResult } from '@appcat/microservice';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
@@ -33,10 +42,16 @@ export class X402Client {
   }
 
   pay(request: X402PayRequest): Promise<RpcResult<X402Receipt>> {
-    return this.rpc.result(Subject.X402Pay, request, { requestId: request.requestId, timeoutMs: this.config.x402PayTimeoutMs });
+    return this.rpc.result(Subject.X402Pay, request, {
+      requestId: request.requestId,
+      timeoutMs: this.config.x402PayTimeoutMs,
+    });
   }
 
   topUp(request: X402TopUpRequest): Promise<RpcResult<X402TopUpReply>> {
-    return this.rpc.result(Subject.CreditsTopUp, request, { requestId: request.requestId, timeoutMs: this.config.x402PayTimeoutMs });
+    return this.rpc.result(Subject.CreditsTopUp, request, {
+      requestId: request.requestId,
+      timeoutMs: this.config.x402PayTimeoutMs,
+    });
   }
 }

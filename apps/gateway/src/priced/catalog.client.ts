@@ -1,4 +1,11 @@
-import { type CatalogPeekReply, type CatalogQuery, type CatalogReply, type CatalogRequest, isCatalogUnavailable, Subject } from '@appcat/contracts';
+import {
+  type CatalogPeekReply,
+  type CatalogQuery,
+  type CatalogReply,
+  type CatalogRequest,
+  isCatalogUnavailable,
+  Subject,
+} from '@appcat/contracts';
 import { GatewayMetrics } from '@appcat/ops';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';

@@ -7,7 +7,14 @@ describe('NearCache', () => {
   const clock = () => now;
   const query: CatalogQuery = { route: 'apps.get', appId: '284882215', country: 'us' };
   const sameQueryOtherOrder = { country: 'us', appId: '284882215', route: 'apps.get' } as CatalogQuery;
-  const fresh = (overrides: Partial<CatalogReply> = {}): CatalogReply => ({ dataJson: '{"a":1}', source: 'cache', ageSeconds: 2, ageMs: 2_500, freshForMs: 60_000, ...overrides });
+  const fresh = (overrides: Partial<CatalogReply> = {}): CatalogReply => ({
+    dataJson: '{"a":1}',
+    source: 'cache',
+    ageSeconds: 2,
+    ageMs: 2_500,
+    freshForMs: 60_000,
+    ...overrides,
+  });
 
   beforeEach(() => {
     now = 1_000_000;

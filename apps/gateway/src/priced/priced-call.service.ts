@@ -1,4 +1,11 @@
-import { type CatalogQuery, type CatalogReply, isCatalogUnavailable, routeOffer, type X402Offer, type X402Resource } from '@appcat/contracts';
+import {
+  type CatalogQuery,
+  type CatalogReply,
+  isCatalogUnavailable,
+  routeOffer,
+  type X402Offer,
+  type X402Resource,
+} from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Injectable } from '@nestjs/common';
 import { CreditsClient } from '../credits/credits.client.js';
@@ -83,7 +90,12 @@ export class PricedCallService {
    * A named call: a retry of it gets the first result again, without a second charge. RememberedCalls
    * keeps what a charged call delivered, or the HttpError it ended with after the charge.
    */
-  private async named(name: CallName, call: PricedCall, query: CatalogQuery, credentials: Exclude<PaymentCredentials, { kind: 'none' }>): Promise<PricedResult> {
+  private async named(
+    name: CallName,
+    call: PricedCall,
+    query: CatalogQuery,
+    credentials: Exclude<PaymentCredentials, { kind: 'none' }>,
+  ): Promise<PricedResult> {
     let charge: Charge | undefined;
     try {
       const delivered = await this.remembered.run<Delivered>(
@@ -92,7 +104,8 @@ export class PricedCallService {
         async (charged) => {
           const result = await this.charged(call, query, credentials);
           charge = result.ok ? result.answer.charge : result.charge;
-          if (charge) charged(charge.method === 'credits' ? { method: 'credits', balance: charge.balance.toString() } : charge);
+          if (charge)
+            charged(charge.method === 'credits' ? { method: 'credits', balance: charge.balance.toString() } : charge);
           if (!result.ok) throw result.error;
           const { dataJson, source, ageSeconds } = result.answer;
           return { dataJson, source, ageSeconds };
@@ -100,7 +113,8 @@ export class PricedCallService {
         (remembered) => {
           const made = remembered.charge;
           charge = made.method === 'credits' ? { method: 'credits', balance: BigInt(made.balance) } : made;
-          if (remembered.error) throw new HttpError(remembered.error.status, remembered.error.message, remembered.error.headers);
+          if (remembered.error)
+            throw new HttpError(remembered.error.status, remembered.error.message, remembered.error.headers);
           return remembered.answer as Delivered;
         },
       );
@@ -119,7 +133,11 @@ export class PricedCallService {
   }
 
   /** Charges the call and delivers it (steps 3 to 5); throws only what happens before the charge. */
-  private async charged(call: PricedCall, query: CatalogQuery, credentials: Exclude<PaymentCredentials, { kind: 'none' }>): Promise<PricedResult> {
+  private async charged(
+    call: PricedCall,
+    query: CatalogQuery,
+    credentials: Exclude<PaymentCredentials, { kind: 'none' }>,
+  ): Promise<PricedResult> {
     const { route, requestId } = call;
     // Read ahead while the call is charged: a fresh cached answer costs nothing upstream, so a call that
     // then fails to pay has cost one cache read; it is delivered only once the charge has succeeded.
@@ -152,7 +170,15 @@ export class PricedCallService {
       // Too late to spare this charge; the next calls on this replica wait for the read before charging.
       if (isCatalogUnavailable(peeked)) this.outage.note(peeked);
       const answer = peeked && !isCatalogUnavailable(peeked) ? peeked : await this.fetchAfterCharge(query, requestId);
-      return { ok: true, answer: { charge, dataJson: answer.dataJson, source: answer.source ?? 'upstream', ageSeconds: answer.ageSeconds } };
+      return {
+        ok: true,
+        answer: {
+          charge,
+          dataJson: answer.dataJson,
+          source: answer.source ?? 'upstream',
+          ageSeconds: answer.ageSeconds,
+        },
+      };
     } catch (error) {
       // The charge stands (spec §7), and the failure reports it.
       return { ok: false, error, charge };

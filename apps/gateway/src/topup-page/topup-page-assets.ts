@@ -33,7 +33,9 @@ export function loadTopUpPage(solanaRpcUrl: string): { page: PageAsset; assets: 
   const escaped = solanaRpcUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
   return {
     page: { body: read('topup.html').replace(SOLANA_RPC_PLACEHOLDER, escaped), contentType: TOPUP_PAGE_TYPE },
-    assets: new Map(Object.entries(TOPUP_ASSET_TYPES).map(([name, contentType]) => [name, { body: read(name), contentType }])),
+    assets: new Map(
+      Object.entries(TOPUP_ASSET_TYPES).map(([name, contentType]) => [name, { body: read(name), contentType }]),
+    ),
   };
 }
 

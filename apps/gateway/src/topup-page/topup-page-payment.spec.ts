@@ -20,7 +20,11 @@ const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478c
 
 const required: payment.PaymentRequiredV2 = {
   x402Version: 2,
-  resource: { url: 'http://gateway.test/api/credits/topup?amount=1.5', description: 'Crédit prépayé — USD 1.5', mimeType: 'application/json' },
+  resource: {
+    url: 'http://gateway.test/api/credits/topup?amount=1.5',
+    description: 'Crédit prépayé — USD 1.5',
+    mimeType: 'application/json',
+  },
   accepts: [
     {
       scheme: 'exact',
@@ -97,7 +101,11 @@ describe('top-up page payment module', () => {
   it('agrees with the gateway on every amount: same micros, or both refuse', () => {
     const amountLike = fc.oneof(
       fc.stringMatching(/^[0-9]{0,6}(\.[0-9]{0,8})?$/),
-      fc.bigInt({ min: 0n, max: 20_000_000_000n }).map((micros) => `${micros / 1_000_000n}.${(micros % 1_000_000n).toString().padStart(6, '0')}`.replace(/\.?0+$/, '')),
+      fc
+        .bigInt({ min: 0n, max: 20_000_000_000n })
+        .map((micros) =>
+          `${micros / 1_000_000n}.${(micros % 1_000_000n).toString().padStart(6, '0')}`.replace(/\.?0+$/, ''),
+        ),
       fc.string({ unit: fc.constantFrom(...'0123456789.-+e, $'), maxLength: 12 }),
     );
     fc.assert(
@@ -121,12 +129,21 @@ describe('top-up page payment module', () => {
     const decoded = payment.decodePaymentRequired(encodePaymentRequiredHeader(required as unknown as PaymentRequired));
     expect(decoded).toEqual(required);
     expect(payment.evmAccepts(decoded).map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143']);
-    expect(payment.evmAccepts({ ...decoded, accepts: [{ ...required.accepts[0], extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'permit2' } }] })).toEqual([]);
+    expect(
+      payment.evmAccepts({
+        ...decoded,
+        accepts: [
+          { ...required.accepts[0], extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'permit2' } },
+        ],
+      }),
+    ).toEqual([]);
   });
 
   it('refuses a missing or non-v2 challenge with a readable error', () => {
     expect(() => payment.decodePaymentRequired(null)).toThrow(/no payment-required header/);
-    expect(() => payment.decodePaymentRequired(btoa(JSON.stringify({ x402Version: 1, accepts: [] })))).toThrow(/does not understand/);
+    expect(() => payment.decodePaymentRequired(btoa(JSON.stringify({ x402Version: 1, accepts: [] })))).toThrow(
+      /does not understand/,
+    );
   });
 
   it('names chains, and reads chain ids from CAIP-2 networks', () => {
@@ -142,27 +159,38 @@ describe('top-up page payment module', () => {
     expect(payment.randomNonce()).not.toBe(a);
   });
 
-  it.each([0, 2])('builds the payment the official x402 exact-EVM client builds, signature included (offer %i)', async (index) => {
-    const requirement = required.accepts[index];
-    const offer = { ...required, accepts: [requirement] };
-    const now = 1_760_000_000;
-    const nonceBytes = Uint8Array.from({ length: 32 }, (_, i) => (i * 37 + 11) % 256);
-    jest.spyOn(Date, 'now').mockReturnValue(now * 1000);
-    jest.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation(<T extends ArrayBufferView | null>(bytes: T): T => {
-      (bytes as unknown as Uint8Array).set(nonceBytes);
-      return bytes;
-    });
+  it.each([0, 2])(
+    'builds the payment the official x402 exact-EVM client builds, signature included (offer %i)',
+    async (index) => {
+      const requirement = required.accepts[index];
+      const offer = { ...required, accepts: [requirement] };
+      const now = 1_760_000_000;
+      const nonceBytes = Uint8Array.from({ length: 32 }, (_, i) => (i * 37 + 11) % 256);
+      jest.spyOn(Date, 'now').mockReturnValue(now * 1000);
+      jest
+        .spyOn(globalThis.crypto, 'getRandomValues')
+        .mockImplementation(<T extends ArrayBufferView | null>(bytes: T): T => {
+          (bytes as unknown as Uint8Array).set(nonceBytes);
+          return bytes;
+        });
 
-    // No spend cap: the page pays what the person typed, and the wallet shows it before signing.
-    const client = registerExactEvmScheme(x402Client.fromConfig({ schemes: [], spendControls: false }), { signer: account });
-    const official = await client.createPaymentPayload(offer as unknown as PaymentRequired);
+      // No spend cap: the page pays what the person typed, and the wallet shows it before signing.
+      const client = registerExactEvmScheme(x402Client.fromConfig({ schemes: [], spendControls: false }), {
+        signer: account,
+      });
+      const official = await client.createPaymentPayload(offer as unknown as PaymentRequired);
 
-    const authorization = payment.transferAuthorization(requirement, account.address, now, payment.randomNonce());
-    const typedData = payment.transferAuthorizationTypedData(requirement, authorization);
-    // What a wallet does with eth_signTypedData_v4: sign the document as given, EIP712Domain included.
-    const signature = await account.signTypedData(typedData as unknown as Parameters<typeof account.signTypedData>[0]);
-    const header = payment.encodePaymentSignature(payment.paymentPayload(offer, requirement, authorization, signature));
+      const authorization = payment.transferAuthorization(requirement, account.address, now, payment.randomNonce());
+      const typedData = payment.transferAuthorizationTypedData(requirement, authorization);
+      // What a wallet does with eth_signTypedData_v4: sign the document as given, EIP712Domain included.
+      const signature = await account.signTypedData(
+        typedData as unknown as Parameters<typeof account.signTypedData>[0],
+      );
+      const header = payment.encodePaymentSignature(
+        payment.paymentPayload(offer, requirement, authorization, signature),
+      );
 
-    expect(decodePaymentSignatureHeader(header)).toEqual(JSON.parse(JSON.stringify(official)));
-  });
+      expect(decodePaymentSignatureHeader(header)).toEqual(JSON.parse(JSON.stringify(official)));
+    },
+  );
 });

@@ -9,7 +9,15 @@ describe('readPaymentsConfig', () => {
       redis: { url: 'redis://127.0.0.1:6379', clusterNodes: [] },
       nats: { servers: ['nats://127.0.0.1:4222'] },
       unknownKeyTtlMs: 30_000,
-      ledger: { stream: 'credit:ledger', shards: 1, group: 'ledger-flushers', batchSize: 500, blockMs: 1_000, flushIntervalMs: 100, claimIdleMs: 30_000 },
+      ledger: {
+        stream: 'credit:ledger',
+        shards: 1,
+        group: 'ledger-flushers',
+        batchSize: 500,
+        blockMs: 1_000,
+        flushIntervalMs: 100,
+        claimIdleMs: 30_000,
+      },
     });
     expect(readPaymentsConfig({}).ledger.consumer).not.toBe(config.ledger.consumer);
   });
@@ -21,12 +29,16 @@ describe('readPaymentsConfig', () => {
       { host: '10.0.0.2', port: 7001 },
     ]);
     expect(config.ledger.shards).toBe(12);
-    expect(readPaymentsConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379', LEDGER_STREAM_SHARDS: '3' }).ledger.shards).toBe(3);
+    expect(readPaymentsConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379', LEDGER_STREAM_SHARDS: '3' }).ledger.shards).toBe(
+      3,
+    );
     expect(() => readPaymentsConfig({ REDIS_CLUSTER_NODES: 'redis-0' })).toThrow(/REDIS_CLUSTER_NODES/);
     expect(() => readPaymentsConfig({ LEDGER_STREAM_SHARDS: '0' })).toThrow(/LEDGER_STREAM_SHARDS/);
   });
 
   it('rejects URLs of the wrong kind', () => {
-    expect(() => readPaymentsConfig({ DATABASE_URL: 'redis://x', REDIS_URL: 'http://x', LEDGER_BATCH_SIZE: '0' })).toThrow(ConfigError);
+    expect(() =>
+      readPaymentsConfig({ DATABASE_URL: 'redis://x', REDIS_URL: 'http://x', LEDGER_BATCH_SIZE: '0' }),
+    ).toThrow(ConfigError);
   });
 });

@@ -1,6 +1,13 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { type EnvReader, type NatsConfig, readConfig, readNatsConfig, readRedisEndpoint, type RedisEndpoint } from '@appcat/config';
+import {
+  type EnvReader,
+  type NatsConfig,
+  readConfig,
+  readNatsConfig,
+  readRedisEndpoint,
+  type RedisEndpoint,
+} from '@appcat/config';
 import type { IdempotencySettings } from '../idempotency/idempotency-records.js';
 import { readX402Config, type X402Config } from '../x402/x402-config.js';
 import { type OpsConfig, readOpsConfig } from '@appcat/ops';
@@ -68,7 +75,10 @@ export function readPaymentsConfig(environment: Record<string, string | undefine
       unknownKeyTtlMs: env.int('CREDIT_UNKNOWN_KEY_TTL_MS', 30_000, { min: 0, max: 3_600_000 }),
       ledger: {
         stream: env.string('LEDGER_STREAM', 'credit:ledger'),
-        shards: env.int('LEDGER_STREAM_SHARDS', redis.clusterNodes.length > 0 ? DEFAULT_CLUSTER_LEDGER_SHARDS : 1, { min: 1, max: 256 }),
+        shards: env.int('LEDGER_STREAM_SHARDS', redis.clusterNodes.length > 0 ? DEFAULT_CLUSTER_LEDGER_SHARDS : 1, {
+          min: 1,
+          max: 256,
+        }),
         group: env.string('LEDGER_GROUP', 'ledger-flushers'),
         consumer: env.string('LEDGER_CONSUMER', defaultConsumerName()),
         batchSize: env.int('LEDGER_BATCH_SIZE', 500, { min: 1, max: 10_000 }),

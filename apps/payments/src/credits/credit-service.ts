@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { type BalanceReply, type BatchItemResult, type DebitReply, ErrorCode, MAX_BATCH_ITEMS, MAX_TOPUP_MICROS, parseMicros, type WireError } from '@appcat/contracts';
+import {
+  type BalanceReply,
+  type BatchItemResult,
+  type DebitReply,
+  ErrorCode,
+  MAX_BATCH_ITEMS,
+  MAX_TOPUP_MICROS,
+  parseMicros,
+  type WireError,
+} from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KEY_HASH_PATTERN } from '../keys/api-key.js';
@@ -60,7 +69,10 @@ export class CreditService {
       }
     });
     const valid = inputs.flatMap((input, index) => (input instanceof WireException ? [] : [{ index, input }]));
-    const firstTries = valid.map(({ input }) => ({ keyHash: input.keyHash, debit: { debitId: randomUUID(), amount: input.amount, route: input.route, chargedAtMs: Date.now() } }));
+    const firstTries = valid.map(({ input }) => ({
+      keyHash: input.keyHash,
+      debit: { debitId: randomUUID(), amount: input.amount, route: input.route, chargedAtMs: Date.now() },
+    }));
     let outcomes: Array<DebitOutcome | Error>;
     try {
       outcomes = firstTries.length === 0 ? [] : await this.store.debitMany(firstTries);
@@ -74,7 +86,9 @@ export class CreditService {
       if (input instanceof WireException || position === undefined) return Promise.resolve(failed(input));
       const outcome = outcomes[position];
       const { debitId } = firstTries[position].debit;
-      return usingStores('debit', () => (outcome instanceof Error ? Promise.reject(outcome) : this.debitValid(input, { debitId, outcome }))).then(
+      return usingStores('debit', () =>
+        outcome instanceof Error ? Promise.reject(outcome) : this.debitValid(input, { debitId, outcome }),
+      ).then(
         (value): BatchItemResult<DebitReply> => ({ ok: true, value }),
         (error: unknown) => failed(error),
       );
@@ -83,13 +97,22 @@ export class CreditService {
   }
 
   /** Debits a validated request; `firstTry` is the outcome of an attempt already made (in a batch). */
-  private async debitValid(input: DebitInput, firstTry?: { debitId: string; outcome: DebitOutcome }): Promise<DebitReply> {
+  private async debitValid(
+    input: DebitInput,
+    firstTry?: { debitId: string; outcome: DebitOutcome },
+  ): Promise<DebitReply> {
     let resynced = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const tried = attempt === 0 ? firstTry : undefined;
       const debitId = tried?.debitId ?? randomUUID();
       const outcome =
-        tried?.outcome ?? (await this.store.debit(input.keyHash, { debitId, amount: input.amount, route: input.route, chargedAtMs: Date.now() }));
+        tried?.outcome ??
+        (await this.store.debit(input.keyHash, {
+          debitId,
+          amount: input.amount,
+          route: input.route,
+          chargedAtMs: Date.now(),
+        }));
       if (outcome.kind === 'ok') return { debitId, balance: outcome.balance.toString() };
       if (outcome.kind === 'missing') {
         if ((await this.load(input.keyHash)) === 'unknown') throw refusal({ kind: 'unknown' });

@@ -37,9 +37,24 @@ export interface LedgerDebit {
 }
 
 interface CreditCommands {
-  creditDebit(keyHashKey: string, unknownKey: string, stream: string, amount: string, debitId: string, route: string, at: string): Promise<string[]>;
+  creditDebit(
+    keyHashKey: string,
+    unknownKey: string,
+    stream: string,
+    amount: string,
+    debitId: string,
+    route: string,
+    at: string,
+  ): Promise<string[]>;
   creditBalance(keyHashKey: string, unknownKey: string): Promise<string[]>;
-  creditSync(keyHashKey: string, unknownKey: string, id: string, balance: string, toppedUp: string, revoked: string): Promise<(string | null)[]>;
+  creditSync(
+    keyHashKey: string,
+    unknownKey: string,
+    id: string,
+    balance: string,
+    toppedUp: string,
+    revoked: string,
+  ): Promise<(string | null)[]>;
   creditMarkUnknown(keyHashKey: string, unknownKey: string, ttlMs: string): Promise<number>;
 }
 
@@ -92,7 +107,9 @@ export class CreditStore {
   async debitMany(debits: Array<{ keyHash: string; debit: LedgerDebit }>): Promise<Array<DebitOutcome | Error>> {
     return Promise.all(
       debits.map(({ keyHash, debit }) =>
-        this.debit(keyHash, debit).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+        this.debit(keyHash, debit).catch((error: unknown) =>
+          error instanceof Error ? error : new Error(String(error)),
+        ),
       ),
     );
   }
@@ -117,7 +134,11 @@ export class CreditStore {
 
   async markUnknown(keyHash: string, ttlMs: number): Promise<void> {
     if (ttlMs <= 0) return;
-    await this.redis.creditMarkUnknown(this.keyspace.keyOf(keyHash), this.keyspace.unknownMarkerOf(keyHash), String(ttlMs));
+    await this.redis.creditMarkUnknown(
+      this.keyspace.keyOf(keyHash),
+      this.keyspace.unknownMarkerOf(keyHash),
+      String(ttlMs),
+    );
   }
 
   /** Live balances of the keys Redis holds; absent for the others. */

@@ -16,7 +16,8 @@ export class ShardTags {
   readonly tags: readonly string[];
 
   constructor(readonly count: number) {
-    if (!Number.isInteger(count) || count < 1 || count > CLUSTER_SLOTS) throw new Error(`shards must be 1 to ${CLUSTER_SLOTS}`);
+    if (!Number.isInteger(count) || count < 1 || count > CLUSTER_SLOTS)
+      throw new Error(`shards must be 1 to ${CLUSTER_SLOTS}`);
     this.tags = Array.from({ length: count }, (_, shard) => `{${shardTag(shard, count)}}`);
   }
 

@@ -1,4 +1,11 @@
-import { type IdempotencyBeginReply, type IdempotencyBeginRequest, type IdempotencyFinishReply, type IdempotencyFinishRequest, QueueGroup, Subject } from '@appcat/contracts';
+import {
+  type IdempotencyBeginReply,
+  type IdempotencyBeginRequest,
+  type IdempotencyFinishReply,
+  type IdempotencyFinishRequest,
+  QueueGroup,
+  Subject,
+} from '@appcat/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { IdempotencyRecords } from '../idempotency/idempotency-records.js';

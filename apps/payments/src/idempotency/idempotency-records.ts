@@ -1,4 +1,10 @@
-import { ErrorCode, type IdempotencyBeginReply, type IdempotencyBeginRequest, type IdempotencyFinishReply, type IdempotencyFinishRequest } from '@appcat/contracts';
+import {
+  ErrorCode,
+  type IdempotencyBeginReply,
+  type IdempotencyBeginRequest,
+  type IdempotencyFinishReply,
+  type IdempotencyFinishRequest,
+} from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
@@ -73,14 +79,23 @@ export class IdempotencyRecords {
 
   async begin(request: IdempotencyBeginRequest): Promise<IdempotencyBeginReply> {
     check(request);
-    if (typeof request.fingerprint !== 'string' || request.fingerprint.length === 0 || request.fingerprint.length > 128) {
+    if (
+      typeof request.fingerprint !== 'string' ||
+      request.fingerprint.length === 0 ||
+      request.fingerprint.length > 128
+    ) {
       throw new WireException(ErrorCode.InvalidArgument, 'idempotency fingerprint must be 1 to 128 characters');
     }
     const token = randomUUID();
     let state: string;
     let answer: string;
     try {
-      [state, answer] = await this.redis.idempotencyBegin(recordKey(request), request.fingerprint, token, String(this.settings.leaseMs));
+      [state, answer] = await this.redis.idempotencyBegin(
+        recordKey(request),
+        request.fingerprint,
+        token,
+        String(this.settings.leaseMs),
+      );
     } catch (error) {
       // Without Redis no record can be kept: the call goes ahead unprotected (a retry is a new call).
       this.warn(error);
@@ -94,9 +109,19 @@ export class IdempotencyRecords {
   async finish(request: IdempotencyFinishRequest): Promise<IdempotencyFinishReply> {
     check(request);
     if (!request.token) return { stored: false };
-    const answer = request.answerJson === undefined ? '' : Buffer.byteLength(request.answerJson) > this.settings.maxAnswerBytes ? UNKEPT : request.answerJson;
+    const answer =
+      request.answerJson === undefined
+        ? ''
+        : Buffer.byteLength(request.answerJson) > this.settings.maxAnswerBytes
+          ? UNKEPT
+          : request.answerJson;
     try {
-      const stored = await this.redis.idempotencyFinish(recordKey(request), request.token, answer, String(this.settings.ttlMs));
+      const stored = await this.redis.idempotencyFinish(
+        recordKey(request),
+        request.token,
+        answer,
+        String(this.settings.ttlMs),
+      );
       return { stored: stored === 1 && answer !== '' };
     } catch (error) {
       this.warn(error);
@@ -107,13 +132,24 @@ export class IdempotencyRecords {
   private warn(error: unknown): void {
     if (Date.now() - this.lastWarning < 30_000) return;
     this.lastWarning = Date.now();
-    this.logger.warn(`Redis unavailable, idempotency records are not kept: ${error instanceof Error ? error.message : String(error)}`);
+    this.logger.warn(
+      `Redis unavailable, idempotency records are not kept: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
 function check(request: { scope?: unknown; key?: unknown }): void {
-  if (typeof request?.scope !== 'string' || typeof request.key !== 'string' || request.scope.length === 0 || request.key.length === 0 || request.key.length > 255) {
-    throw new WireException(ErrorCode.InvalidArgument, 'idempotency record needs a scope and a name of 1 to 255 characters');
+  if (
+    typeof request?.scope !== 'string' ||
+    typeof request.key !== 'string' ||
+    request.scope.length === 0 ||
+    request.key.length === 0 ||
+    request.key.length > 255
+  ) {
+    throw new WireException(
+      ErrorCode.InvalidArgument,
+      'idempotency record needs a scope and a name of 1 to 255 characters',
+    );
   }
 }
 

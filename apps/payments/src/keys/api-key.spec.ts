@@ -26,7 +26,10 @@ describe('API keys', () => {
     expect(classifyKeyRef(issued.key)).toEqual({ kind: 'key', keyHash: issued.keyHash });
     expect(classifyKeyRef(` ${issued.prefix} `)).toEqual({ kind: 'prefix', prefix: issued.prefix });
     expect(classifyKeyRef('ak_abcd')).toEqual({ kind: 'prefix', prefix: 'ak_abcd' });
-    expect(classifyKeyRef('3F2504E0-4F89-41D3-9A0C-0305E82C3301')).toEqual({ kind: 'id', id: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' });
+    expect(classifyKeyRef('3F2504E0-4F89-41D3-9A0C-0305E82C3301')).toEqual({
+      kind: 'id',
+      id: '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+    });
     for (const ref of ['', 'ak_', 'ak_abc', 'sk_abcdefghi', 'ak_0000', 'ak_abc def', '3f2504e0']) {
       expect(classifyKeyRef(ref)).toEqual({ kind: 'invalid' });
     }

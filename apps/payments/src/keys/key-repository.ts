@@ -41,7 +41,11 @@ export class KeyRepository {
 
   /** Keys whose display prefix starts with `prefix`; at most `limit`. */
   findByPrefix(prefix: string, limit: number): Promise<ApiKey[]> {
-    return this.prisma.apiKey.findMany({ where: { prefix: { startsWith: prefix } }, take: limit, orderBy: { createdAt: 'asc' } });
+    return this.prisma.apiKey.findMany({
+      where: { prefix: { startsWith: prefix } },
+      take: limit,
+      orderBy: { createdAt: 'asc' },
+    });
   }
 
   list(): Promise<ApiKey[]> {
@@ -60,7 +64,13 @@ export class KeyRepository {
       });
       if (opening) {
         await tx.topUp.create({
-          data: { apiKeyId: key.id, amountMicros: opening.amount, method: opening.method, externalRef: opening.externalRef, note: opening.note ?? null },
+          data: {
+            apiKeyId: key.id,
+            amountMicros: opening.amount,
+            method: opening.method,
+            externalRef: opening.externalRef,
+            note: opening.note ?? null,
+          },
         });
       }
       return key;
@@ -79,11 +89,24 @@ export class KeyRepository {
       if (locked.length === 0) return { kind: 'key-not-found' };
       const existing = await tx.topUp.findUnique({ where: { externalRef: input.externalRef } });
       if (existing) {
-        return { kind: 'duplicate', topUp: existing, key: await tx.apiKey.findUniqueOrThrow({ where: { id: existing.apiKeyId } }) };
+        return {
+          kind: 'duplicate',
+          topUp: existing,
+          key: await tx.apiKey.findUniqueOrThrow({ where: { id: existing.apiKeyId } }),
+        };
       }
-      if (locked[0].revoked) return { kind: 'key-revoked', key: await tx.apiKey.findUniqueOrThrow({ where: { id: input.keyId } }) };
+      if (locked[0].revoked)
+        return { kind: 'key-revoked', key: await tx.apiKey.findUniqueOrThrow({ where: { id: input.keyId } }) };
       const inserted = await tx.topUp.createMany({
-        data: [{ apiKeyId: input.keyId, amountMicros: input.amount, method: input.method, externalRef: input.externalRef, note: input.note ?? null }],
+        data: [
+          {
+            apiKeyId: input.keyId,
+            amountMicros: input.amount,
+            method: input.method,
+            externalRef: input.externalRef,
+            note: input.note ?? null,
+          },
+        ],
         // A concurrent top-up with the same reference for another key would not be serialised by our
         // row lock; the unique index settles it without an error that would abort the transaction.
         skipDuplicates: true,
@@ -92,14 +115,18 @@ export class KeyRepository {
       if (inserted.count === 0) {
         return { kind: 'duplicate', topUp, key: await tx.apiKey.findUniqueOrThrow({ where: { id: topUp.apiKeyId } }) };
       }
-      const key = await tx.apiKey.update({ where: { id: input.keyId }, data: { toppedUpMicros: { increment: input.amount } } });
+      const key = await tx.apiKey.update({
+        where: { id: input.keyId },
+        data: { toppedUpMicros: { increment: input.amount } },
+      });
       return { kind: 'credited', topUp, key };
     });
   }
 
   /** Marks the key revoked (keeping the first revocation time) and returns it; null if there is no such key. */
   async revoke(keyId: string): Promise<ApiKey | null> {
-    await this.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId}::uuid AND revoked_at IS NULL`;
+    await this.prisma
+      .$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId}::uuid AND revoked_at IS NULL`;
     return this.findById(keyId);
   }
 }

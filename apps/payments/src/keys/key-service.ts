@@ -44,14 +44,18 @@ export class KeyService {
     const { credit, note } = (request ?? {}) as { credit?: unknown; note?: unknown };
     const amount = readAmount(credit, 'credit');
     if (amount > MAX_TOPUP_MICROS) throw invalidArgument(`credit must be at most ${MAX_TOPUP_MICROS} µUSD`);
-    return this.issue(amount > 0n ? { amount, method: 'admin', externalRef: `admin:${randomUUID()}`, note: readNote(note) } : null);
+    return this.issue(
+      amount > 0n ? { amount, method: 'admin', externalRef: `admin:${randomUUID()}`, note: readNote(note) } : null,
+    );
   }
 
   /**
    * Issues a new key, with its opening top-up in the same transaction (an admin grant, or the x402
    * payment that bought it: the payment's reference is unique, so it can never open two keys).
    */
-  async issue(opening: { amount: bigint; method: TopUpMethod; externalRef: string; note?: string } | null): Promise<AdminKeyCreated> {
+  async issue(
+    opening: { amount: bigint; method: TopUpMethod; externalRef: string; note?: string } | null,
+  ): Promise<AdminKeyCreated> {
     const amount = opening?.amount ?? 0n;
     const issued = issueApiKey();
     const key = await usingStores('create key', () => this.keys.createKey(issued, opening));
@@ -68,10 +72,17 @@ export class KeyService {
    * the payment; a reference already credited credits nothing again (and is reported as such), so a
    * retry after any failure is safe.
    */
-  async topUp(keyId: string, amount: bigint, method: TopUpMethod, externalRef: string, note?: string): Promise<TopUpOutcome> {
+  async topUp(
+    keyId: string,
+    amount: bigint,
+    method: TopUpMethod,
+    externalRef: string,
+    note?: string,
+  ): Promise<TopUpOutcome> {
     if (amount <= 0n || amount > MAX_TOPUP_MICROS) throw invalidArgument('top-up amount is out of range');
     if (method === 'x402' && amount < MIN_TOPUP_MICROS) throw invalidArgument('the minimum top-up is USD 1');
-    if (externalRef.length === 0 || externalRef.length > MAX_EXTERNAL_REF_LENGTH) throw invalidArgument('external reference is empty or too long');
+    if (externalRef.length === 0 || externalRef.length > MAX_EXTERNAL_REF_LENGTH)
+      throw invalidArgument('external reference is empty or too long');
     return usingStores('top-up', async () => {
       const result = await this.keys.topUp({ keyId, amount, method, externalRef, note: readNote(note) });
       switch (result.kind) {
@@ -80,7 +91,8 @@ export class KeyService {
         case 'key-revoked':
           throw new WireException(ErrorCode.CreditKeyRevoked, 'API key revoked');
         case 'duplicate': {
-          const same = result.topUp.apiKeyId === keyId && result.topUp.amountMicros === amount && result.topUp.method === method;
+          const same =
+            result.topUp.apiKeyId === keyId && result.topUp.amountMicros === amount && result.topUp.method === method;
           if (!same) throw invalidArgument('external reference already used by another top-up');
           break;
         }
@@ -158,7 +170,8 @@ export class KeyService {
         break;
     }
     if (matches.length === 0) throw new WireException(ErrorCode.AdminKeyNotFound, 'no key matches');
-    if (matches.length > 1) throw new WireException(ErrorCode.AdminKeyAmbiguous, 'the prefix matches more than one key');
+    if (matches.length > 1)
+      throw new WireException(ErrorCode.AdminKeyAmbiguous, 'the prefix matches more than one key');
     return matches[0];
   }
 }
@@ -186,6 +199,7 @@ function readAmount(value: unknown, name: string): bigint {
 
 function readNote(note: unknown): string | undefined {
   if (note === undefined || note === null) return undefined;
-  if (typeof note !== 'string' || note.length > MAX_NOTE_LENGTH) throw invalidArgument(`note must be a string of at most ${MAX_NOTE_LENGTH} characters`);
+  if (typeof note !== 'string' || note.length > MAX_NOTE_LENGTH)
+    throw invalidArgument(`note must be a string of at most ${MAX_NOTE_LENGTH} characters`);
   return note;
 }

@@ -25,7 +25,16 @@ export function parseLedgerEntry(streamId: string, fields: string[] | null): Led
   const amount = values.get('amount');
   const route = values.get('route');
   const at = values.get('at');
-  if (!debitId || !keyId || !UUID.test(keyId) || !amount || !POSITIVE_INTEGER.test(amount) || route === undefined || !at || !MILLISECONDS.test(at)) {
+  if (
+    !debitId ||
+    !keyId ||
+    !UUID.test(keyId) ||
+    !amount ||
+    !POSITIVE_INTEGER.test(amount) ||
+    route === undefined ||
+    !at ||
+    !MILLISECONDS.test(at)
+  ) {
     return null;
   }
   return { streamId, debitId, keyId, amount: BigInt(amount), route, chargedAtMs: BigInt(at) };

@@ -130,7 +130,8 @@ export class LedgerFlusher {
           'COUNT',
           this.config.batchSize,
         )) as XAutoClaimReply;
-        if (entries.length > 0) this.logger.warn(`reclaimed ${entries.length} ledger entries of ${stream} from an unresponsive consumer`);
+        if (entries.length > 0)
+          this.logger.warn(`reclaimed ${entries.length} ledger entries of ${stream} from an unresponsive consumer`);
         await this.record([[stream, entries]]);
         handled += entries.length;
         cursor = next;
@@ -142,7 +143,13 @@ export class LedgerFlusher {
 
   private async flushStreams(streams: readonly string[], block: boolean): Promise<number> {
     const ids = streams.map((stream) => (this.ownPending.has(stream) ? '0' : '>'));
-    const args: (string | number)[] = ['GROUP', this.config.group, this.config.consumer, 'COUNT', this.config.batchSize];
+    const args: (string | number)[] = [
+      'GROUP',
+      this.config.group,
+      this.config.consumer,
+      'COUNT',
+      this.config.batchSize,
+    ];
     if (block && ids.every((id) => id === '>')) args.push('BLOCK', this.config.blockMs);
     args.push('STREAMS', ...streams, ...ids);
     let reply: XReadGroupReply;
@@ -157,7 +164,9 @@ export class LedgerFlusher {
     const read = new Map(reply ?? []);
     const batches: [string, StreamEntry[]][] = streams.map((stream) => [stream, read.get(stream) ?? []]);
     // Own pending entries are read until none is left; then new ones.
-    batches.forEach(([stream, entries], index) => ids[index] === '0' && entries.length === 0 && this.ownPending.delete(stream));
+    batches.forEach(
+      ([stream, entries], index) => ids[index] === '0' && entries.length === 0 && this.ownPending.delete(stream),
+    );
     await this.record(batches);
     return batches.reduce((sum, [, entries]) => sum + entries.length, 0);
   }
@@ -205,8 +214,12 @@ export class LedgerFlusher {
     }
     if (debits.length > 0) {
       const applied = await applyLedgerBatch(this.pool, debits);
-      if (applied.orphans > 0) this.logger.error(`${applied.orphans} ledger debits name keys unknown to Postgres; skipped`);
-      const oldest = debits.reduce((min, debit) => (debit.chargedAtMs < min ? debit.chargedAtMs : min), debits[0].chargedAtMs);
+      if (applied.orphans > 0)
+        this.logger.error(`${applied.orphans} ledger debits name keys unknown to Postgres; skipped`);
+      const oldest = debits.reduce(
+        (min, debit) => (debit.chargedAtMs < min ? debit.chargedAtMs : min),
+        debits[0].chargedAtMs,
+      );
       this.onFlushed?.(debits.length, Number(oldest));
     }
     for (const [stream, [id, fields]] of malformed) {
@@ -220,7 +233,11 @@ export class LedgerFlusher {
         .map(([stream, entries]) => {
           const ids = entries.map(([id]) => id);
           // One stream per transaction: on a Redis Cluster a transaction stays in one slot.
-          return this.redis.multi().xack(stream, this.config.group, ...ids).xdel(stream, ...ids).exec();
+          return this.redis
+            .multi()
+            .xack(stream, this.config.group, ...ids)
+            .xdel(stream, ...ids)
+            .exec();
         }),
     );
   }
@@ -242,7 +259,11 @@ export class LedgerFlusher {
       const fields = new Map<string, unknown>();
       for (let i = 0; i + 1 < info.length; i += 2) fields.set(String(info[i]), info[i + 1]);
       const name = String(fields.get('name'));
-      if (name !== this.config.consumer && Number(fields.get('pending')) === 0 && Number(fields.get('idle')) > FORGET_IDLE_CONSUMER_MS) {
+      if (
+        name !== this.config.consumer &&
+        Number(fields.get('pending')) === 0 &&
+        Number(fields.get('idle')) > FORGET_IDLE_CONSUMER_MS
+      ) {
         await this.redis.xgroup('DELCONSUMER', stream, this.config.group, name);
       }
     }

@@ -52,7 +52,9 @@ export function migrationChecksum(script: string): string {
 
 /** Prisma accepts a recorded checksum made before or after git changed the file's line endings. */
 function checksumMatches(script: string, recorded: string): boolean {
-  return [script, script.replace(/\r\n/g, '\n'), script.replace(/\n/g, '\r\n')].some((variant) => migrationChecksum(variant) === recorded);
+  return [script, script.replace(/\r\n/g, '\n'), script.replace(/\n/g, '\r\n')].some(
+    (variant) => migrationChecksum(variant) === recorded,
+  );
 }
 
 /** Migrations in Prisma's layout (`<dir>/<timestamp>_<name>/migration.sql`), in the order Prisma applies them. */
@@ -175,6 +177,8 @@ async function applyOne(client: pg.Client, migration: LocalMigration): Promise<v
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
-    throw new MigrationError(`migration ${migration.name} failed and was rolled back: ${(error as Error).message}`, { cause: error });
+    throw new MigrationError(`migration ${migration.name} failed and was rolled back: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }

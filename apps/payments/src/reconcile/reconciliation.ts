@@ -95,7 +95,10 @@ export class Reconciliation {
       return reply;
     } catch (error) {
       if (error instanceof WireException) throw error;
-      throw new WireException(ErrorCode.CreditStoreUnavailable, `reconciliation needs Redis and Postgres: ${(error as Error).message}`);
+      throw new WireException(
+        ErrorCode.CreditStoreUnavailable,
+        `reconciliation needs Redis and Postgres: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -128,7 +131,8 @@ export class Reconciliation {
       const redis = balances.get(key.key_hash) ?? null;
       const difference = redis === null ? 0n : redis - expected;
       let status: KeyReconciliationStatus;
-      if (toppedUp !== BigInt(key.top_up_rows) || spent !== BigInt(key.debit_rows) || key.off_price_debits !== '0') status = 'postgres_mismatch';
+      if (toppedUp !== BigInt(key.top_up_rows) || spent !== BigInt(key.debit_rows) || key.off_price_debits !== '0')
+        status = 'postgres_mismatch';
       else if (redis === null) status = 'not_loaded';
       else if (difference > 0n) status = 'forgiven';
       else if (difference < 0n) status = 'short';
@@ -156,7 +160,10 @@ export class Reconciliation {
       });
     }
     const settlementsExact =
-      settlements.duplicates === 0 && settlements.queued === 0 && settlements.topUpsWithoutSettlement.length === 0 && settlements.settlementsWithoutTopUp.length === 0;
+      settlements.duplicates === 0 &&
+      settlements.queued === 0 &&
+      settlements.topUpsWithoutSettlement.length === 0 &&
+      settlements.settlementsWithoutTopUp.length === 0;
     return {
       exact: differences.length === 0 && ledgerBacklog === 0 && settlementsExact,
       keysChecked: keys.length,
@@ -186,7 +193,10 @@ export class Reconciliation {
     return byKey;
   }
 
-  private async addPendingDebits(stream: string, byKey: Map<string, { amount: bigint; entries: number }>): Promise<void> {
+  private async addPendingDebits(
+    stream: string,
+    byKey: Map<string, { amount: bigint; entries: number }>,
+  ): Promise<void> {
     let start = '-';
     for (;;) {
       const page = (await this.redis.xrange(stream, start, '+', 'COUNT', STREAM_PAGE)) as [string, string[]][];

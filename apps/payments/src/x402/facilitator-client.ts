@@ -23,7 +23,17 @@ export type FacilitatorObserver = (operation: Operation, outcome: FacilitatorOut
 const IDLE_SOCKET_MS = 4_000;
 const EXCERPT_LENGTH = 200;
 const VERIFY_FIELDS = ['isValid', 'invalidReason', 'invalidMessage', 'payer', 'extensions', 'extra'] as const;
-const SETTLE_FIELDS = ['success', 'errorReason', 'errorMessage', 'payer', 'transaction', 'network', 'amount', 'extensions', 'extra'] as const;
+const SETTLE_FIELDS = [
+  'success',
+  'errorReason',
+  'errorMessage',
+  'payer',
+  'transaction',
+  'network',
+  'amount',
+  'extensions',
+  'extra',
+] as const;
 
 /**
  * @x402/core's facilitator client with `verify` and `settle` sent over node:http(s) with a keep-alive
@@ -45,7 +55,9 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     this.observe = config.observe;
     this.endpoints = { verify: new URL(`${this.url}/verify`), settle: new URL(`${this.url}/settle`) };
     const secure = this.endpoints.verify.protocol === 'https:';
-    this.agent = secure ? new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) : new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+    this.agent = secure
+      ? new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS })
+      : new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
     this.send = secure ? httpsRequest : httpRequest;
   }
 
@@ -83,18 +95,28 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     }
   }
 
-  private async verifyOnce(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<VerifyResponse> {
+  private async verifyOnce(
+    paymentPayload: PaymentPayload,
+    paymentRequirements: PaymentRequirements,
+  ): Promise<VerifyResponse> {
     const answer = await this.post('verify', paymentPayload, paymentRequirements);
     if (answer.status >= 300 && answer.status < 400) return super.verify(paymentPayload, paymentRequirements);
     const data = parseAnswer('verify', answer);
     if (answer.status >= 400) throw new VerifyError(answer.status, data as VerifyResponse);
-    if (typeof data.isValid !== 'boolean' || !optionalStrings(data, 'invalidReason', 'invalidMessage', 'payer') || !optionalRecords(data)) {
+    if (
+      typeof data.isValid !== 'boolean' ||
+      !optionalStrings(data, 'invalidReason', 'invalidMessage', 'payer') ||
+      !optionalRecords(data)
+    ) {
       throw new FacilitatorResponseError(`Facilitator verify returned invalid data: ${excerpt(answer.text)}`);
     }
     return pick(data, VERIFY_FIELDS) as unknown as VerifyResponse;
   }
 
-  private async settleOnce(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<SettleResponse> {
+  private async settleOnce(
+    paymentPayload: PaymentPayload,
+    paymentRequirements: PaymentRequirements,
+  ): Promise<SettleResponse> {
     const answer = await this.post('settle', paymentPayload, paymentRequirements);
     if (answer.status >= 300 && answer.status < 400) return super.settle(paymentPayload, paymentRequirements);
     const data = parseAnswer('settle', answer);
@@ -111,7 +133,11 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     return pick(data, SETTLE_FIELDS) as unknown as SettleResponse;
   }
 
-  private async post(operation: Operation, paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<{ status: number; text: string }> {
+  private async post(
+    operation: Operation,
+    paymentPayload: PaymentPayload,
+    paymentRequirements: PaymentRequirements,
+  ): Promise<{ status: number; text: string }> {
     const body = JSON.stringify(
       { x402Version: paymentPayload.x402Version, paymentPayload, paymentRequirements },
       (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
@@ -135,7 +161,8 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
             response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
             response.on('error', reject);
             response.on('close', () => {
-              if (!response.complete) reject(new Error(`facilitator ${operation} connection closed before the answer was complete`));
+              if (!response.complete)
+                reject(new Error(`facilitator ${operation} connection closed before the answer was complete`));
             });
           },
         );
@@ -161,9 +188,12 @@ function parseAnswer(operation: Operation, answer: { status: number; text: strin
   const marker = operation === 'verify' ? 'isValid' : 'success';
   if (answer.status >= 400) {
     if (typeof data === 'object' && data !== null && marker in data) return data as Record<string, unknown>;
-    throw new Error(`Facilitator ${operation} failed (${answer.status}): ${excerpt(data === undefined ? answer.text : JSON.stringify(data))}`);
+    throw new Error(
+      `Facilitator ${operation} failed (${answer.status}): ${excerpt(data === undefined ? answer.text : JSON.stringify(data))}`,
+    );
   }
-  if (data === undefined) throw new FacilitatorResponseError(`Facilitator ${operation} returned invalid JSON: ${excerpt(answer.text)}`);
+  if (data === undefined)
+    throw new FacilitatorResponseError(`Facilitator ${operation} returned invalid JSON: ${excerpt(answer.text)}`);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new FacilitatorResponseError(`Facilitator ${operation} returned invalid data: ${excerpt(answer.text)}`);
   }
@@ -175,7 +205,10 @@ function optionalStrings(data: Record<string, unknown>, ...names: string[]): boo
 }
 
 function optionalRecords(data: Record<string, unknown>): boolean {
-  return ['extensions', 'extra'].every((name) => data[name] === undefined || data[name] === null || (typeof data[name] === 'object' && !Array.isArray(data[name])));
+  return ['extensions', 'extra'].every(
+    (name) =>
+      data[name] === undefined || data[name] === null || (typeof data[name] === 'object' && !Array.isArray(data[name])),
+  );
 }
 
 /** The answer's known fields, those sent as null left out: what the library's schemas keep. */

@@ -23,7 +23,11 @@ describe('PaymentLock.identify', () => {
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayer(address('EGf34g6uRUtkYz4uUrAQeRgJX2SrhA59qgewa4EhhvW3'), m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: '11111111111111111111111111111111' as Blockhash, lastValidBlockHeight: 1n }, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: '11111111111111111111111111111111' as Blockhash, lastValidBlockHeight: 1n },
+          m,
+        ),
       (m) =>
         appendTransactionMessageInstruction(
           {
@@ -43,11 +47,17 @@ describe('PaymentLock.identify', () => {
 
     const bytes = new Uint8Array(getBase64Encoder().encode(wire));
     bytes.fill(7, 1, 65); // garbage where the facilitator's signature goes
-    expect(PaymentLock.identify(SOLANA, { transaction: Buffer.from(bytes).toString('base64') }, 'other header')).toBe(identity);
+    expect(PaymentLock.identify(SOLANA, { transaction: Buffer.from(bytes).toString('base64') }, 'other header')).toBe(
+      identity,
+    );
   });
 
   it('keys an EVM payment on (network, payer, nonce), and anything else on its bytes', () => {
-    expect(PaymentLock.identify('eip155:8453', { authorization: { from: '0xAB', nonce: '0xCD' } }, 'h')).toBe('eip155:8453:0xab:0xcd');
-    expect(PaymentLock.identify(SOLANA, { transaction: 'not a transaction' }, 'h')).toMatch(new RegExp(`^${SOLANA}:tx:[0-9a-f]{64}$`));
+    expect(PaymentLock.identify('eip155:8453', { authorization: { from: '0xAB', nonce: '0xCD' } }, 'h')).toBe(
+      'eip155:8453:0xab:0xcd',
+    );
+    expect(PaymentLock.identify(SOLANA, { transaction: 'not a transaction' }, 'h')).toMatch(
+      new RegExp(`^${SOLANA}:tx:[0-9a-f]{64}$`),
+    );
   });
 });

@@ -41,7 +41,12 @@ export type ValidityVerdict = { ok: true; lockMs: number } | { ok: false; reason
  * never expires, is refused here. The lock is held for `maxTimeoutSeconds`, and never less than a
  * blockhash can live (SOLANA_BLOCKHASH_LIFE_SECONDS, whatever maxTimeoutSeconds is set to), plus the slack.
  */
-export function paymentValidity(kind: 'evm' | 'svm', payload: unknown, maxTimeoutSeconds: number, nowMs: number = Date.now()): ValidityVerdict {
+export function paymentValidity(
+  kind: 'evm' | 'svm',
+  payload: unknown,
+  maxTimeoutSeconds: number,
+  nowMs: number = Date.now(),
+): ValidityVerdict {
   return kind === 'evm' ? evmValidity(payload, maxTimeoutSeconds, nowMs) : svmValidity(payload, maxTimeoutSeconds);
 }
 
@@ -51,9 +56,13 @@ function evmValidity(payload: unknown, maxTimeoutSeconds: number, nowMs: number)
   const now = BigInt(Math.floor(nowMs / 1000));
   const slack = BigInt(CLOCK_SLACK_SECONDS);
   if (window.validAfter > now + slack) return { ok: false, reason: 'payment authorization is not valid yet' };
-  if (window.validBefore < now + BigInt(MIN_REMAINING_SECONDS)) return { ok: false, reason: 'payment authorization has expired' };
+  if (window.validBefore < now + BigInt(MIN_REMAINING_SECONDS))
+    return { ok: false, reason: 'payment authorization has expired' };
   if (window.validBefore > now + BigInt(maxTimeoutSeconds) + slack) {
-    return { ok: false, reason: `payment authorization is valid for longer than ${maxTimeoutSeconds} s (maxTimeoutSeconds)` };
+    return {
+      ok: false,
+      reason: `payment authorization is valid for longer than ${maxTimeoutSeconds} s (maxTimeoutSeconds)`,
+    };
   }
   return { ok: true, lockMs: Number(window.validBefore - now + slack) * 1000 };
 }
@@ -65,12 +74,18 @@ function evmWindow(payload: unknown): { validAfter: bigint; validBefore: bigint 
     permit2Authorization?: { deadline?: unknown; witness?: { validAfter?: unknown } };
   } | null;
   if (p?.authorization) return window(p.authorization.validAfter, p.authorization.validBefore);
-  if (p?.permit2Authorization) return window(p.permit2Authorization.witness?.validAfter ?? '0', p.permit2Authorization.deadline);
+  if (p?.permit2Authorization)
+    return window(p.permit2Authorization.witness?.validAfter ?? '0', p.permit2Authorization.deadline);
   return null;
 }
 
 function window(validAfter: unknown, validBefore: unknown): { validAfter: bigint; validBefore: bigint } | null {
-  const integer = (value: unknown) => (typeof value === 'string' && /^\d{1,78}$/.test(value) ? BigInt(value) : typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : null);
+  const integer = (value: unknown) =>
+    typeof value === 'string' && /^\d{1,78}$/.test(value)
+      ? BigInt(value)
+      : typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+        ? BigInt(value)
+        : null;
   const after = integer(validAfter);
   const before = integer(validBefore);
   return after === null || before === null ? null : { validAfter: after, validBefore: before };
@@ -85,8 +100,15 @@ function svmValidity(payload: unknown, maxTimeoutSeconds: number): ValidityVerdi
   } catch {
     return { ok: false, reason: 'payment transaction is not a Solana wire transaction' };
   }
-  if (usesDurableNonce) return { ok: false, reason: `payment transaction uses a durable nonce and never expires; it must expire within ${maxTimeoutSeconds} s (a recent blockhash)` };
-  return { ok: true, lockMs: (Math.max(maxTimeoutSeconds, SOLANA_BLOCKHASH_LIFE_SECONDS) + CLOCK_SLACK_SECONDS) * 1000 };
+  if (usesDurableNonce)
+    return {
+      ok: false,
+      reason: `payment transaction uses a durable nonce and never expires; it must expire within ${maxTimeoutSeconds} s (a recent blockhash)`,
+    };
+  return {
+    ok: true,
+    lockMs: (Math.max(maxTimeoutSeconds, SOLANA_BLOCKHASH_LIFE_SECONDS) + CLOCK_SLACK_SECONDS) * 1000,
+  };
 }
 
 function startsWithAdvanceNonce(base64: string): boolean {

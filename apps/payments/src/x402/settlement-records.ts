@@ -85,14 +85,19 @@ export class SettlementRecords {
       alongside?.(transaction);
       const results = await transaction.xadd(stream, '*', 'record', serialise(record)).exec();
       const queued = results?.[results.length - 1];
-      if (!queued || queued[0] || typeof queued[1] !== 'string') throw queued?.[0] ?? new Error('transaction discarded');
+      if (!queued || queued[0] || typeof queued[1] !== 'string')
+        throw queued?.[0] ?? new Error('transaction discarded');
       id = queued[1];
     } catch (error) {
-      this.logger.warn(`settlement ${record.network}:${record.transaction} written to Postgres directly (Redis failed): ${describe(error)}`);
+      this.logger.warn(
+        `settlement ${record.network}:${record.transaction} written to Postgres directly (Redis failed): ${describe(error)}`,
+      );
       try {
         await withTimeout(this.insert([record]), INSERT_TIMEOUT_MS);
       } catch (insertError) {
-        this.logger.error(`settlement not recorded (Redis and Postgres failed): ${serialise(record)}: ${describe(insertError)}`);
+        this.logger.error(
+          `settlement not recorded (Redis and Postgres failed): ${serialise(record)}: ${describe(insertError)}`,
+        );
       }
       return;
     }
@@ -100,7 +105,9 @@ export class SettlementRecords {
     if (this.unwritten.length < MAX_UNWRITTEN) this.unwritten.push({ stream, id, record });
     // After the reply has gone out: the reply is published on the setImmediate queued after this one
     // (PublishBatch), so the write waits a loop turn more. Records queued meanwhile join the same statement.
-    this.writing ??= new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))).then(() => this.writeUnwritten());
+    this.writing ??= new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))).then(() =>
+      this.writeUnwritten(),
+    );
   }
 
   /** Resolves once the records this replica queued so far are written to Postgres (or left in the stream for the drain). */
@@ -119,7 +126,9 @@ export class SettlementRecords {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await Promise.all([this.flush(), this.draining]);
-    await this.drainPending().catch((error: unknown) => this.logger.warn(`settlements not drained at shutdown: ${describe(error)}`));
+    await this.drainPending().catch((error: unknown) =>
+      this.logger.warn(`settlements not drained at shutdown: ${describe(error)}`),
+    );
   }
 
   /**
@@ -128,7 +137,9 @@ export class SettlementRecords {
    * its own: one whose primary is failing over does not hold the others up (its error is rethrown after).
    */
   async drainPending(olderThanMs = 0): Promise<number> {
-    const results = await Promise.allSettled(this.keyspace.drainedStreams.map((stream) => this.drainStream(stream, olderThanMs)));
+    const results = await Promise.allSettled(
+      this.keyspace.drainedStreams.map((stream) => this.drainStream(stream, olderThanMs)),
+    );
     const failure = results.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
     return results.reduce((sum, result) => sum + (result.status === 'fulfilled' ? result.value : 0), 0);
@@ -181,14 +192,18 @@ export class SettlementRecords {
         try {
           await withTimeout(this.insertOrSetAside(batch), INSERT_TIMEOUT_MS);
         } catch (error) {
-          this.logger.warn(`${batch.length + this.unwritten.length} settlement records wait in Redis for Postgres: ${describe(error)}`);
+          this.logger.warn(
+            `${batch.length + this.unwritten.length} settlement records wait in Redis for Postgres: ${describe(error)}`,
+          );
           this.unwritten.length = 0;
           return;
         }
         // If this fails (Redis lost), the drain writes them again, which changes nothing.
         const idsByStream = new Map<string, string[]>();
         for (const entry of batch) idsByStream.set(entry.stream, [...(idsByStream.get(entry.stream) ?? []), entry.id]);
-        await Promise.all([...idsByStream].map(([stream, ids]) => this.redis.xdel(stream, ...ids).catch(() => undefined)));
+        await Promise.all(
+          [...idsByStream].map(([stream, ids]) => this.redis.xdel(stream, ...ids).catch(() => undefined)),
+        );
       }
     } finally {
       this.writing = null;
@@ -220,7 +235,9 @@ export class SettlementRecords {
       } catch (error) {
         if (!refusedForContent(error)) throw error;
         const rejected = X402Keyspace.rejectedOf(stream);
-        this.logger.error(`settlement refused by Postgres, kept in ${rejected}: ${serialise(record)}: ${describe(error)}`);
+        this.logger.error(
+          `settlement refused by Postgres, kept in ${rejected}: ${serialise(record)}: ${describe(error)}`,
+        );
         await this.redis.xadd(rejected, '*', 'record', serialise(record), 'error', describe(error));
       }
     }
@@ -260,11 +277,40 @@ function parse(fields: string[]): SettlementRecord | null {
     const raw = JSON.parse(fields[index + 1]) as Record<string, unknown>;
     const text = (name: string) => (typeof raw[name] === 'string' ? (raw[name] as string) : null);
     const [paymentId, network, transaction, payer, amount, purpose, route, requestId, resourceUrl] = [
-      'paymentId', 'network', 'transaction', 'payer', 'amount', 'purpose', 'route', 'requestId', 'resourceUrl',
+      'paymentId',
+      'network',
+      'transaction',
+      'payer',
+      'amount',
+      'purpose',
+      'route',
+      'requestId',
+      'resourceUrl',
     ].map(text);
-    if (!paymentId || !network || !transaction || payer === null || !amount || !/^\d+$/.test(amount) || (purpose !== 'call' && purpose !== 'topup')) return null;
-    if (route === null || requestId === null || resourceUrl === null || typeof raw.settledAtMs !== 'number') return null;
-    return { paymentId, network, transaction, payer, amount: BigInt(amount), purpose, route, requestId, resourceUrl, settledAtMs: raw.settledAtMs };
+    if (
+      !paymentId ||
+      !network ||
+      !transaction ||
+      payer === null ||
+      !amount ||
+      !/^\d+$/.test(amount) ||
+      (purpose !== 'call' && purpose !== 'topup')
+    )
+      return null;
+    if (route === null || requestId === null || resourceUrl === null || typeof raw.settledAtMs !== 'number')
+      return null;
+    return {
+      paymentId,
+      network,
+      transaction,
+      payer,
+      amount: BigInt(amount),
+      purpose,
+      route,
+      requestId,
+      resourceUrl,
+      settledAtMs: raw.settledAtMs,
+    };
   } catch {
     return null;
   }

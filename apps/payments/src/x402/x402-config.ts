@@ -39,7 +39,10 @@ const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 export function readX402Config(env: EnvReader): X402Config {
   const facilitator = env.oneOf<'url' | 'cdp'>('X402_FACILITATOR', 'url', ['url', 'cdp']);
-  const facilitatorUrl = env.url('X402_FACILITATOR_URL', facilitator === 'cdp' ? CDP_FACILITATOR_URL : 'http://127.0.0.1:4020');
+  const facilitatorUrl = env.url(
+    'X402_FACILITATOR_URL',
+    facilitator === 'cdp' ? CDP_FACILITATOR_URL : 'http://127.0.0.1:4020',
+  );
   const localFacilitator = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(facilitatorUrl);
   const networks: X402Network[] = [];
   for (const defaults of X402_NETWORKS) {
@@ -53,27 +56,42 @@ export function readX402Config(env: EnvReader): X402Config {
       network: env.string(`${prefix}_NETWORK`, defaults.network),
       asset: env.string(`${prefix}_ASSET`, defaults.asset),
       assetName: defaults.kind === 'evm' ? env.string(`${prefix}_ASSET_NAME`, defaults.assetName ?? '') : undefined,
-      assetVersion: defaults.kind === 'evm' ? env.string(`${prefix}_ASSET_VERSION`, defaults.assetVersion ?? '') : undefined,
+      assetVersion:
+        defaults.kind === 'evm' ? env.string(`${prefix}_ASSET_VERSION`, defaults.assetVersion ?? '') : undefined,
       payTo,
     };
     if (payTo === undefined) continue;
     const pattern = defaults.kind === 'evm' ? EVM_ADDRESS : SOLANA_ADDRESS;
-    if (!pattern.test(payTo)) env.fail(`${prefix}_PAY_TO must be a ${defaults.kind === 'evm' ? '0x EVM' : 'Solana'} address, got ${JSON.stringify(payTo)}`);
-    if (!pattern.test(network.asset)) env.fail(`${prefix}_ASSET must be a ${defaults.kind === 'evm' ? '0x EVM' : 'Solana'} address`);
+    if (!pattern.test(payTo))
+      env.fail(
+        `${prefix}_PAY_TO must be a ${defaults.kind === 'evm' ? '0x EVM' : 'Solana'} address, got ${JSON.stringify(payTo)}`,
+      );
+    if (!pattern.test(network.asset))
+      env.fail(`${prefix}_ASSET must be a ${defaults.kind === 'evm' ? '0x EVM' : 'Solana'} address`);
     if (payTo === localPayTo && !localFacilitator) {
-      env.fail(`${prefix}_PAY_TO is the local development address while X402_FACILITATOR_URL is not local: set a payTo you own`);
+      env.fail(
+        `${prefix}_PAY_TO is the local development address while X402_FACILITATOR_URL is not local: set a payTo you own`,
+      );
     }
     networks.push(network);
   }
   if (!networks.some((n) => n.set === 'standard')) {
-    env.fail('x402: no network of the standard set (base, monad, solana) has a payTo: the priced routes would accept no payment');
+    env.fail(
+      'x402: no network of the standard set (base, monad, solana) has a payTo: the priced routes would accept no payment',
+    );
   }
   const token = env.optionalString('X402_FACILITATOR_AUTH_TOKEN');
   const cdpKeyId = env.optionalString('CDP_API_KEY_ID');
   const cdpKeySecret = env.optionalString('CDP_API_KEY_SECRET');
   if (facilitator === 'cdp') {
-    if (!cdpKeyId || !cdpKeySecret) env.fail('X402_FACILITATOR=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET (the CDP API key that signs each request)');
-    if (token !== undefined) env.fail('X402_FACILITATOR_AUTH_TOKEN is for a url facilitator; CDP requests are signed with CDP_API_KEY_ID/CDP_API_KEY_SECRET');
+    if (!cdpKeyId || !cdpKeySecret)
+      env.fail(
+        'X402_FACILITATOR=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET (the CDP API key that signs each request)',
+      );
+    if (token !== undefined)
+      env.fail(
+        'X402_FACILITATOR_AUTH_TOKEN is for a url facilitator; CDP requests are signed with CDP_API_KEY_ID/CDP_API_KEY_SECRET',
+      );
   } else if (cdpKeyId !== undefined || cdpKeySecret !== undefined) {
     env.fail('CDP_API_KEY_ID/CDP_API_KEY_SECRET are set but X402_FACILITATOR is not cdp');
   }

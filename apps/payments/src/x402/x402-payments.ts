@@ -13,7 +13,14 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import { createFacilitatorConfig } from '@coinbase/x402';
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader, type FacilitatorConfig } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
-import { FacilitatorTimeoutError, type PaymentPayload, type PaymentRequirements, SettleError, type SettleResponse, VerifyError } from '@x402/core/types';
+import {
+  FacilitatorTimeoutError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  SettleError,
+  type SettleResponse,
+  VerifyError,
+} from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { PaymentsMetrics } from '@appcat/ops';
@@ -80,12 +87,16 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
     const facilitator = new FacilitatorClient({
       url: config.facilitatorUrl,
       timeoutMs: config.facilitatorTimeoutMs,
-      observe: (operation, outcome, seconds) => metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds),
+      observe: (operation, outcome, seconds) =>
+        metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds),
       createAuthHeaders: facilitatorAuthHeaders(config),
     });
     this.server = new x402ResourceServer(facilitator);
     for (const network of config.networks) {
-      this.server.register(network.network as `${string}:${string}`, network.kind === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme());
+      this.server.register(
+        network.network as `${string}:${string}`,
+        network.kind === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme(),
+      );
     }
     // The lock shares the records' keyspace, so its "used" mark joins a record's transaction (one slot).
     this.lock = new PaymentLock(redis, records.keyspace);
@@ -129,12 +140,18 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
         await this.ensureInitialised();
         break;
       } catch {
-        if (attempt === 1 || attempt % 10 === 0) this.logger.warn(`x402: waiting for the facilitator at ${this.config.facilitatorUrl} (/supported unreachable)`);
+        if (attempt === 1 || attempt % 10 === 0)
+          this.logger.warn(
+            `x402: waiting for the facilitator at ${this.config.facilitatorUrl} (/supported unreachable)`,
+          );
         await pause(retryMs, signal);
-        if (signal?.aborted) throw new Error(`x402: stopped waiting for the facilitator at ${this.config.facilitatorUrl}`);
+        if (signal?.aborted)
+          throw new Error(`x402: stopped waiting for the facilitator at ${this.config.facilitatorUrl}`);
       }
     }
-    const missing = this.config.networks.filter((n) => !this.server.getSupportedKind(2, n.network as `${string}:${string}`, 'exact'));
+    const missing = this.config.networks.filter(
+      (n) => !this.server.getSupportedKind(2, n.network as `${string}:${string}`, 'exact'),
+    );
     if (missing.length > 0) {
       const names = missing.map((n) => `${n.name} (${n.network})`).join(', ');
       const them = missing.length === 1 ? 'it' : 'them';
@@ -164,7 +181,11 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
           scheme: 'exact',
           network: network.network as `${string}:${string}`,
           payTo: network.payTo as string,
-          price: { amount: offer.price, asset: network.asset, extra: network.kind === 'evm' ? { name: network.assetName, version: network.assetVersion } : {} },
+          price: {
+            amount: offer.price,
+            asset: network.asset,
+            extra: network.kind === 'evm' ? { name: network.assetName, version: network.assetVersion } : {},
+          },
           maxTimeoutSeconds: this.config.maxTimeoutSeconds,
           extra: UPFRONT,
         });
@@ -176,7 +197,11 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
         }
       }
     }
-    if (accepts.length === 0) throw new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator supports none of the configured networks');
+    if (accepts.length === 0)
+      throw new WireException(
+        ErrorCode.FacilitatorUnavailable,
+        'payment facilitator supports none of the configured networks',
+      );
     if (this.acceptsCache.size > 256) this.acceptsCache.clear();
     this.acceptsCache.set(cacheKey, accepts);
     return accepts;
@@ -186,7 +211,12 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
    * Claims and settles a payment for `offer` on `resource`. Resolves only once the facilitator has
    * settled it; every refusal is a typed WireException whose message names the reason.
    */
-  async settle(paymentSignature: string, offer: X402Offer, resource: X402Resource, paidFor: PaidFor): Promise<Settlement> {
+  async settle(
+    paymentSignature: string,
+    offer: X402Offer,
+    resource: X402Resource,
+    paidFor: PaidFor,
+  ): Promise<Settlement> {
     const payload = this.decode(paymentSignature);
     if (payload.resource?.url !== undefined && payload.resource.url !== resource.url) {
       throw invalid('payment was made for another resource');
@@ -211,13 +241,20 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
 
     let settled: SettleResponse;
     const observe = (outcome: string) =>
-      this.metrics.settlementSeconds.observe({ network: requirement.network, outcome }, (performance.now() - started) / 1000);
+      this.metrics.settlementSeconds.observe(
+        { network: requirement.network, outcome },
+        (performance.now() - started) / 1000,
+      );
     try {
       // Under the upfront flow this asks the facilitator nothing (settle verifies); it runs @x402/core's hooks.
       const verified = await this.server.verifyPayment(payload, requirement);
       if (!verified.isValid) throw invalid(`payment rejected: ${verified.invalidReason ?? 'invalid'}`);
       settled = await this.server.settlePayment(payload, requirement);
-      if (!settled.success) throw new WireException(ErrorCode.PaymentSettlementFailed, `settlement failed: ${trim(settled.errorReason ?? 'unknown reason')}`);
+      if (!settled.success)
+        throw new WireException(
+          ErrorCode.PaymentSettlementFailed,
+          `settlement failed: ${trim(settled.errorReason ?? 'unknown reason')}`,
+        );
     } catch (error) {
       // A payload that bought nothing can be retried; one whose settlement may have happened cannot.
       if (!(error instanceof FacilitatorTimeoutError)) await this.lock.release(identity);
@@ -270,7 +307,8 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
     } catch {
       throw invalid('payment-signature is not a base64 JSON x402 payment payload');
     }
-    if (typeof payload !== 'object' || payload === null || payload.x402Version !== 2) throw invalid('only x402 version 2 payments are accepted');
+    if (typeof payload !== 'object' || payload === null || payload.x402Version !== 2)
+      throw invalid('only x402 version 2 payments are accepted');
     if (typeof payload.accepted !== 'object' || payload.accepted === null || typeof payload.payload !== 'object') {
       throw invalid('payment-signature lacks the accepted requirements or the signed payload');
     }
@@ -295,10 +333,16 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
     if (error instanceof WireException) return error;
     if (error instanceof VerifyError) return invalid(`payment rejected: ${trim(error.invalidReason ?? 'invalid')}`);
     if (error instanceof SettleError) {
-      return new WireException(ErrorCode.PaymentSettlementFailed, `settlement failed: ${trim(error.errorReason ?? 'unknown reason')}`);
+      return new WireException(
+        ErrorCode.PaymentSettlementFailed,
+        `settlement failed: ${trim(error.errorReason ?? 'unknown reason')}`,
+      );
     }
     if (error instanceof FacilitatorTimeoutError) {
-      return new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator did not answer in time; the payment may have settled');
+      return new WireException(
+        ErrorCode.FacilitatorUnavailable,
+        'payment facilitator did not answer in time; the payment may have settled',
+      );
     }
     this.logger.warn(`facilitator call failed: ${describe(error)}`);
     return new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable');
@@ -311,7 +355,8 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
  * otherwise the static bearer token, if any.
  */
 function facilitatorAuthHeaders(config: X402Config): FacilitatorConfig['createAuthHeaders'] {
-  if (config.facilitator === 'cdp' && config.cdpApiKey) return createFacilitatorConfig(config.cdpApiKey.id, config.cdpApiKey.secret).createAuthHeaders;
+  if (config.facilitator === 'cdp' && config.cdpApiKey)
+    return createFacilitatorConfig(config.cdpApiKey.id, config.cdpApiKey.secret).createAuthHeaders;
   const token = config.facilitatorAuthToken;
   if (!token) return undefined;
   return async () => {
@@ -345,8 +390,10 @@ function mismatchReason(payload: PaymentPayload, accepts: X402Requirement[]): st
   if (sameNetwork.length === 0) return `network ${String(accepted.network)} is not accepted here`;
   const offer = sameNetwork[0];
   if (accepted.scheme !== offer.scheme) return `scheme ${String(accepted.scheme)} is not accepted here`;
-  if (String(accepted.asset).toLowerCase() !== offer.asset.toLowerCase()) return 'payment asset is not the USDC this resource accepts';
-  if (String(accepted.payTo).toLowerCase() !== offer.payTo.toLowerCase()) return 'payment is not addressed to this service';
+  if (String(accepted.asset).toLowerCase() !== offer.asset.toLowerCase())
+    return 'payment asset is not the USDC this resource accepts';
+  if (String(accepted.payTo).toLowerCase() !== offer.payTo.toLowerCase())
+    return 'payment is not addressed to this service';
   if (accepted.amount !== offer.amount) {
     return BigInt(/^\d+$/.test(String(accepted.amount)) ? String(accepted.amount) : '0') < BigInt(offer.amount)
       ? `payment amount is below the price (${offer.amount} required)`

@@ -1,4 +1,12 @@
-import { ErrorCode, MAX_TOPUP_MICROS, MIN_TOPUP_MICROS, parseMicros, topUpOffer, type X402TopUpReply, type X402TopUpRequest } from '@appcat/contracts';
+import {
+  ErrorCode,
+  MAX_TOPUP_MICROS,
+  MIN_TOPUP_MICROS,
+  parseMicros,
+  topUpOffer,
+  type X402TopUpReply,
+  type X402TopUpRequest,
+} from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KeyService } from '../keys/key-service.js';
@@ -25,7 +33,8 @@ export class X402TopUps {
     } catch {
       throw new WireException(ErrorCode.InvalidArgument, 'amount must be a whole number of µUSD');
     }
-    if (amount < MIN_TOPUP_MICROS || amount > MAX_TOPUP_MICROS) throw new WireException(ErrorCode.InvalidArgument, 'amount is out of range');
+    if (amount < MIN_TOPUP_MICROS || amount > MAX_TOPUP_MICROS)
+      throw new WireException(ErrorCode.InvalidArgument, 'amount is out of range');
     // Refuse a recharge of an unknown or revoked key before any money moves.
     const existing = request.keyHash ? await this.keys.requireActive(request.keyHash) : null;
 
@@ -37,15 +46,39 @@ export class X402TopUps {
     const externalRef = `x402:${settlement.receipt.network}:${settlement.receipt.transaction}`;
     try {
       if (existing) {
-        const outcome = await this.keys.topUp(existing.id, amount, 'x402', externalRef, `x402 recharge by ${settlement.receipt.payer}`);
-        return { receipt: settlement.receipt, id: existing.id, prefix: existing.prefix, balance: outcome.balance.toString() };
+        const outcome = await this.keys.topUp(
+          existing.id,
+          amount,
+          'x402',
+          externalRef,
+          `x402 recharge by ${settlement.receipt.payer}`,
+        );
+        return {
+          receipt: settlement.receipt,
+          id: existing.id,
+          prefix: existing.prefix,
+          balance: outcome.balance.toString(),
+        };
       }
-      const created = await this.keys.issue({ amount, method: 'x402', externalRef, note: `x402 top-up by ${settlement.receipt.payer}` });
-      return { receipt: settlement.receipt, key: created.key, id: created.id, prefix: created.prefix, balance: created.balance };
+      const created = await this.keys.issue({
+        amount,
+        method: 'x402',
+        externalRef,
+        note: `x402 top-up by ${settlement.receipt.payer}`,
+      });
+      return {
+        receipt: settlement.receipt,
+        key: created.key,
+        id: created.id,
+        prefix: created.prefix,
+        balance: created.balance,
+      };
     } catch (error) {
       // Paid but not credited (the key was revoked in between, or the stores failed): the reference
       // identifies the payment for a manual credit.
-      this.logger.error(`x402 top-up ${externalRef} of ${amount} µUSD settled but not credited: ${(error as Error).message}`);
+      this.logger.error(
+        `x402 top-up ${externalRef} of ${amount} µUSD settled but not credited: ${(error as Error).message}`,
+      );
       throw error;
     }
   }

@@ -29,8 +29,16 @@ export interface PaymentsOnClusters {
  * Starts everything, or, if any part fails to start, stops what did start before rethrowing: a server
  * left running keeps the test runner from ever exiting.
  */
-export async function startPaymentsOnClusters(suite: string, replicas: number, env: Record<string, string> = {}): Promise<PaymentsOnClusters> {
-  const [redisStart, natsStart, dbStart] = await Promise.allSettled([RedisClusterHarness.start(), NatsClusterHarness.start(3), createTestDatabase(suite)]);
+export async function startPaymentsOnClusters(
+  suite: string,
+  replicas: number,
+  env: Record<string, string> = {},
+): Promise<PaymentsOnClusters> {
+  const [redisStart, natsStart, dbStart] = await Promise.allSettled([
+    RedisClusterHarness.start(),
+    NatsClusterHarness.start(3),
+    createTestDatabase(suite),
+  ]);
   const redisCluster = redisStart.status === 'fulfilled' ? redisStart.value : undefined;
   const natsCluster = natsStart.status === 'fulfilled' ? natsStart.value : undefined;
   const db = dbStart.status === 'fulfilled' ? dbStart.value : undefined;
@@ -42,7 +50,10 @@ export async function startPaymentsOnClusters(suite: string, replicas: number, e
     const failures: string[] = [];
     const step = async (what: string, action: () => Promise<unknown>) => {
       let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`not done after ${CLOSE_DEADLINE_MS} ms`)), CLOSE_DEADLINE_MS)));
+      const deadline = new Promise(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error(`not done after ${CLOSE_DEADLINE_MS} ms`)), CLOSE_DEADLINE_MS)),
+      );
       try {
         await Promise.race([action(), deadline]);
       } catch (error) {

@@ -1,4 +1,11 @@
-import { type AdminKeyCreated, type AdminReconcileReply, type DebitReply, hashApiKey, PRICE_PER_CALL_MICROS, Subject } from '@appcat/contracts';
+import {
+  type AdminKeyCreated,
+  type AdminReconcileReply,
+  type DebitReply,
+  hashApiKey,
+  PRICE_PER_CALL_MICROS,
+  Subject,
+} from '@appcat/contracts';
 import { jest } from '@jest/globals';
 import calculateSlot from 'cluster-key-slot';
 import { CreditKeyspace } from '../../src/credits/credit-keyspace.js';
@@ -58,7 +65,10 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
   beforeAll(async () => {
     clusters = await startPaymentsOnClusters('cluster', 2);
     keys = [];
-    for (let i = 0; i < KEYS; i++) keys.push(await clusters.clients[i % 3].call<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: CREDIT.toString() }));
+    for (let i = 0; i < KEYS; i++)
+      keys.push(
+        await clusters.clients[i % 3].call<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: CREDIT.toString() }),
+      );
   });
 
   afterAll(async () => {
@@ -72,7 +82,12 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
     try {
       const reply = await clusters.clients[client].request<DebitReply>(
         Subject.CreditsDebit,
-        { keyHash: hashApiKey(keys[key].key), amount: PRICE_PER_CALL_MICROS.toString(), route: 'apps.search', requestId: `r${calls.length}` },
+        {
+          keyHash: hashApiKey(keys[key].key),
+          amount: PRICE_PER_CALL_MICROS.toString(),
+          route: 'apps.search',
+          requestId: `r${calls.length}`,
+        },
         REQUEST_TIMEOUT_MS,
       );
       if (reply.ok) call.debitId = reply.value.debitId;
@@ -122,13 +137,17 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
     }
   };
 
-  const everyKeyDebitedSince = (since: number) => keys.every((_, key) => calls.some((c) => c.key === key && c.debitId && c.at >= since));
+  const everyKeyDebitedSince = (since: number) =>
+    keys.every((_, key) => calls.some((c) => c.key === key && c.debitId && c.at >= since));
 
   /** The end of the last failed call that ended after `since` (`since` if none). */
-  const lastFailureAfter = (since: number) => Math.max(since, ...calls.filter((c) => c.error && c.end! >= since).map((c) => c.end!));
+  const lastFailureAfter = (since: number) =>
+    Math.max(since, ...calls.filter((c) => c.error && c.end! >= since).map((c) => c.end!));
 
   const debitsInPostgres = async (): Promise<Map<string, number>> => {
-    const { rows } = await clusters.db.pool.query<{ api_key_id: string; n: string }>('SELECT api_key_id, count(*) AS n FROM credit_debits GROUP BY 1');
+    const { rows } = await clusters.db.pool.query<{ api_key_id: string; n: string }>(
+      'SELECT api_key_id, count(*) AS n FROM credit_debits GROUP BY 1',
+    );
     return new Map(rows.map((row) => [row.api_key_id, Number(row.n)]));
   };
 
@@ -151,16 +170,21 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
         return everyKeyDebitedSince(lastFailureAfter(faultAt) + 1);
       });
       const lastFailure = lastFailureAfter(faultAt);
-      const servedAgain = keys.map((_, key) => calls.find((c) => c.key === key && c.debitId && c.at > lastFailure)!.end!);
+      const servedAgain = keys.map(
+        (_, key) => calls.find((c) => c.key === key && c.debitId && c.at > lastFailure)!.end!,
+      );
       return { recoveryMs: Math.max(...servedAgain) - faultAt, healedAt, inPostgres };
     });
     // Counted once the traffic has stopped, so that calls still in flight at recovery count too.
-    const exposed = keys.map((key, index) => calls.filter((c) => c.key === index && c.at < healedAt).length - (inPostgres.get(key.id) ?? 0));
+    const exposed = keys.map(
+      (key, index) => calls.filter((c) => c.key === index && c.at < healedAt).length - (inPostgres.get(key.id) ?? 0),
+    );
     return { recoveryMs, exposed };
   };
 
   // Waits until the write-behind is done (at most 60 s: a guard), then answers.
-  const reconcile = () => clusters.clients[0].call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 60_000 }, 90_000);
+  const reconcile = () =>
+    clusters.clients[0].call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 60_000 }, 90_000);
 
   /**
    * No debit in Postgres the callers did not ask for; Postgres's totals equal its rows; no key holds less
@@ -172,9 +196,17 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
     const beyondBound = reply.differences.flatMap((difference) => {
       const key = keys.findIndex((k) => k.id === difference.id);
       const before = forgiven.get(difference.id) ?? 0n;
-      const allowed = losesRedisData && fault ? before + BigInt(Math.max(0, fault.exposed[key])) * PRICE_PER_CALL_MICROS : before;
+      const allowed =
+        losesRedisData && fault ? before + BigInt(Math.max(0, fault.exposed[key])) * PRICE_PER_CALL_MICROS : before;
       if (difference.status === 'forgiven' && BigInt(difference.difference) <= allowed) return [];
-      return [{ key: difference.prefix, status: difference.status, difference: difference.difference, allowed: String(allowed) }];
+      return [
+        {
+          key: difference.prefix,
+          status: difference.status,
+          difference: difference.difference,
+          allowed: String(allowed),
+        },
+      ];
     });
     // Accepted before asserting, so that a failure here is not repeated by the tests after it. A key
     // reloaded from Postgres starts over: what it had been forgiven is in its reloaded balance.
@@ -195,11 +227,19 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
     // got those calls free.
     const inPostgres = new Set(rows.map((row) => row.id));
     const forgivenMicros = [...forgiven.values()].reduce((sum, value) => sum + value, 0n);
-    return { answered: answered.size, failed, lostWithNode: [...answered].filter((id) => !inPostgres.has(id)).length, unanswered, forgivenMicros: String(forgivenMicros) };
+    return {
+      answered: answered.size,
+      failed,
+      lostWithNode: [...answered].filter((id) => !inPostgres.has(id)).length,
+      unanswered,
+      forgivenMicros: String(forgivenMicros),
+    };
   };
 
   const report = (fault: string, outcome: FaultOutcome, books: object) =>
-    process.stdout.write(`${fault}: calls succeed on every key again ${(outcome.recoveryMs / 1000).toFixed(2)} s after it; ${JSON.stringify(books)}\n`);
+    process.stdout.write(
+      `${fault}: calls succeed on every key again ${(outcome.recoveryMs / 1000).toFixed(2)} s after it; ${JSON.stringify(books)}\n`,
+    );
 
   it('spreads the ledger shards over every primary, and every debit stays in one slot', async () => {
     const keyspace = new CreditKeyspace(clusters.config.ledger.stream, clusters.config.ledger.shards);

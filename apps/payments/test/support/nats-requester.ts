@@ -13,7 +13,11 @@ export class NatsRequester {
   }
 
   async request<T>(subject: string, data: unknown, timeoutMs = 10_000): Promise<Reply<T>> {
-    const message = await this.connection.request(subject, JSON.stringify({ pattern: subject, data, id: randomUUID() }), { timeout: timeoutMs });
+    const message = await this.connection.request(
+      subject,
+      JSON.stringify({ pattern: subject, data, id: randomUUID() }),
+      { timeout: timeoutMs },
+    );
     const packet = message.json<{ response?: T; err?: unknown }>();
     if (packet.err !== undefined && packet.err !== null) {
       if (!isWireError(packet.err)) throw new Error(`untyped error reply: ${JSON.stringify(packet.err)}`);

@@ -20,13 +20,19 @@ export interface PaymentsCluster {
   stop(): Promise<void>;
 }
 
-export async function startPaymentsCluster(suite: string, replicas: number, env: Record<string, string> = {}): Promise<PaymentsCluster> {
+export async function startPaymentsCluster(
+  suite: string,
+  replicas: number,
+  env: Record<string, string> = {},
+): Promise<PaymentsCluster> {
   const [nats, redisServer, db] = await Promise.all([startNatsServer(), startRedisServer(), createTestDatabase(suite)]);
   const config = testConfig({ nats: nats.url, redis: redisServer.url, database: db.url }, env);
   const apps: INestMicroservice[] = [];
   // Each replica reads its config separately, as separate processes would (own ledger consumer name).
   for (let i = 0; i < replicas; i += 1) {
-    const app = await createPaymentsApp(testConfig({ nats: nats.url, redis: redisServer.url, database: db.url }, env), { logger: ['error'] });
+    const app = await createPaymentsApp(testConfig({ nats: nats.url, redis: redisServer.url, database: db.url }, env), {
+      logger: ['error'],
+    });
     await app.listen();
     apps.push(app);
   }

@@ -16,7 +16,10 @@ export interface TableShape {
   primaryKey: { name: string; columns: string[] } | null;
   uniqueIndexes: Record<string, string[]>;
   indexes: Record<string, string[]>;
-  foreignKeys: Record<string, { columns: string[]; references: string; referencedColumns: string[]; onDelete: string; onUpdate: string }>;
+  foreignKeys: Record<
+    string,
+    { columns: string[]; references: string; referencedColumns: string[]; onDelete: string; onUpdate: string }
+  >;
 }
 
 interface DmmfField {
@@ -57,7 +60,9 @@ interface Dmmf {
 
 /** Prisma's own parser (the schema engine's WebAssembly build), so nothing here re-implements the PSL. */
 export function readDmmf(schemaText: string): Dmmf {
-  return JSON.parse(prismaSchemaWasm.get_dmmf(JSON.stringify({ prismaSchema: [['schema.prisma', schemaText]] }))) as Dmmf;
+  return JSON.parse(
+    prismaSchemaWasm.get_dmmf(JSON.stringify({ prismaSchema: [['schema.prisma', schemaText]] })),
+  ) as Dmmf;
 }
 
 /** What a database migrated to match `schemaText` must look like, by Prisma's mapping rules. */
@@ -66,13 +71,16 @@ export function declaredShape(schemaText: string): SchemaShape {
   const enumDbName = new Map(datamodel.enums.map((e) => [e.name, e.dbName ?? e.name]));
   const tableOf = new Map(datamodel.models.map((model) => [model.name, model.dbName ?? model.name]));
   const shape: SchemaShape = {
-    enums: Object.fromEntries(datamodel.enums.map((e) => [e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name)])),
+    enums: Object.fromEntries(
+      datamodel.enums.map((e) => [e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name)]),
+    ),
     tables: {},
   };
   for (const model of datamodel.models) {
     const table = tableOf.get(model.name)!;
     const columnOf = new Map(model.fields.map((field) => [field.name, field.dbName ?? field.name]));
-    const columns = (names: { name: string }[] | string[]) => names.map((n) => columnOf.get(typeof n === 'string' ? n : n.name)!);
+    const columns = (names: { name: string }[] | string[]) =>
+      names.map((n) => columnOf.get(typeof n === 'string' ? n : n.name)!);
     const shapeOfTable: TableShape = { columns: {}, primaryKey: null, uniqueIndexes: {}, indexes: {}, foreignKeys: {} };
     for (const field of model.fields) {
       if (field.kind === 'scalar' || field.kind === 'enum') {
@@ -168,7 +176,13 @@ function fail(what: string): never {
   throw new Error(`${what}: not handled by this comparison`);
 }
 
-const REFERENTIAL_ACTIONS: Record<string, string> = { a: 'NOACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SETNULL', d: 'SETDEFAULT' };
+const REFERENTIAL_ACTIONS: Record<string, string> = {
+  a: 'NOACTION',
+  r: 'RESTRICT',
+  c: 'CASCADE',
+  n: 'SETNULL',
+  d: 'SETDEFAULT',
+};
 
 /** The same shape read from the catalog of a live database (schema public, Prisma's bookkeeping excluded). */
 export async function databaseShape(pool: pg.Pool): Promise<SchemaShape> {
@@ -179,7 +193,13 @@ export async function databaseShape(pool: pg.Pool): Promise<SchemaShape> {
     WHERE n.nspname = 'public' GROUP BY t.typname`);
   for (const row of enums.rows) shape.enums[row.name] = row.labels;
 
-  const columns = await pool.query<{ table: string; column: string; type: string; not_null: boolean; default: string | null }>(`
+  const columns = await pool.query<{
+    table: string;
+    column: string;
+    type: string;
+    not_null: boolean;
+    default: string | null;
+  }>(`
     SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type,
            a.attnotnull AS not_null, pg_get_expr(d.adbin, d.adrelid) AS default
     FROM pg_class c
@@ -193,7 +213,13 @@ export async function databaseShape(pool: pg.Pool): Promise<SchemaShape> {
     shape.tables[row.table].columns[row.column] = { type: row.type, nullable: !row.not_null, default: row.default };
   }
 
-  const indexes = await pool.query<{ table: string; name: string; primary: boolean; unique: boolean; columns: string[] }>(`
+  const indexes = await pool.query<{
+    table: string;
+    name: string;
+    primary: boolean;
+    unique: boolean;
+    columns: string[];
+  }>(`
     SELECT t.relname AS table, i.relname AS name, x.indisprimary AS primary, x.indisunique AS unique,
            array_agg(a.attname::text ORDER BY k.ord) AS columns
     FROM pg_index x

@@ -5,7 +5,10 @@ import { CreditKeyspace } from '../../src/credits/credit-keyspace.js';
 export const testKeyspace = new CreditKeyspace('credit:ledger', 1);
 
 /** Payments settings for a suite's private servers, with fast shutdown and flushing. */
-export function testConfig(urls: { nats: string; redis: string; database: string }, env: Record<string, string> = {}): PaymentsConfig {
+export function testConfig(
+  urls: { nats: string; redis: string; database: string },
+  env: Record<string, string> = {},
+): PaymentsConfig {
   return readPaymentsConfig({
     NATS_URL: urls.nats,
     REDIS_URL: urls.redis,
@@ -22,7 +25,11 @@ export function testConfig(urls: { nats: string; redis: string; database: string
  * Probes until `accept` takes the value, and answers the last value probed (the caller asserts on it).
  * The deadline only bounds a wait for something that never comes; it is no measure of speed.
  */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -32,7 +32,8 @@ function numbers(name: string, fallback: number[]): number[] {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const values = raw.split(',').map(Number);
-  if (values.some((v) => !Number.isFinite(v) || v <= 0)) throw new Error(`${name} must be a comma-separated list of positive numbers, got ${raw}`);
+  if (values.some((v) => !Number.isFinite(v) || v <= 0))
+    throw new Error(`${name} must be a comma-separated list of positive numbers, got ${raw}`);
   return values;
 }
 
@@ -67,18 +68,41 @@ function resourceOf(q: CatalogQuery): Resource {
   switch (q.route) {
     case 'apps.get': {
       const by = /^\d+$/.test(q.appId) ? 'id' : 'bundleId';
-      return { key: `app:${q.country}:${by}:${q.appId}`, host: 'itunes', kind: 'details', freshS: ttl.detailsSeconds, group: `lookup:${q.country}:${by}` };
+      return {
+        key: `app:${q.country}:${by}:${q.appId}`,
+        host: 'itunes',
+        kind: 'details',
+        freshS: ttl.detailsSeconds,
+        group: `lookup:${q.country}:${by}`,
+      };
     }
     case 'apps.similar':
-      return { key: `similar:${q.country}:${q.appId}`, host: 'amp', kind: 'lists', freshS: ttl.listsSeconds, group: `similar:${q.country}` };
+      return {
+        key: `similar:${q.country}:${q.appId}`,
+        host: 'amp',
+        kind: 'lists',
+        freshS: ttl.listsSeconds,
+        group: `similar:${q.country}`,
+      };
     case 'bundles.get':
     case 'bundles.similar':
     case 'bundles.reviews':
-      return { key: `bundle:${q.country}:${q.bundleId}`, host: 'amp', kind: 'details', freshS: ttl.detailsSeconds, group: `bundle:${q.country}` };
+      return {
+        key: `bundle:${q.country}:${q.bundleId}`,
+        host: 'amp',
+        kind: 'details',
+        freshS: ttl.detailsSeconds,
+        group: `bundle:${q.country}`,
+      };
     case 'apps.search':
       return { key: `search:${q.country}:${q.term}`, host: 'itunes', kind: 'search', freshS: ttl.searchSeconds };
     case 'bundles.search':
-      return { key: `bundle-search:${q.country}:${q.page}:${q.term}`, host: 'amp', kind: 'search', freshS: ttl.searchSeconds };
+      return {
+        key: `bundle-search:${q.country}:${q.page}:${q.term}`,
+        host: 'amp',
+        kind: 'search',
+        freshS: ttl.searchSeconds,
+      };
     case 'apps.reviews': {
       const recent = q.page === 1 && q.sort === 'recent';
       return {
@@ -252,7 +276,13 @@ interface Result {
  * @param cacheless every request is a cold miss (nothing kept): what the budget fetches for callers
  *   when nothing is cached, the cold-miss capacity.
  */
-function simulate(workload: Workload, ratePerMin: number, egresses: number, simulatedHours: number, cacheless = false): Result {
+function simulate(
+  workload: Workload,
+  ratePerMin: number,
+  egresses: number,
+  simulatedHours: number,
+  cacheless = false,
+): Result {
   const budgets: Record<Host, Budget> = {
     itunes: new Budget(limits.itunes.perMinute / 60, limits.itunes.burst, egresses, appleLimit.itunes),
     amp: new Budget(limits.amp.perMinute / 60, limits.amp.burst, egresses, appleLimit.amp),
@@ -284,8 +314,14 @@ function simulate(workload: Workload, ratePerMin: number, egresses: number, simu
   let nextDrain = 0;
 
   // The drainer's guaranteed share, as the catalog computes it for this many egresses.
-  const intervals = guaranteedRefreshIntervals({ ...config, budget: { ...config.budget, egresses: Array.from({ length: egresses }, (_, i) => ({ id: `e${i}` })) } });
-  const guaranteedEvery: Record<Host, number | undefined> = { itunes: intervals.get('itunes'), amp: intervals.get('apple-amp') };
+  const intervals = guaranteedRefreshIntervals({
+    ...config,
+    budget: { ...config.budget, egresses: Array.from({ length: egresses }, (_, i) => ({ id: `e${i}` })) },
+  });
+  const guaranteedEvery: Record<Host, number | undefined> = {
+    itunes: intervals.get('itunes'),
+    amp: intervals.get('apple-amp'),
+  };
   const nextTurn: Record<Host, number> = { itunes: 0, amp: 0 };
   const drain = (now: number) => {
     for (const host of ['itunes', 'amp'] as Host[]) {
@@ -367,7 +403,12 @@ function simulate(workload: Workload, ratePerMin: number, egresses: number, simu
         const sendAt = budgets[resource.host].take(now, maxWaitS);
         if (sendAt !== undefined) {
           age = 0;
-          if (resource.group !== undefined) batches.set(resource.group, { sendAt, closesAt: Math.max(sendAt, now + batchWindowMs / 1000) + latencyMs / 1000, ids: 1 });
+          if (resource.group !== undefined)
+            batches.set(resource.group, {
+              sendAt,
+              closesAt: Math.max(sendAt, now + batchWindowMs / 1000) + latencyMs / 1000,
+              ids: 1,
+            });
         }
       }
       if (age !== undefined) {
@@ -399,30 +440,41 @@ function simulate(workload: Workload, ratePerMin: number, egresses: number, simu
   return measured;
 }
 
-const goals: Partial<Record<Kind, number>> = { details: ttl.detailsSeconds, 'recent reviews': ttl.recentReviewsSeconds };
+const goals: Partial<Record<Kind, number>> = {
+  details: ttl.detailsSeconds,
+  'recent reviews': ttl.recentReviewsSeconds,
+};
 const pct = (n: number, d: number) => (d === 0 ? '–' : `${((100 * n) / d).toFixed(2)} %`);
-const duration = (s: number) => (s >= 3600 ? `${(s / 3600).toFixed(1)} h` : s >= 60 ? `${(s / 60).toFixed(0)} min` : `${s.toFixed(0)} s`);
+const duration = (s: number) =>
+  s >= 3600 ? `${(s / 3600).toFixed(1)} h` : s >= 60 ? `${(s / 60).toFixed(0)} min` : `${s.toFixed(0)} s`;
 
 async function main(): Promise<void> {
   const emulator = await startStoreEmulator({ port: 0 });
   const listing = await new EmulatorControlClient(emulator.url).catalogue();
   await emulator.close();
-  const workload = () => new Workload(listing, { apps: 10_000, storefronts: 20, zipfS: Number(process.env.BENCH_ZIPF_S ?? 1), seed: 1 });
+  const workload = () =>
+    new Workload(listing, { apps: 10_000, storefronts: 20, zipfS: Number(process.env.BENCH_ZIPF_S ?? 1), seed: 1 });
   const write = (line = '') => process.stdout.write(`${line}\n`);
   write(`upstream budget model: the last of ${hours} virtual hours, Zipf mix over 10,000 apps and 20 storefronts`);
   write(
     `limits per egress: iTunes ${limits.itunes.perMinute}/min burst ${limits.itunes.burst} (Apple's: ${appleItunesPerMinute}/min), web catalogue ${limits.amp.perMinute}/min burst ${limits.amp.burst}; ` +
       `cold-miss wait ≤ ${config.rateLimitMaxWaitMs} ms; refresh every ${refreshIntervalMs} ms above ${refreshReserveTokens} token(s), ≤ ${refreshMaxKeys} keys, batches ≤ ${batchMaxIds} ids; demand window ${demandWindowSeconds} s`,
   );
-  write(`freshness (s): details ${ttl.detailsSeconds}, lists ${ttl.listsSeconds}, search ${ttl.searchSeconds}, recent reviews ${ttl.recentReviewsSeconds}, reviews ${ttl.reviewsSeconds}; stale up to ${ttl.staleSeconds}`);
+  write(
+    `freshness (s): details ${ttl.detailsSeconds}, lists ${ttl.listsSeconds}, search ${ttl.searchSeconds}, recent reviews ${ttl.recentReviewsSeconds}, reviews ${ttl.reviewsSeconds}; stale up to ${ttl.staleSeconds}`,
+  );
   write();
-  write('| calls/min | egresses | answered 200 | of which stale | failed (by route) | upstream calls/min iTunes, web | most calls/min one egress iTunes, web | throttles | top-1,000 median age: details, recent reviews |');
+  write(
+    '| calls/min | egresses | answered 200 | of which stale | failed (by route) | upstream calls/min iTunes, web | most calls/min one egress iTunes, web | throttles | top-1,000 median age: details, recent reviews |',
+  );
   write('|--:|--:|--:|--:|:--|--:|--:|--:|:--|');
   const verdicts: string[] = [];
   for (const rate of rates) {
     for (const egresses of egressCounts) {
       const r = simulate(workload(), rate, egresses, hours);
-      const failed = [...r.failedByRoute.entries()].sort((a, b) => b[1] - a[1]).map(([route, n]) => `${route} ${pct(n, r.requests)}`);
+      const failed = [...r.failedByRoute.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .map(([route, n]) => `${route} ${pct(n, r.requests)}`);
       const ages = (['details', 'recent reviews'] as Kind[]).map((kind) => {
         const a = r.topAges.get(kind);
         return a ? `${duration(a.median)}${a.median <= goals[kind]! ? ' ✓' : ' ✗'}` : '–';
@@ -430,20 +482,28 @@ async function main(): Promise<void> {
       write(
         `| ${rate} | ${egresses} | ${pct(r.answered, r.requests)} | ${pct(r.stale, r.requests)} | ${failed.join(', ') || 'none'} | ${(r.calls.itunes / 60).toFixed(1)} , ${(r.calls.amp / 60).toFixed(1)} | ${r.maxPerMinute.itunes} , ${r.maxPerMinute.amp} | ${r.throttles} | ${ages.join(', ')} |`,
       );
-      const met = r.answered / r.requests >= 0.995 && r.throttles === 0 && ages.every((a) => a.endsWith('✓') || a === '–');
+      const met =
+        r.answered / r.requests >= 0.995 && r.throttles === 0 && ages.every((a) => a.endsWith('✓') || a === '–');
       if (met) verdicts.push(`${rate} calls/min: every target met with ${egresses} egress(es)`);
     }
   }
   write();
-  write(verdicts.length > 0 ? verdicts.join('\n') : 'no budget in the table meets every target: the rows above are the frontier');
+  write(
+    verdicts.length > 0
+      ? verdicts.join('\n')
+      : 'no budget in the table meets every target: the rows above are the frontier',
+  );
   write();
   // Cold-miss capacity: nothing cached, far more distinct requests than any budget answers.
   const coldRate = 10_000;
   const coldMinutes = 30;
-  const capacity = (egresses: number) => simulate(workload(), coldRate, egresses, coldMinutes / 60, true).coldAnswered / coldMinutes;
+  const capacity = (egresses: number) =>
+    simulate(workload(), coldRate, egresses, coldMinutes / 60, true).coldAnswered / coldMinutes;
   const base = capacity(1);
   const four = capacity(4);
-  write(`cold-miss capacity (nothing cached, ${coldRate} calls/min): 1 egress ${base.toFixed(0)} answered/min, 4 egresses ${four.toFixed(0)}/min, ${(four / base).toFixed(2)}×`);
+  write(
+    `cold-miss capacity (nothing cached, ${coldRate} calls/min): 1 egress ${base.toFixed(0)} answered/min, 4 egresses ${four.toFixed(0)}/min, ${(four / base).toFixed(2)}×`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -26,7 +26,8 @@ import { ROUTE_MIX, Workload } from './workload.js';
 function setting(name: string, fallback: number, min = Number.MIN_VALUE): number {
   const raw = process.env[name];
   const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number of at least ${min}, got ${raw}`);
+  if (!Number.isFinite(value) || value < min)
+    throw new Error(`${name} must be a number of at least ${min}, got ${raw}`);
   return value;
 }
 
@@ -64,19 +65,38 @@ interface RoundResult {
 const write = (line = '') => process.stdout.write(`${line}\n`);
 
 function diff(after: EndpointStatsSnapshot, before: EndpointStatsSnapshot): Record<string, number> {
-  return Object.fromEntries(Object.entries(after.byEndpoint).map(([k, v]) => [k, v - before.byEndpoint[k as keyof typeof before.byEndpoint]]));
+  return Object.fromEntries(
+    Object.entries(after.byEndpoint).map(([k, v]) => [k, v - before.byEndpoint[k as keyof typeof before.byEndpoint]]),
+  );
 }
 
-async function runRound(client: NatsRpcClient, control: EmulatorControlClient, queries: CatalogQuery[], concurrency: number): Promise<RoundResult> {
+async function runRound(
+  client: NatsRpcClient,
+  control: EmulatorControlClient,
+  queries: CatalogQuery[],
+  concurrency: number,
+): Promise<RoundResult> {
   const before = await control.stats();
-  const result: RoundResult = { requests: queries.length, upstreamCalls: 0, byEndpoint: {}, fromCache: 0, stale: 0, errors: new Map(), latenciesMs: [] };
+  const result: RoundResult = {
+    requests: queries.length,
+    upstreamCalls: 0,
+    byEndpoint: {},
+    fromCache: 0,
+    stale: 0,
+    errors: new Map(),
+    latenciesMs: [],
+  };
   let next = 0;
   const worker = async () => {
     while (next < queries.length) {
       const query = queries[next++];
       const began = performance.now();
       try {
-        const reply = await client.request<CatalogReply>(Subject.CatalogFetch, { query, requestId: randomUUID() }, { service: 'catalog' });
+        const reply = await client.request<CatalogReply>(
+          Subject.CatalogFetch,
+          { query, requestId: randomUUID() },
+          { service: 'catalog' },
+        );
         if (reply.source === 'cache') result.fromCache++;
         if (reply.source === 'stale') result.stale++;
       } catch (error) {
@@ -94,7 +114,17 @@ async function runRound(client: NatsRpcClient, control: EmulatorControlClient, q
 }
 
 function printTable(rows: [string, RoundResult][]): void {
-  const header = ['round', 'requests', 'upstream calls', 'calls / 1,000 req', 'cache hit ratio', 'stale', 'errors', 'p50 ms', 'p99 ms'];
+  const header = [
+    'round',
+    'requests',
+    'upstream calls',
+    'calls / 1,000 req',
+    'cache hit ratio',
+    'stale',
+    'errors',
+    'p50 ms',
+    'p99 ms',
+  ];
   const lines = rows.map(([name, r]) => {
     const errors = [...r.errors.values()].reduce((a, b) => a + b, 0);
     return [
@@ -113,7 +143,15 @@ function printTable(rows: [string, RoundResult][]): void {
 }
 
 function combine(results: RoundResult[]): RoundResult {
-  const total: RoundResult = { requests: 0, upstreamCalls: 0, byEndpoint: {}, fromCache: 0, stale: 0, errors: new Map(), latenciesMs: [] };
+  const total: RoundResult = {
+    requests: 0,
+    upstreamCalls: 0,
+    byEndpoint: {},
+    fromCache: 0,
+    stale: 0,
+    errors: new Map(),
+    latenciesMs: [],
+  };
   for (const r of results) {
     total.requests += r.requests;
     total.upstreamCalls += r.upstreamCalls;
@@ -135,7 +173,9 @@ async function main(): Promise<void> {
     const emulatorUrl = emulator.url;
     const catalogEnv: Record<string, string> = {
       ...CATALOG_DEFAULTS,
-      ...Object.fromEntries(Object.keys(CATALOG_DEFAULTS).flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
+      ...Object.fromEntries(
+        Object.keys(CATALOG_DEFAULTS).flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+      ),
       NATS_URL: nats.url,
       REDIS_URL: redis.url,
       ITUNES_BASE_URL: emulatorUrl,
@@ -150,15 +190,22 @@ async function main(): Promise<void> {
     const control = new EmulatorControlClient(emulatorUrl);
     const listing = await control.catalogue();
     if (settings.upstreamLatencyMs > 0) await control.addFaults({ delayMs: settings.upstreamLatencyMs });
-    const client = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 }, 'bench');
+    const client = await NatsRpcClient.connect(
+      { servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 },
+      'bench',
+    );
     const workload = new Workload(listing, settings);
 
-    write(`catalog upstream calls: ${settings.replicas} replicas, ${settings.rounds} × ${settings.requests} requests, ${settings.concurrency} in flight`);
+    write(
+      `catalog upstream calls: ${settings.replicas} replicas, ${settings.rounds} × ${settings.requests} requests, ${settings.concurrency} in flight`,
+    );
     write(
       `workload: Zipf s=${settings.zipfS} over ${settings.apps} apps (${Math.min(settings.apps, listing.apps.length)} exist in the emulator) and ${settings.storefronts} storefronts (${Math.min(settings.storefronts, listing.storefronts.length)} stocked); seed ${settings.seed}`,
     );
     write(`routes: ${ROUTE_MIX.map(([route, share]) => `${route} ${Math.round(share * 1000) / 10}%`).join(', ')}`);
-    write(`upstream latency: ${settings.upstreamLatencyMs} ms; rate limits: itunes ${catalogEnv.ITUNES_RATE_PER_MIN}/min, web ${catalogEnv.APPLE_WEB_RATE_PER_MIN}/min, amp-api ${catalogEnv.APPLE_AMP_API_RATE_PER_MIN}/min (0 = off)`);
+    write(
+      `upstream latency: ${settings.upstreamLatencyMs} ms; rate limits: itunes ${catalogEnv.ITUNES_RATE_PER_MIN}/min, web ${catalogEnv.APPLE_WEB_RATE_PER_MIN}/min, amp-api ${catalogEnv.APPLE_AMP_API_RATE_PER_MIN}/min (0 = off)`,
+    );
     write();
 
     const results: RoundResult[] = [];
@@ -167,9 +214,17 @@ async function main(): Promise<void> {
       results.push(await runRound(client, control, queries, settings.concurrency));
     }
     const total = combine(results);
-    printTable([...results.map((r, i) => [`${i + 1}${i === 0 ? ' (cold)' : ''}`, r] as [string, RoundResult]), ['all', total]]);
+    printTable([
+      ...results.map((r, i) => [`${i + 1}${i === 0 ? ' (cold)' : ''}`, r] as [string, RoundResult]),
+      ['all', total],
+    ]);
     write();
-    write(`upstream calls by endpoint: ${Object.entries(total.byEndpoint).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    write(
+      `upstream calls by endpoint: ${Object.entries(total.byEndpoint)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}`,
+    );
     if (total.errors.size > 0) write(`errors: ${[...total.errors].map(([code, n]) => `${code} ${n}`).join(', ')}`);
     await client.close();
   } finally {

@@ -110,7 +110,13 @@ export class Workload {
       case 'apps.search':
         return { route, term: this.listing.terms[this.term()], page: this.random() < 0.8 ? 1 : 2, country };
       case 'apps.reviews':
-        return { route, appId: this.appId(), page: this.page() + 1, country, sort: this.random() < 0.9 ? 'recent' : 'helpful' };
+        return {
+          route,
+          appId: this.appId(),
+          page: this.page() + 1,
+          country,
+          sort: this.random() < 0.9 ? 'recent' : 'helpful',
+        };
       case 'apps.similar':
         return { route, appId: this.appId(), country };
       case 'developers.get': {

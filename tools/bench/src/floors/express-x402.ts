@@ -59,9 +59,14 @@ app.use(
     server,
   ),
 );
-app.get('/api/apps/:appId', async (request: { params: { appId: string } }, response: { type(t: string): { send(body: string): void } }) => {
-  const raw = await redis.get(floorPayloadKey(request.params.appId));
-  response.type('application/json; charset=utf-8').send(envelopeAround(raw ?? 'null'));
-});
-const listener = app.listen(Number(required('PORT')), '127.0.0.1', () => process.stdout.write(`listening on http://127.0.0.1:${required('PORT')}\n`));
+app.get(
+  '/api/apps/:appId',
+  async (request: { params: { appId: string } }, response: { type(t: string): { send(body: string): void } }) => {
+    const raw = await redis.get(floorPayloadKey(request.params.appId));
+    response.type('application/json; charset=utf-8').send(envelopeAround(raw ?? 'null'));
+  },
+);
+const listener = app.listen(Number(required('PORT')), '127.0.0.1', () =>
+  process.stdout.write(`listening on http://127.0.0.1:${required('PORT')}\n`),
+);
 process.once('SIGTERM', () => listener.close(() => void redis.quit().then(() => process.exit(0))));

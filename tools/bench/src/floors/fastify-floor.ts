@@ -14,4 +14,11 @@ app.get<{ Params: { appId: string } }>('/api/apps/:appId', async (request, reply
 });
 await app.listen({ port: Number(required('PORT')), host: '127.0.0.1' });
 process.stdout.write(`listening on ${app.listeningOrigin}\n`);
-process.once('SIGTERM', () => void app.close().then(() => redis.quit()).then(() => process.exit(0)));
+process.once(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => redis.quit())
+      .then(() => process.exit(0)),
+);

@@ -18,9 +18,17 @@ nats.subscribe(FLOOR_DEBIT_SUBJECT, {
     if (error) return;
     const request = message.json<{ keyHash: string; amount: string; route: string }>();
     store
-      .debit(request.keyHash, { debitId: randomUUID(), amount: BigInt(request.amount), route: request.route, chargedAtMs: Date.now() })
+      .debit(request.keyHash, {
+        debitId: randomUUID(),
+        amount: BigInt(request.amount),
+        route: request.route,
+        chargedAtMs: Date.now(),
+      })
       .then(
-        (outcome) => message.respond(JSON.stringify(outcome.kind === 'ok' ? { balance: outcome.balance.toString() } : { error: outcome.kind })),
+        (outcome) =>
+          message.respond(
+            JSON.stringify(outcome.kind === 'ok' ? { balance: outcome.balance.toString() } : { error: outcome.kind }),
+          ),
         (failure: unknown) => message.respond(JSON.stringify({ error: String(failure) })),
       );
   },

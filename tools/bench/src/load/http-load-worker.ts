@@ -15,10 +15,19 @@ interface Request {
 const rewrite = (request: Request): Request => ({
   ...request,
   ...(paths.length > 0 ? { path: paths[nextPath++ % paths.length] } : {}),
-  ...(authorizations.length > 0 ? { headers: { ...request.headers, authorization: authorizations[nextAuthorization++ % authorizations.length] } } : {}),
+  ...(authorizations.length > 0
+    ? { headers: { ...request.headers, authorization: authorizations[nextAuthorization++ % authorizations.length] } }
+    : {}),
 });
 const requests = authorizations.length > 0 || paths.length > 0 ? [{ setupRequest: rewrite }] : undefined;
-const options = { url: load.url, connections: load.connections, duration: load.seconds, headers: load.headers, requests, timeout: 10 };
+const options = {
+  url: load.url,
+  connections: load.connections,
+  duration: load.seconds,
+  headers: load.headers,
+  requests,
+  timeout: 10,
+};
 // Inside a worker thread autocannon leaves its histograms raw; aggregating them is one call.
 const raw = await autocannon(options);
 const result = autocannon.aggregateResult([raw], options);

@@ -6,7 +6,10 @@ import { percentile } from '../stats.js';
 import type { NatsLoad, NatsLoadResult } from './nats-load.js';
 
 const load = workerData as NatsLoad;
-const client = await NatsRpcClient.connect({ servers: [load.natsUrl], requestTimeoutMs: 30_000, shutdownGraceMs: 0 }, 'bench-load');
+const client = await NatsRpcClient.connect(
+  { servers: [load.natsUrl], requestTimeoutMs: 30_000, shutdownGraceMs: 0 },
+  'bench-load',
+);
 const latencies: number[] = [];
 const errorCodes: Record<string, number> = {};
 const sources: Record<string, number> = {};
@@ -19,7 +22,11 @@ async function worker(): Promise<void> {
     const query = load.queries[next++];
     const began = performance.now();
     try {
-      const reply = await client.request<CatalogReply>(Subject.CatalogFetch, { query, requestId: randomUUID() }, { service: 'catalog' });
+      const reply = await client.request<CatalogReply>(
+        Subject.CatalogFetch,
+        { query, requestId: randomUUID() },
+        { service: 'catalog' },
+      );
       const source = reply.source ?? 'upstream';
       sources[source] = (sources[source] ?? 0) + 1;
     } catch (error) {

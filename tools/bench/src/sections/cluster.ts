@@ -26,7 +26,10 @@ interface Target {
 /** One credit-paid call; its HTTP status (0 when the request itself failed). */
 async function paidCall(url: string, key: string): Promise<number> {
   try {
-    const response = await fetch(url + BENCH_PATH, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(5_000) });
+    const response = await fetch(url + BENCH_PATH, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(5_000),
+    });
     await response.arrayBuffer();
     return response.status;
   } catch {
@@ -45,7 +48,11 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
   try {
     const single = await Stack.start({ x402: false, nodeArgs: () => settings.serviceNodeArgs });
     stacks.push(single);
-    const clustered = await Stack.start({ x402: false, nodeArgs: () => settings.serviceNodeArgs, env: { REDIS_CLUSTER_NODES: cluster.nodesSetting } });
+    const clustered = await Stack.start({
+      x402: false,
+      nodeArgs: () => settings.serviceNodeArgs,
+      env: { REDIS_CLUSTER_NODES: cluster.nodesSetting },
+    });
     stacks.push(clustered);
     const targets: Target[] = [];
     for (const [name, stack] of [
@@ -54,17 +61,25 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
     ] as const) {
       const keys: string[] = [];
       for (let i = 0; i < KEYS; i++) keys.push((await stack.createKey('10000')).key);
-      for (const key of keys) if ((await paidCall(stack.gatewayUrl, key)) !== 200) throw new Error(`${name}: warm-up call failed`);
+      for (const key of keys)
+        if ((await paidCall(stack.gatewayUrl, key)) !== 200) throw new Error(`${name}: warm-up call failed`);
       targets.push({ name, stack, keys });
     }
     const load = (target: Target, seconds: number) =>
-      runHttpLoad({ url: target.stack.gatewayUrl + BENCH_PATH, connections: settings.connections, seconds, authorizations: target.keys.map((key) => `Bearer ${key}`) });
+      runHttpLoad({
+        url: target.stack.gatewayUrl + BENCH_PATH,
+        connections: settings.connections,
+        seconds,
+        authorizations: target.keys.map((key) => `Bearer ${key}`),
+      });
     const results = new Map<string, HttpLoadResult[]>(targets.map((t) => [t.name, []]));
     for (const { round, target } of interleave(targets, settings.rounds)) {
       if (settings.warmupSeconds > 0) await load(target, settings.warmupSeconds);
       const result = await load(target, settings.seconds);
       results.get(target.name)!.push(result);
-      log(`  cluster round ${round + 1}: ${target.name}: ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, errors ${result.errors}`);
+      log(
+        `  cluster round ${round + 1}: ${target.name}: ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, errors ${result.errors}`,
+      );
     }
     const [one, three] = targets.map((t) => summarise(results.get(t.name)!));
     const clusterRatio = ratio(three.requestsPerSecond, one.requestsPerSecond);
@@ -102,7 +117,9 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
     }
     const duringFailover = await background;
     const recoverySeconds = recoveredAt < 0 ? Number.NaN : (recoveredAt - killedAt) / 1000;
-    log(`  cluster: primary ${primary} killed; the key's calls back to normal after ${Number.isNaN(recoverySeconds) ? 'more than 60' : fixed(recoverySeconds, 2)} s (${failures} probe calls failed); ${duringFailover.errors} errors of ${duringFailover.requests} calls under load`);
+    log(
+      `  cluster: primary ${primary} killed; the key's calls back to normal after ${Number.isNaN(recoverySeconds) ? 'more than 60' : fixed(recoverySeconds, 2)} s (${failures} probe calls failed); ${duringFailover.errors} errors of ${duringFailover.requests} calls under load`,
+    );
 
     report.add(
       `Credit-paid calls on a Redis Cluster, ${settings.connections} connections`,
@@ -113,7 +130,13 @@ export async function clusterSection(settings: BenchSettings, report: Report): P
           ['Redis', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
           [
             [targets[0].name, count(one.requestsPerSecond), fixed(one.p50Ms), fixed(one.p99Ms), String(one.errors)],
-            [targets[1].name, count(three.requestsPerSecond), fixed(three.p50Ms), fixed(three.p99Ms), String(three.errors)],
+            [
+              targets[1].name,
+              count(three.requestsPerSecond),
+              fixed(three.p50Ms),
+              fixed(three.p99Ms),
+              String(three.errors),
+            ],
           ],
         ),
         '',

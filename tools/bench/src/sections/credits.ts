@@ -83,7 +83,16 @@ function rows(targets: readonly Target[], summaries: readonly TargetSummary[], c
   return targets.map((t, i) => {
     const s = summaries[i];
     const cpuUs = median(cpu.get(t.name)!) * 1000;
-    return [t.name, count(s.requestsPerSecond), fixed(s.p50Ms), fixed(s.p99Ms), fixed(cpuUs, 0), percent(s.spread), String(s.errors), i === 0 ? '1.00' : fixed(ratio(summaries[0].requestsPerSecond, s.requestsPerSecond), 2)];
+    return [
+      t.name,
+      count(s.requestsPerSecond),
+      fixed(s.p50Ms),
+      fixed(s.p99Ms),
+      fixed(cpuUs, 0),
+      percent(s.spread),
+      String(s.errors),
+      i === 0 ? '1.00' : fixed(ratio(summaries[0].requestsPerSecond, s.requestsPerSecond), 2),
+    ];
   });
 }
 
@@ -114,19 +123,39 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
   for (const [name, service] of floors) stack.adopt(service, name);
   for (const name of ['floor gateway', 'floor fastify']) {
     const answer = await warmCall(stack.services.get(name)!.url!, key.key);
-    if (JSON.stringify(answer.data) !== JSON.stringify(warm.data)) throw new Error(`${name} does not answer the same data`);
+    if (JSON.stringify(answer.data) !== JSON.stringify(warm.data))
+      throw new Error(`${name} does not answer the same data`);
   }
 
-  for (const name of ['gateway', 'payments', 'catalog']) report.idle(name, await residentBytes(stack.services.get(name)!.process.pid));
+  for (const name of ['gateway', 'payments', 'catalog'])
+    report.idle(name, await residentBytes(stack.services.get(name)!.process.pid));
 
-  const ours: Target = { name: 'ours (gateway → payments → catalog, NestJS)', url: stack.gatewayUrl, processes: ['gateway', 'payments', 'catalog'] };
-  const rawNats: Target = { name: 'floor (b): raw NATS, no NestJS', url: stack.services.get('floor gateway')!.url!, processes: ['floor gateway', 'floor payments', 'floor catalog'] };
-  const fastify: Target = { name: 'floor (a): bare Fastify + Redis', url: stack.services.get('floor fastify')!.url!, processes: ['floor fastify'] };
+  const ours: Target = {
+    name: 'ours (gateway → payments → catalog, NestJS)',
+    url: stack.gatewayUrl,
+    processes: ['gateway', 'payments', 'catalog'],
+  };
+  const rawNats: Target = {
+    name: 'floor (b): raw NATS, no NestJS',
+    url: stack.services.get('floor gateway')!.url!,
+    processes: ['floor gateway', 'floor payments', 'floor catalog'],
+  };
+  const fastify: Target = {
+    name: 'floor (a): bare Fastify + Redis',
+    url: stack.services.get('floor fastify')!.url!,
+    processes: ['floor fastify'],
+  };
   const singleTargets = [ours, rawNats, fastify];
   const results = new Map<string, HttpLoadResult[]>();
   const cpu = new Map<string, number[]>();
   const load = (target: Target, seconds: number) =>
-    runHttpLoad({ url: target.url + BENCH_PATH, connections: settings.connections, seconds, headers: auth, paths: target.paths });
+    runHttpLoad({
+      url: target.url + BENCH_PATH,
+      connections: settings.connections,
+      seconds,
+      headers: auth,
+      paths: target.paths,
+    });
   /** Every target's first warm-up, then the interleaved rounds. */
   const measure = async (targets: readonly Target[]) => {
     for (const target of targets) {
@@ -145,7 +174,9 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
       for (const [name, bytes] of sampler.stop()) report.peak(name, bytes);
       results.get(target.name)!.push(result);
       cpu.get(target.name)!.push(cpuPerRequestMs);
-      log(`  credits round ${round + 1}: ${target.name}: ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, errors ${result.errors}, CPU ${fixed(cpuPerRequestMs * 1000, 0)} µs/request`);
+      log(
+        `  credits round ${round + 1}: ${target.name}: ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, errors ${result.errors}, CPU ${fixed(cpuPerRequestMs * 1000, 0)} µs/request`,
+      );
     }
   };
   await measure(singleTargets);
@@ -154,27 +185,36 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
   // fetched once through ours (into the catalog's cache) and its payload put where floor (b) reads it,
   // then fetched once through floor (b), which must answer the same.
   const listing = await new EmulatorControlClient(stack.emulatorUrl).catalogue();
-  const appIds = listing.apps.filter((app) => app.storefronts.includes(ZIPF_STOREFRONT)).map((app) => String(app.trackId));
+  const appIds = listing.apps
+    .filter((app) => app.storefronts.includes(ZIPF_STOREFRONT))
+    .map((app) => String(app.trackId));
   const mixIds = zipfDraws(appIds, ZIPF_DRAWS, ZIPF_S, ZIPF_SEED);
   const mix = mixIds.map(appPath);
   const mixApps = [...new Set(mixIds)];
   const topApps = new Set(appIds.slice(0, Math.ceil(appIds.length / 100)));
   const topShare = mixIds.filter((id) => topApps.has(id)).length / mixIds.length;
-  log(`  Zipf mix: ${count(mix.length)} calls over ${count(mixApps.length)} of ${count(appIds.length)} apps; warming each through ours and floor (b)`);
+  log(
+    `  Zipf mix: ${count(mix.length)} calls over ${count(mixApps.length)} of ${count(appIds.length)} apps; warming each through ours and floor (b)`,
+  );
   const oursData = await warmEach(stack.gatewayUrl, key.key, mixApps.map(appPath));
   const lastWarmed = await warmCall(stack.gatewayUrl, key.key, appPath(mixApps[mixApps.length - 1]));
-  if (lastWarmed.cache !== 'CACHE') throw new Error(`a warmed app of the Zipf mix was not served from the cache (x-cache ${lastWarmed.cache})`);
+  if (lastWarmed.cache !== 'CACHE')
+    throw new Error(`a warmed app of the Zipf mix was not served from the cache (x-cache ${lastWarmed.cache})`);
   const floorRedis = new Redis(stack.redis.url);
   await floorRedis.mset(new Map(mixApps.map((id) => [floorPayloadKey(id), JSON.stringify(oursData.get(appPath(id)))])));
   await floorRedis.quit();
   const floorData = await warmEach(rawNats.url, key.key, mixApps.map(appPath));
-  for (const [path, data] of oursData) if (JSON.stringify(floorData.get(path)) !== JSON.stringify(data)) throw new Error(`floor gateway does not answer ${path} with the same data`);
+  for (const [path, data] of oursData)
+    if (JSON.stringify(floorData.get(path)) !== JSON.stringify(data))
+      throw new Error(`floor gateway does not answer ${path} with the same data`);
   const zipfTargets: Target[] = [
     { ...ours, name: 'ours, Zipf mix', paths: mix, memoryLabel: ZIPF_MEMORY_LABEL },
     { ...rawNats, name: 'floor (b), Zipf mix', paths: mix, memoryLabel: ZIPF_MEMORY_LABEL },
   ];
   await measure(zipfTargets);
-  const zipfPeakBytes = Math.max(...ours.processes.map((name) => report.memory.get(memoryName(name, zipfTargets[0]))?.peakBytes ?? 0));
+  const zipfPeakBytes = Math.max(
+    ...ours.processes.map((name) => report.memory.get(memoryName(name, zipfTargets[0]))?.peakBytes ?? 0),
+  );
 
   const summary = (t: Target) => summarise(results.get(t.name)!);
   const single = singleTargets.map(summary);
@@ -200,8 +240,18 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
       `On the Zipf mix, ours ÷ raw-NATS floor: **${percent(zipfToRawNats)}** of its throughput (${fixed(zipfToRawNats, 2)}×; ${fixed(toRawNats, 2)}× on the single app); p99 ${fixed(oursZipf.p99Ms)} ms against the floor's ${fixed(rawNatsZipf.p99Ms)} ms. The largest of our services under this load: ${megabytes(zipfPeakBytes)} RSS ("${ZIPF_MEMORY_LABEL}" in the memory table; the memory target is read on the single app's loads, as before).`,
     ].join('\n'),
   );
-  report.check({ name: 'credit path vs raw-NATS floor', target: '≥ 60 %', measured: percent(toRawNats), met: Number.isFinite(toRawNats) ? toRawNats >= 0.6 : undefined });
-  report.check({ name: `credit path p99 at ${settings.connections} connections`, target: '≤ 30 ms', measured: `${fixed(oursSingle.p99Ms)} ms`, met: Number.isFinite(oursSingle.p99Ms) ? oursSingle.p99Ms <= 30 : undefined });
+  report.check({
+    name: 'credit path vs raw-NATS floor',
+    target: '≥ 60 %',
+    measured: percent(toRawNats),
+    met: Number.isFinite(toRawNats) ? toRawNats >= 0.6 : undefined,
+  });
+  report.check({
+    name: `credit path p99 at ${settings.connections} connections`,
+    target: '≤ 30 ms',
+    measured: `${fixed(oursSingle.p99Ms)} ms`,
+    met: Number.isFinite(oursSingle.p99Ms) ? oursSingle.p99Ms <= 30 : undefined,
+  });
   // Issue #22's targets: fewer messages per call (coalescing, the near cache) must beat the floor outright.
   report.check({
     name: 'credit path ÷ raw-NATS floor (coalesced, near cache)',
@@ -211,8 +261,11 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
   });
   report.check({
     name: `credit path p99 beside the raw-NATS floor's, ${settings.connections} connections`,
-    target: '≤ the floor\'s',
+    target: "≤ the floor's",
     measured: `${fixed(oursSingle.p99Ms)} ms vs ${fixed(rawNatsSingle.p99Ms)} ms`,
-    met: Number.isFinite(oursSingle.p99Ms) && Number.isFinite(rawNatsSingle.p99Ms) ? oursSingle.p99Ms <= rawNatsSingle.p99Ms : undefined,
+    met:
+      Number.isFinite(oursSingle.p99Ms) && Number.isFinite(rawNatsSingle.p99Ms)
+        ? oursSingle.p99Ms <= rawNatsSingle.p99Ms
+        : undefined,
   });
 }

@@ -15,7 +15,20 @@ import { count, fixed, markdownTable, megabytes, times } from '../table.js';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Language tags that make the same app a different cache entry (and a different upstream lookup). */
-const LANGS = ['en-us', 'en-gb', 'fr-fr', 'de-de', 'ja-jp', 'es-es', 'it-it', 'pt-br', 'nl-nl', 'ko-kr', 'zh-cn', 'sv-se'];
+const LANGS = [
+  'en-us',
+  'en-gb',
+  'fr-fr',
+  'de-de',
+  'ja-jp',
+  'es-es',
+  'it-it',
+  'pt-br',
+  'nl-nl',
+  'ko-kr',
+  'zh-cn',
+  'sv-se',
+];
 
 /** Distinct app lookups, none of which repeats: every one is a cache miss on an empty cache. */
 export function missQueries(apps: { trackId: number; storefronts: string[] }[], wanted: number): CatalogQuery[] {
@@ -69,11 +82,17 @@ export async function scaleSection(settings: BenchSettings, report: Report): Pro
       APPLE_AMP_API_BASE_URL: emulator.url,
       ...NO_RATE_LIMITS,
     };
-    const envOf = (budget: BudgetName): Record<string, string> => ({ ...env, ...BUDGETS.find((b) => b.name === budget)!.env });
+    const envOf = (budget: BudgetName): Record<string, string> => ({
+      ...env,
+      ...BUDGETS.find((b) => b.name === budget)!.env,
+    });
     // What the replicas read (they inherit this process's environment), so the report states the budget they ran with.
     const budgetOf = (budget: BudgetName) => readCatalogConfig({ ...process.env, ...envOf(budget) }).fetchBudget;
     const perSecondBound = settings.scaleConcurrency * (1000 / Math.max(1, settings.upstreamLatencyMs));
-    const queries = missQueries(listing.apps, Math.ceil(perSecondBound * Math.max(settings.seconds, settings.warmupSeconds) * 1.2));
+    const queries = missQueries(
+      listing.apps,
+      Math.ceil(perSecondBound * Math.max(settings.seconds, settings.warmupSeconds) * 1.2),
+    );
     const flusher = new Redis(redis.url);
 
     const idleRss = new Map<BudgetName, number>();
@@ -97,11 +116,21 @@ export async function scaleSection(settings: BenchSettings, report: Report): Pro
       await setReplicas(target);
       if (settings.warmupSeconds > 0) {
         await flusher.flushdb();
-        await runNatsLoad({ natsUrl: nats.url, concurrency: settings.scaleConcurrency, seconds: settings.warmupSeconds, queries });
+        await runNatsLoad({
+          natsUrl: nats.url,
+          concurrency: settings.scaleConcurrency,
+          seconds: settings.warmupSeconds,
+          queries,
+        });
       }
       await flusher.flushdb();
       const sampler = new RssSampler(new Map(replicas.map((r) => [memoryName(r, target.budget), r.pid]))).start();
-      const result = await runNatsLoad({ natsUrl: nats.url, concurrency: settings.scaleConcurrency, seconds: settings.seconds, queries });
+      const result = await runNatsLoad({
+        natsUrl: nats.url,
+        concurrency: settings.scaleConcurrency,
+        seconds: settings.seconds,
+        queries,
+      });
       for (const [name, bytes] of sampler.stop()) {
         report.peak(name, bytes);
         peakRss.set(keyOf(target), Math.max(peakRss.get(keyOf(target)) ?? 0, bytes));
@@ -110,17 +139,23 @@ export async function scaleSection(settings: BenchSettings, report: Report): Pro
       log(
         `  scale round ${round + 1}: ${target.replicas} replica(s), ${labelOf(target.budget)} (${budgetOf(target.budget).maxInFlight} a replica): ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, sources ${JSON.stringify(result.sources)}, errors ${JSON.stringify(result.errorCodes)}`,
       );
-      if (result.requests >= queries.length) log(`  (ran out of distinct queries: ${queries.length}; raise them or shorten BENCH_SECONDS)`);
+      if (result.requests >= queries.length)
+        log(`  (ran out of distinct queries: ${queries.length}; raise them or shorten BENCH_SECONDS)`);
     }
     await flusher.quit();
 
     const summary = new Map(TARGETS.map((t) => [keyOf(t), summarise(results.get(keyOf(t))!)]));
-    const hits = (t: ScaleTarget) => results.get(keyOf(t))!.reduce((sum, r) => sum + (r.sources.cache ?? 0) + (r.sources.stale ?? 0), 0);
-    const scalingOf = (budget: BudgetName) => ratio(summary.get(`${budget} 2`)!.requestsPerSecond, summary.get(`${budget} 1`)!.requestsPerSecond);
+    const hits = (t: ScaleTarget) =>
+      results.get(keyOf(t))!.reduce((sum, r) => sum + (r.sources.cache ?? 0) + (r.sources.stale ?? 0), 0);
+    const scalingOf = (budget: BudgetName) =>
+      ratio(summary.get(`${budget} 2`)!.requestsPerSecond, summary.get(`${budget} 1`)!.requestsPerSecond);
     const scaling = scalingOf('default');
     const deployed = budgetOf('default');
     const deployedFrom = process.env.CATALOG_MAX_IN_FLIGHT ? 'set in the environment' : 'default';
-    const budgetCell = (budget: BudgetName) => (budget === 'default' ? `${deployedFrom}: ${count(deployed.maxInFlight)} a replica` : `lifted: ${count(budgetOf(budget).maxInFlight)}`);
+    const budgetCell = (budget: BudgetName) =>
+      budget === 'default'
+        ? `${deployedFrom}: ${count(deployed.maxInFlight)} a replica`
+        : `lifted: ${count(budgetOf(budget).maxInFlight)}`;
     report.add(
       'Catalog scale-out, cache misses',
       [
@@ -129,18 +164,41 @@ export async function scaleSection(settings: BenchSettings, report: Report): Pro
         `The catalog runs as deployed: each replica works on at most \`CATALOG_MAX_IN_FLIGHT\` = ${count(deployed.maxInFlight)} requests at once and queues the rest first come, first served (refusing one that waited ${count(deployed.maxQueueWaitMs)} ms), so one replica serves at most ${count(deployed.maxInFlight)} ÷ (time a cache miss takes) and a second replica adds its own ${count(deployed.maxInFlight)}. The "lifted" rows are the same runs with \`CATALOG_MAX_IN_FLIGHT=100000\`: one replica then takes all ${settings.scaleConcurrency} at once, and what limits it is the machine's CPU, which the replicas share with the emulator, NATS, Redis and the load generator.`,
         '',
         markdownTable(
-          ['fetch budget', 'catalog replicas', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'served from cache', 'RSS of a replica: started → peak under load'],
+          [
+            'fetch budget',
+            'catalog replicas',
+            'req/s',
+            'p50 ms',
+            'p99 ms',
+            'errors',
+            'served from cache',
+            'RSS of a replica: started → peak under load',
+          ],
           TARGETS.map((t) => {
             const s = summary.get(keyOf(t))!;
             const mb = (bytes: number | undefined) => (bytes === undefined ? '–' : megabytes(bytes));
-            return [budgetCell(t.budget), String(t.replicas), count(s.requestsPerSecond), fixed(s.p50Ms), fixed(s.p99Ms), String(s.errors), String(hits(t)), `${mb(idleRss.get(t.budget))} → ${mb(peakRss.get(keyOf(t)))}`];
+            return [
+              budgetCell(t.budget),
+              String(t.replicas),
+              count(s.requestsPerSecond),
+              fixed(s.p50Ms),
+              fixed(s.p99Ms),
+              String(s.errors),
+              String(hits(t)),
+              `${mb(idleRss.get(t.budget))} → ${mb(peakRss.get(keyOf(t)))}`,
+            ];
           }),
         ),
         '',
         `Two replicas ÷ one: **${times(scaling)}** as deployed (the target's figure); ${times(scalingOf('lifted'))} with the budget lifted.`,
       ].join('\n'),
     );
-    report.check({ name: 'two catalog replicas vs one (cache misses)', target: '≥ 1.8×', measured: times(scaling), met: Number.isFinite(scaling) ? scaling >= 1.8 : undefined });
+    report.check({
+      name: 'two catalog replicas vs one (cache misses)',
+      target: '≥ 1.8×',
+      measured: times(scaling),
+      met: Number.isFinite(scaling) ? scaling >= 1.8 : undefined,
+    });
   } finally {
     await Promise.all(replicas.map((r) => r.stop()));
     await emulator.process.stop();

@@ -23,5 +23,8 @@ export async function upstreamSection(settings: BenchSettings, report: Report): 
     child.once('exit', resolve);
   });
   if (code !== 0) throw new Error(`the catalog's upstream-calls benchmark exited with ${code}`);
-  report.add('Catalog upstream calls (tools/bench/src/catalog)', `Output of \`npm run bench:upstream -w @appcat/bench\`, run as one section:\n\n${output.join('').trim()}`);
+  report.add(
+    'Catalog upstream calls (tools/bench/src/catalog)',
+    `Output of \`npm run bench:upstream -w @appcat/bench\`, run as one section:\n\n${output.join('').trim()}`,
+  );
 }

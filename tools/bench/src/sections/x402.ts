@@ -25,7 +25,13 @@ interface CallTimes {
   facilitatorCalls: number;
 }
 
-type Target = { name: string; url: string; kind: 'x402' | 'credits'; waited?: FacilitatorWaitSource; payer?: x402Client };
+type Target = {
+  name: string;
+  url: string;
+  kind: 'x402' | 'credits';
+  waited?: FacilitatorWaitSource;
+  payer?: x402Client;
+};
 
 /**
  * Section 2: x402-paid calls, signed ahead of time with the official client (@x402/core client with
@@ -43,21 +49,34 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
   const chain = stack.chain!;
   const timer = stack.facilitatorTimer!;
   const express = stack.adopt(
-    await startFloor('express x402', 'express-x402', { REDIS_URL: stack.redis.url, FACILITATOR_URL: timer.url, PAY_TO: chain.accounts.payTo.address }, /listening on/),
+    await startFloor(
+      'express x402',
+      'express-x402',
+      { REDIS_URL: stack.redis.url, FACILITATOR_URL: timer.url, PAY_TO: chain.accounts.payTo.address },
+      /listening on/,
+    ),
     'express x402',
   );
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: privateKeyToAccount(chain.accounts.payer.privateKey) });
   // The same calls paid on the local Solana ledger: the official client with @x402/svm's scheme alone, so it picks Solana.
   const ledger = stack.solana!;
-  const solanaSigner = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(ledger.accounts.payer.secretKey)));
+  const solanaSigner = await createKeyPairSignerFromBytes(
+    new Uint8Array(getBase58Encoder().encode(ledger.accounts.payer.secretKey)),
+  );
   const solanaClient = new x402Client().register('solana:*', new ExactSvmScheme(solanaSigner, { rpcUrl: ledger.url }));
   const key = await stack.createKey('100');
   const paymentsWait = paymentsFacilitatorWait(stack.services.get('payments')!.opsUrl!);
 
   const targets: Target[] = [
     { name: 'ours, x402', url: stack.gatewayUrl, kind: 'x402', waited: paymentsWait, payer: client },
-    { name: '@x402/express, x402', url: express.url!, kind: 'x402', waited: floorFacilitatorWait(express.url!), payer: client },
+    {
+      name: '@x402/express, x402',
+      url: express.url!,
+      kind: 'x402',
+      waited: floorFacilitatorWait(express.url!),
+      payer: client,
+    },
     { name: 'ours, credits', url: stack.gatewayUrl, kind: 'credits' },
     { name: 'ours, x402 on Solana', url: stack.gatewayUrl, kind: 'x402', waited: paymentsWait, payer: solanaClient },
   ];
@@ -80,17 +99,22 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
   async function call(target: Target, signature?: string): Promise<CallTimes> {
     // The proxy's count restarts here; a server's wait is read after each of its calls, so it already starts here.
     timer.take();
-    const headers: Record<string, string> = signature ? { 'payment-signature': signature } : { authorization: `Bearer ${key.key}` };
+    const headers: Record<string, string> = signature
+      ? { 'payment-signature': signature }
+      : { authorization: `Bearer ${key.key}` };
     const began = performance.now();
     const response = await fetch(target.url + BENCH_PATH, { headers });
     await response.arrayBuffer();
     const totalMs = performance.now() - began;
     if (response.status !== 200) throw new Error(`${target.name} answered ${response.status}`);
-    if (target.kind === 'x402' && !response.headers.get('payment-response')) throw new Error(`${target.name} answered without a payment-response`);
+    if (target.kind === 'x402' && !response.headers.get('payment-response'))
+      throw new Error(`${target.name} answered without a payment-response`);
     const proxied = timer.take();
     const waited = (await target.waited?.()) ?? { ms: 0, calls: 0 };
     if (target.kind === 'x402' && (proxied.calls < 1 || waited.calls !== proxied.calls)) {
-      throw new Error(`${target.name}: the facilitator saw ${proxied.calls} requests, the server timed ${waited.calls}`);
+      throw new Error(
+        `${target.name}: the facilitator saw ${proxied.calls} requests, the server timed ${waited.calls}`,
+      );
     }
     return { totalMs, waitedMs: waited.ms, proxiedMs: proxied.ms, facilitatorCalls: proxied.calls };
   }
@@ -107,7 +131,9 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
     for (const signature of await paymentsFor(target, settings.x402Calls)) calls.push(await call(target, signature));
     times.get(target.name)!.push(calls);
     const roundMedian = (pick: (c: CallTimes) => number) => fixed(median(calls.map(pick)), 2);
-    log(`  x402 round ${round + 1}: ${target.name}: median ${roundMedian((c) => c.totalMs)} ms, facilitator ${roundMedian((c) => c.waitedMs)} ms as waited, ${roundMedian((c) => c.proxiedMs)} ms at the proxy`);
+    log(
+      `  x402 round ${round + 1}: ${target.name}: median ${roundMedian((c) => c.totalMs)} ms, facilitator ${roundMedian((c) => c.waitedMs)} ms as waited, ${roundMedian((c) => c.proxiedMs)} ms at the proxy`,
+    );
   }
 
   // Per round, the median over its calls; then the median of the rounds.
@@ -132,8 +158,22 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
       `\`GET ${BENCH_PATH}\` paid with x402 on the local chain (anvil as Base, test USDC, the dev facilitator settling on it) and, for "ours, x402 on Solana", on the local Solana ledger (litesvm, USDC at the mainnet mint, \`@x402/svm\`'s client), ${settings.x402Calls} calls per server per round after ${settings.x402WarmupCalls} unmeasured ones, one at a time, payloads signed ahead of time with the official client (\`@x402/core\` client, \`@x402/evm\` exact scheme). \`@x402/express\` (its default flow: verify, then settle after the handler) protects the same data (read from Redis) with the same facilitator; ours settles upfront, with one facilitator request. "Waited" is the time each server's facilitator client spent on verify and settle, from the call to the answer (payments' \`appcat_x402_facilitator_request_seconds\`; a timed copy of the library's client in the floor); "own time" is the call minus that. Both servers reach the facilitator through a timing proxy, which also times each request from its arrival to the facilitator's last byte: "own time by the proxy's clock" counts the proxy's extra loopback hop, which no deployment has, as the server's. "ours, credits" is a credit-paid call one at a time: what a call costs us without x402.`,
       '',
       markdownTable(
-        ['server', 'call ms (median)', 'facilitator requests', 'waited on the facilitator ms', 'own time ms', 'own time by the proxy\'s clock ms'],
-        targets.map((t, i) => [t.name, fixed(figures[i].total, 2), x402Cell(i, figures[i].requests, 0), x402Cell(i, figures[i].waited), fixed(figures[i].own, 2), x402Cell(i, figures[i].ownByProxy)]),
+        [
+          'server',
+          'call ms (median)',
+          'facilitator requests',
+          'waited on the facilitator ms',
+          'own time ms',
+          "own time by the proxy's clock ms",
+        ],
+        targets.map((t, i) => [
+          t.name,
+          fixed(figures[i].total, 2),
+          x402Cell(i, figures[i].requests, 0),
+          x402Cell(i, figures[i].waited),
+          fixed(figures[i].own, 2),
+          x402Cell(i, figures[i].ownByProxy),
+        ]),
       ),
       '',
       `Per network, x402 adds to our call beyond the facilitator: Base **${fixed(added, 2)} ms**, Solana **${fixed(addedSolana, 2)} ms** (own time of an x402 call on that network − a credit call; Solana payloads are decoded and locked on the payer's signature, settled by \`@x402/svm\` on the local Solana ledger).`,
@@ -141,7 +181,12 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
       `x402 adds **${fixed(added, 2)} ms** to our call beyond the facilitator (own time of an x402 call − a credit call; ${fixed(ours.ownByProxy - credits.own, 2)} ms by the proxy's clock); our own time ÷ @x402/express's: **${fixed(ours.ownByProxy / reference.ownByProxy, 2)}×** by the proxy's clock (${fixed(ours.own / reference.own, 2)}× as each server's client timed it, the library's \`fetch\` work falling inside its span); a whole x402 call, ours ÷ @x402/express's: **${fixed(ours.total / reference.total, 2)}×**.`,
     ].join('\n'),
   );
-  report.check({ name: 'x402 beyond the facilitator (median)', target: '≤ 2 ms', measured: `${fixed(added, 2)} ms`, met: Number.isFinite(added) ? added <= 2 : undefined });
+  report.check({
+    name: 'x402 beyond the facilitator (median)',
+    target: '≤ 2 ms',
+    measured: `${fixed(added, 2)} ms`,
+    met: Number.isFinite(added) ? added <= 2 : undefined,
+  });
   const ownRatio = ours.ownByProxy / reference.ownByProxy;
   report.check({
     name: 'x402 own time net of the facilitator ÷ @x402/express (proxy clock)',

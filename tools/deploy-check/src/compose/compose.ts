@@ -42,7 +42,10 @@ let validator: ReturnType<typeof createValidator> | undefined;
 export function composeSchemaProblems(document: unknown): string[] {
   validator ??= createValidator();
   if (validator(document)) return [];
-  return (validator.errors ?? []).map((error: ErrorObject) => `${error.instancePath || '/'} ${error.message ?? error.keyword} ${JSON.stringify(error.params)}`);
+  return (validator.errors ?? []).map(
+    (error: ErrorObject) =>
+      `${error.instancePath || '/'} ${error.message ?? error.keyword} ${JSON.stringify(error.params)}`,
+  );
 }
 
 /** The service's environment as a map, whichever form the file uses. */
@@ -51,7 +54,9 @@ export function environmentOf(service: ComposeService): Record<string, string> {
   if (Array.isArray(environment)) {
     return Object.fromEntries(environment.map((entry) => [entry.split('=')[0], entry.slice(entry.indexOf('=') + 1)]));
   }
-  return Object.fromEntries(Object.entries(environment).map(([key, value]) => [key, value === null ? '' : String(value)]));
+  return Object.fromEntries(
+    Object.entries(environment).map(([key, value]) => [key, value === null ? '' : String(value)]),
+  );
 }
 
 export interface PublishedPort {
@@ -64,7 +69,11 @@ export interface PublishedPort {
 export function publishedPorts(service: ComposeService): PublishedPort[] {
   return (service.ports ?? []).map((port) => {
     if (isJsonObject(port)) {
-      return { hostIp: port.host_ip as string | undefined, published: port.published === undefined ? undefined : String(port.published), target: String(port.target) };
+      return {
+        hostIp: port.host_ip as string | undefined,
+        published: port.published === undefined ? undefined : String(port.published),
+        target: String(port.target),
+      };
     }
     const text = String(port).replace(/\/(tcp|udp)$/, '');
     const ipv6 = /^\[([^\]]+)\]:(.*)$/.exec(text);

@@ -18,7 +18,17 @@ COPY --from=build /app/dist ./dist
 describe('parseDockerfile', () => {
   it('joins continued lines and drops comments', () => {
     const instructions = parseDockerfile(DOCKERFILE);
-    expect(instructions.map((instruction) => instruction.keyword)).toEqual(['ARG', 'FROM', 'WORKDIR', 'COPY', 'RUN', 'FROM', 'COPY', 'FROM', 'COPY']);
+    expect(instructions.map((instruction) => instruction.keyword)).toEqual([
+      'ARG',
+      'FROM',
+      'WORKDIR',
+      'COPY',
+      'RUN',
+      'FROM',
+      'COPY',
+      'FROM',
+      'COPY',
+    ]);
     expect(instructions[4]).toEqual({ keyword: 'RUN', args: 'npm ci && echo done', line: 7 });
   });
 

@@ -19,7 +19,9 @@ export function parseDockerfile(text: string): Instruction[] {
     }
     const continued = trimmed.endsWith('\\');
     const piece = continued ? trimmed.slice(0, -1).trim() : trimmed;
-    pending = pending ? { text: `${pending.text} ${piece}`.trim(), line: pending.line } : { text: piece, line: index + 1 };
+    pending = pending
+      ? { text: `${pending.text} ${piece}`.trim(), line: pending.line }
+      : { text: piece, line: index + 1 };
     if (continued) return;
     const match = /^(\S+)\s*(.*)$/.exec(pending.text);
     if (match) instructions.push({ keyword: match[1].toUpperCase(), args: match[2], line: pending.line });
@@ -48,7 +50,8 @@ export function copyInstructions(instructions: Instruction[]): CopyInstruction[]
         rest = rest.slice(flag[0].length);
       }
       const parts: string[] = rest.startsWith('[') ? (JSON.parse(rest) as string[]) : rest.split(/\s+/).filter(Boolean);
-      if (parts.length < 2) throw new Error(`line ${instruction.line}: ${instruction.keyword} needs a source and a destination`);
+      if (parts.length < 2)
+        throw new Error(`line ${instruction.line}: ${instruction.keyword} needs a source and a destination`);
       return { line: instruction.line, flags, sources: parts.slice(0, -1), destination: parts.at(-1) as string };
     });
 }

@@ -23,7 +23,11 @@ export function goodDeployment(name = 'gateway', port = 3000): K8sObject {
               readinessProbe: { httpGet: { path: '/readyz', port: 'http' } },
               livenessProbe: { httpGet: { path: '/healthz', port: 'ops' } },
               resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '128Mi' } },
-              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
             },
           ],
         },

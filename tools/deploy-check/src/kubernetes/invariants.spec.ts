@@ -20,11 +20,21 @@ const defaultDeny: K8sObject = {
 };
 
 function service(name: string, selectorApp: string, spec: JsonObject): K8sObject {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { selector: { 'app.kubernetes.io/name': selectorApp }, ...spec } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name },
+    spec: { selector: { 'app.kubernetes.io/name': selectorApp }, ...spec },
+  };
 }
 
 function policy(name: string, spec: JsonObject): K8sObject {
-  return { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name }, spec: { policyTypes: ['Ingress'], ...spec } };
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name },
+    spec: { policyTypes: ['Ingress'], ...spec },
+  };
 }
 
 function withContainer(change: (container: JsonObject) => void): K8sObject {
@@ -51,7 +61,12 @@ describe('probeAndResourceProblems', () => {
   });
 
   it('does not ask a Job for probes, but does for resources', () => {
-    const job: K8sObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'once' }, spec: { template: (goodDeployment().spec as JsonObject).template } };
+    const job: K8sObject = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'once' },
+      spec: { template: (goodDeployment().spec as JsonObject).template },
+    };
     const container = containersOf(job)[0] as JsonObject;
     delete container.readinessProbe;
     delete container.livenessProbe;
@@ -70,7 +85,10 @@ describe('securityProblems', () => {
     const deployment = withContainer((container) => {
       container.securityContext = { runAsUser: 0, capabilities: { drop: ['NET_RAW'] } };
     });
-    ((deployment.spec as JsonObject).template as JsonObject).spec = { ...(((deployment.spec as JsonObject).template as JsonObject).spec as JsonObject), securityContext: {} };
+    ((deployment.spec as JsonObject).template as JsonObject).spec = {
+      ...(((deployment.spec as JsonObject).template as JsonObject).spec as JsonObject),
+      securityContext: {},
+    };
     expect(securityProblems([deployment])).toEqual([
       'Deployment/gateway container gateway: runAsNonRoot is not true',
       'Deployment/gateway container gateway: runs as user 0',
@@ -89,16 +107,31 @@ describe('imagePinProblems', () => {
 
   it('accepts a tag or a digest, and with exactVersion only a full version or a digest', () => {
     expect(imagePinProblems([withContainer((container) => (container.image = 'appcat:local'))])).toEqual([]);
-    expect(imagePinProblems([withContainer((container) => (container.image = 'appcat:local'))], { exactVersion: true })).toHaveLength(1);
-    expect(imagePinProblems([withContainer((container) => (container.image = `r.example.com/appcat@sha256:${'a'.repeat(64)}`))], { exactVersion: true })).toEqual([]);
+    expect(
+      imagePinProblems([withContainer((container) => (container.image = 'appcat:local'))], { exactVersion: true }),
+    ).toHaveLength(1);
+    expect(
+      imagePinProblems(
+        [withContainer((container) => (container.image = `r.example.com/appcat@sha256:${'a'.repeat(64)}`))],
+        { exactVersion: true },
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('exposureProblems', () => {
-  const gatewayPolicy = policy('gateway', { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } }, ingress: [{ ports: [{ port: 3000 }] }] });
+  const gatewayPolicy = policy('gateway', {
+    podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } },
+    ingress: [{ ports: [{ port: 3000 }] }],
+  });
 
   it('accepts a gateway LoadBalancer, a default deny and the gateway port open to all', () => {
-    const objects = [goodDeployment(), defaultDeny, gatewayPolicy, service('gateway', 'gateway', { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 'http' }] })];
+    const objects = [
+      goodDeployment(),
+      defaultDeny,
+      gatewayPolicy,
+      service('gateway', 'gateway', { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 'http' }] }),
+    ];
     expect(exposureProblems(objects, RULES)).toEqual([]);
   });
 
@@ -129,8 +162,14 @@ describe('exposureProblems', () => {
       goodDeployment('payments', 9101),
       defaultDeny,
       policy('all-gateway', { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } }, ingress: [{}] }),
-      policy('payments', { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'payments' } }, ingress: [{ from: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: [{ port: 3000 }] }] }),
-      policy('ops-everywhere', { podSelector: {}, ingress: [{ from: [{ namespaceSelector: { matchLabels: { team: 'x' } } }] }] }),
+      policy('payments', {
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'payments' } },
+        ingress: [{ from: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: [{ port: 3000 }] }],
+      }),
+      policy('ops-everywhere', {
+        podSelector: {},
+        ingress: [{ from: [{ namespaceSelector: { matchLabels: { team: 'x' } } }] }],
+      }),
     ];
     expect(exposureProblems(objects, RULES)).toEqual([
       'NetworkPolicy/all-gateway: admits any source to ports all, not only 3000',
@@ -149,7 +188,15 @@ describe('adminExposureProblems', () => {
       container.command = ['node', 'apps/admin/dist/main.js'];
       container.envFrom = [{ secretRef: { name: 'admin-nats' } }];
     });
-    const objects = [deployment, service('payments', 'payments', { ports: [{ name: 'http', port: 80 }, { name: 'ops', port: 9101 }] })];
+    const objects = [
+      deployment,
+      service('payments', 'payments', {
+        ports: [
+          { name: 'http', port: 80 },
+          { name: 'ops', port: 9101 },
+        ],
+      }),
+    ];
     expect(adminExposureProblems(objects, options)).toEqual([
       'Deployment/gateway container gateway: port named admin',
       'Deployment/gateway container gateway: runs the admin CLI as a service',
@@ -159,7 +206,12 @@ describe('adminExposureProblems', () => {
   });
 
   it('accepts an ops-only backend Service', () => {
-    expect(adminExposureProblems([goodDeployment(), service('payments-ops', 'payments', { ports: [{ name: 'ops', port: 9101 }] })], options)).toEqual([]);
+    expect(
+      adminExposureProblems(
+        [goodDeployment(), service('payments-ops', 'payments', { ports: [{ name: 'ops', port: 9101 }] })],
+        options,
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -178,7 +230,9 @@ describe('scalingProblems', () => {
   });
 
   it('accepts a Deployment with its own autoscaler and budget', () => {
-    expect(scalingProblems([goodDeployment('catalog'), hpa('catalog', 'catalog'), pdb('catalog')], ['catalog'])).toEqual([]);
+    expect(
+      scalingProblems([goodDeployment('catalog'), hpa('catalog', 'catalog'), pdb('catalog')], ['catalog']),
+    ).toEqual([]);
   });
 
   it('refuses a missing autoscaler, fixed replicas and a missing budget', () => {
@@ -210,10 +264,17 @@ describe('referenceProblems', () => {
 });
 
 describe('cronJobProblems', () => {
-  const cronJob = (change: (spec: JsonObject, jobSpec: JsonObject, podSpec: JsonObject) => void = () => undefined): K8sObject => {
+  const cronJob = (
+    change: (spec: JsonObject, jobSpec: JsonObject, podSpec: JsonObject) => void = () => undefined,
+  ): K8sObject => {
     const podSpec: JsonObject = { restartPolicy: 'Never', containers: [{ name: 'check', image: 'appcat:1.0.0' }] };
     const jobSpec: JsonObject = { backoffLimit: 0, activeDeadlineSeconds: 300, template: { spec: podSpec } };
-    const spec: JsonObject = { schedule: '0 * * * *', concurrencyPolicy: 'Forbid', failedJobsHistoryLimit: 3, jobTemplate: { spec: jobSpec } };
+    const spec: JsonObject = {
+      schedule: '0 * * * *',
+      concurrencyPolicy: 'Forbid',
+      failedJobsHistoryLimit: 3,
+      jobTemplate: { spec: jobSpec },
+    };
     change(spec, jobSpec, podSpec);
     return { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'check' }, spec };
   };

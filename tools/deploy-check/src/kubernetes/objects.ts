@@ -52,7 +52,12 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 export function asK8sObject(value: unknown, source: string): K8sObject {
-  if (!isJsonObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string' || !isJsonObject(value.metadata)) {
+  if (
+    !isJsonObject(value) ||
+    typeof value.apiVersion !== 'string' ||
+    typeof value.kind !== 'string' ||
+    !isJsonObject(value.metadata)
+  ) {
     throw new Error(`${source}: not a Kubernetes object (apiVersion, kind and metadata are required)`);
   }
   return value as K8sObject;

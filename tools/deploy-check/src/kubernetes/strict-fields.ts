@@ -32,7 +32,9 @@ function buildSource(objects: K8sObject[]): { source: string; spans: Span[] } {
     const module = `kubernetes-models/${object.apiVersion}/${object.kind}`;
     if (!aliases.has(module)) aliases.set(module, `T${aliases.size}`);
   }
-  const lines = [...aliases].map(([module, alias]) => `import type { I${module.split('/').at(-1)} as ${alias} } from '${module}';`);
+  const lines = [...aliases].map(
+    ([module, alias]) => `import type { I${module.split('/').at(-1)} as ${alias} } from '${module}';`,
+  );
   const spans: Span[] = [];
   objects.forEach((object, index) => {
     const alias = aliases.get(`kubernetes-models/${object.apiVersion}/${object.kind}`);
@@ -51,14 +53,19 @@ export function unknownFieldProblems(objects: K8sObject[]): string[] {
   const host = ts.createCompilerHost(COMPILER_OPTIONS);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, ...rest) =>
-    fileName === VIRTUAL_FILE ? ts.createSourceFile(fileName, source, languageVersion, true) : getSourceFile(fileName, languageVersion, ...rest);
+    fileName === VIRTUAL_FILE
+      ? ts.createSourceFile(fileName, source, languageVersion, true)
+      : getSourceFile(fileName, languageVersion, ...rest);
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (fileName) => fileName === VIRTUAL_FILE || fileExists(fileName);
   const readFile = host.readFile.bind(host);
   host.readFile = (fileName) => (fileName === VIRTUAL_FILE ? source : readFile(fileName));
 
   const program = ts.createProgram([VIRTUAL_FILE], COMPILER_OPTIONS, host);
-  const diagnostics = [...program.getOptionsDiagnostics(), ...ts.getPreEmitDiagnostics(program, program.getSourceFile(VIRTUAL_FILE))];
+  const diagnostics = [
+    ...program.getOptionsDiagnostics(),
+    ...ts.getPreEmitDiagnostics(program, program.getSourceFile(VIRTUAL_FILE)),
+  ];
   return diagnostics.map((diagnostic) => {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
     if (!diagnostic.file || diagnostic.start === undefined) return message;

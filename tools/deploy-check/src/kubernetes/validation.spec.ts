@@ -42,7 +42,12 @@ describe('unknownFieldProblems', () => {
   it('names a misplaced field on a second object of another kind', () => {
     const problems = unknownFieldProblems([
       goodDeployment(),
-      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'gateway' }, spec: { ports: [{ port: 80 }], runAsNonRoot: true } },
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'gateway' },
+        spec: { ports: [{ port: 80 }], runAsNonRoot: true },
+      },
     ]);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^Service\/gateway: .*'"runAsNonRoot"' does not exist in type 'IServiceSpec'/);

@@ -1,7 +1,14 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatImage, parseImage } from '../images.js';
-import { asK8sObject, containersOf, describe, isJsonObject, type K8sObject, podTemplateOf } from '../kubernetes/objects.js';
+import {
+  asK8sObject,
+  containersOf,
+  describe,
+  isJsonObject,
+  type K8sObject,
+  podTemplateOf,
+} from '../kubernetes/objects.js';
 import { parseYamlDocuments, readYamlDocument, readYamlDocuments } from '../yaml-documents.js';
 import { patchObject } from './strategic-merge.js';
 
@@ -41,7 +48,15 @@ interface Kustomization {
 }
 
 /** Kinds without a namespace (of those a kustomization here could hold). */
-const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PersistentVolume', 'StorageClass', 'PriorityClass', 'CustomResourceDefinition']);
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'PersistentVolume',
+  'StorageClass',
+  'PriorityClass',
+  'CustomResourceDefinition',
+]);
 
 function readKustomization(dir: string): Kustomization {
   const file = join(dir, 'kustomization.yaml');
@@ -60,7 +75,8 @@ function objectId(object: K8sObject): string {
 }
 
 function loadResource(dir: string, entry: string): K8sObject[] {
-  if (/^[a-z]+:\/\//i.test(entry) || entry.startsWith('github.com/')) throw new Error(`${dir}: remote resource ${entry} is not supported`);
+  if (/^[a-z]+:\/\//i.test(entry) || entry.startsWith('github.com/'))
+    throw new Error(`${dir}: remote resource ${entry} is not supported`);
   const path = resolve(dir, entry);
   if (!existsSync(path)) throw new Error(`${dir}: resource ${entry} does not exist`);
   if (statSync(path).isDirectory()) return renderKustomization(path);
@@ -74,22 +90,30 @@ function applyPatches(objects: K8sObject[], dir: string, patches: PatchEntry[]):
     const text = entry.path ? readFileSync(join(dir, entry.path), 'utf8') : entry.patch;
     if (text === undefined) throw new Error(`${dir}: a patch needs a path or an inline patch`);
     const documents = parseYamlDocuments(text, source);
-    if (documents.some((document) => Array.isArray(document))) throw new Error(`${source}: JSON 6902 patches are not supported`);
+    if (documents.some((document) => Array.isArray(document)))
+      throw new Error(`${source}: JSON 6902 patches are not supported`);
     // kustomize before v5.2.1 (kubectl before 1.29) refuses several patches in one entry.
-    if (documents.length !== 1) throw new Error(`${source}: a patch file must hold exactly one patch, found ${documents.length}`);
+    if (documents.length !== 1)
+      throw new Error(`${source}: a patch file must hold exactly one patch, found ${documents.length}`);
     for (const document of documents) {
       const patch = asK8sObject(document, source);
       const matches = (object: K8sObject) =>
         entry.target
-          ? (entry.target.kind === undefined || entry.target.kind === object.kind) && (entry.target.name === undefined || entry.target.name === object.metadata.name)
-          : object.kind === patch.kind && object.apiVersion === patch.apiVersion && object.metadata.name === patch.metadata.name;
+          ? (entry.target.kind === undefined || entry.target.kind === object.kind) &&
+            (entry.target.name === undefined || entry.target.name === object.metadata.name)
+          : object.kind === patch.kind &&
+            object.apiVersion === patch.apiVersion &&
+            object.metadata.name === patch.metadata.name;
       const count = result.filter(matches).length;
       if (count === 0) throw new Error(`${source}: ${describe(patch)} matches no resource`);
       result = result.map((object) => {
         if (!matches(object)) return object;
         const { apiVersion: _apiVersion, kind: _kind, metadata, ...body } = patch;
         const { name: _name, namespace: _namespace, ...metadataPatch } = metadata;
-        return patchObject(object, { ...body, ...(Object.keys(metadataPatch).length > 0 ? { metadata: metadataPatch } : {}) });
+        return patchObject(object, {
+          ...body,
+          ...(Object.keys(metadataPatch).length > 0 ? { metadata: metadataPatch } : {}),
+        });
       });
     }
   }
@@ -97,17 +121,23 @@ function applyPatches(objects: K8sObject[], dir: string, patches: PatchEntry[]):
 }
 
 function setNamespace(objects: K8sObject[], namespace: string): K8sObject[] {
-  return objects.map((object) => (CLUSTER_SCOPED.has(object.kind) ? object : { ...object, metadata: { ...object.metadata, namespace } }));
+  return objects.map((object) =>
+    CLUSTER_SCOPED.has(object.kind) ? object : { ...object, metadata: { ...object.metadata, namespace } },
+  );
 }
 
 function addLabels(objects: K8sObject[], entries: LabelsEntry[], file: string): K8sObject[] {
   return objects.map((original) => {
     const object = structuredClone(original);
     for (const entry of entries) {
-      if (entry.includeSelectors) throw new Error(`${file}: labels with includeSelectors are not supported (selectors are immutable once applied)`);
+      if (entry.includeSelectors)
+        throw new Error(
+          `${file}: labels with includeSelectors are not supported (selectors are immutable once applied)`,
+        );
       object.metadata.labels = { ...object.metadata.labels, ...entry.pairs };
       const template = entry.includeTemplates ? podTemplateOf(object) : undefined;
-      if (template && object.kind !== 'Pod') template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, ...entry.pairs } };
+      if (template && object.kind !== 'Pod')
+        template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, ...entry.pairs } };
     }
     return object;
   });

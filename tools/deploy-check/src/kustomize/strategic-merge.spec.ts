@@ -2,20 +2,47 @@ import { patchObject, strategicMerge } from './strategic-merge.js';
 
 describe('strategicMerge', () => {
   it('merges maps key by key and deletes a key patched to null', () => {
-    expect(strategicMerge({ data: { A: '1', B: '2', C: '3' } }, { data: { B: 'two', C: null, D: '4' } })).toEqual({ data: { A: '1', B: 'two', D: '4' } });
+    expect(strategicMerge({ data: { A: '1', B: '2', C: '3' } }, { data: { B: 'two', C: null, D: '4' } })).toEqual({
+      data: { A: '1', B: 'two', D: '4' },
+    });
   });
 
   it('merges containers by name and their env by name, keeping the rest', () => {
     const target = {
       containers: [
-        { name: 'a', image: 'x:1', env: [{ name: 'ONE', value: '1' }, { name: 'TWO', value: '2' }] },
+        {
+          name: 'a',
+          image: 'x:1',
+          env: [
+            { name: 'ONE', value: '1' },
+            { name: 'TWO', value: '2' },
+          ],
+        },
         { name: 'b', image: 'y:1' },
       ],
     };
-    const patch = { containers: [{ name: 'a', env: [{ name: 'TWO', value: 'two' }, { name: 'THREE', value: '3' }] }] };
+    const patch = {
+      containers: [
+        {
+          name: 'a',
+          env: [
+            { name: 'TWO', value: 'two' },
+            { name: 'THREE', value: '3' },
+          ],
+        },
+      ],
+    };
     expect(strategicMerge(target, patch)).toEqual({
       containers: [
-        { name: 'a', image: 'x:1', env: [{ name: 'ONE', value: '1' }, { name: 'TWO', value: 'two' }, { name: 'THREE', value: '3' }] },
+        {
+          name: 'a',
+          image: 'x:1',
+          env: [
+            { name: 'ONE', value: '1' },
+            { name: 'TWO', value: 'two' },
+            { name: 'THREE', value: '3' },
+          ],
+        },
         { name: 'b', image: 'y:1' },
       ],
     });
@@ -42,6 +69,8 @@ describe('strategicMerge', () => {
   });
 
   it('refuses a list element without its merge key', () => {
-    expect(() => strategicMerge({ containers: [{ name: 'a' }] }, { containers: [{ image: 'x:1' }] })).toThrow('merge key "name"');
+    expect(() => strategicMerge({ containers: [{ name: 'a' }] }, { containers: [{ image: 'x:1' }] })).toThrow(
+      'merge key "name"',
+    );
   });
 });

@@ -7,7 +7,15 @@ import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations, createPaymentsApp, readPaymentsConfig } from '@appcat/payments';
 import type { SolanaLedger } from '@appcat/solana-ledger';
 import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
-import { createTestDatabase, freePort, type ManagedProcess, startNatsServer, startRedisServer, type TestDatabase, testPool } from '@appcat/testing';
+import {
+  createTestDatabase,
+  freePort,
+  type ManagedProcess,
+  startNatsServer,
+  startRedisServer,
+  type TestDatabase,
+  testPool,
+} from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
@@ -44,7 +52,9 @@ export class System {
    *   USDC at that network's USDC address, the local Solana ledger, and the dev facilitator settling on
    *   all) and point payments and the /topup page at it.
    */
-  static async start(options: { paymentsReplicas?: number; gatewayReplicas?: number; x402?: boolean; env?: Record<string, string> } = {}): Promise<System> {
+  static async start(
+    options: { paymentsReplicas?: number; gatewayReplicas?: number; x402?: boolean; env?: Record<string, string> } = {},
+  ): Promise<System> {
     const [nats, redis, database, emulator] = await Promise.all([
       startNatsServer(),
       startRedisServer(),
@@ -78,7 +88,9 @@ export class System {
     };
     const payments: INestMicroservice[] = [];
     for (let i = 0; i < (options.paymentsReplicas ?? 1); i++) {
-      const app = await createPaymentsApp(readPaymentsConfig({ ...env, LEDGER_CONSUMER: `e2e-${i}` }), { logger: false });
+      const app = await createPaymentsApp(readPaymentsConfig({ ...env, LEDGER_CONSUMER: `e2e-${i}` }), {
+        logger: false,
+      });
       await app.listen();
       payments.push(app);
     }
@@ -95,9 +107,23 @@ export class System {
       await app.listen(extraPort, '127.0.0.1');
       extraGateways.push({ app, url: `http://127.0.0.1:${extraPort}` });
     }
-    const admin = await NatsRpcClient.connect({ servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 }, 'e2e-admin');
+    const admin = await NatsRpcClient.connect(
+      { servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 },
+      'e2e-admin',
+    );
     const db = testPool(database.url, 2);
-    const system = new System(nats, redis, database, db, emulator, payments, catalog, gateway, `http://127.0.0.1:${port}`, admin);
+    const system = new System(
+      nats,
+      redis,
+      database,
+      db,
+      emulator,
+      payments,
+      catalog,
+      gateway,
+      `http://127.0.0.1:${port}`,
+      admin,
+    );
     system.stack = stack;
     system.chain = stack?.chain('base');
     system.solana = stack?.solana;
@@ -141,15 +167,25 @@ export class System {
   }
 
   async get(path: string, key?: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-    const res = await fetch(this.baseUrl + path, { headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
-    return { status: res.status, headers: Object.fromEntries(res.headers), body: (await res.json()) as HttpAnswer['body'] };
+    const res = await fetch(this.baseUrl + path, {
+      headers: { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    });
+    return {
+      status: res.status,
+      headers: Object.fromEntries(res.headers),
+      body: (await res.json()) as HttpAnswer['body'],
+    };
   }
 
   /** A new key holding `usd` (e.g. "0.3"), issued through the admin subject as the admin tool does. */
   async createKey(usd: string): Promise<AdminKeyCreated> {
     const credit = parseUsd(usd);
     if (credit === null) throw new Error(`bad amount ${usd}`);
-    return this.admin.request<AdminKeyCreated>(Subject.AdminKeysCreate, { credit: credit.toString() }, { service: 'payments' });
+    return this.admin.request<AdminKeyCreated>(
+      Subject.AdminKeysCreate,
+      { credit: credit.toString() },
+      { service: 'payments' },
+    );
   }
 
   async revoke(ref: string): Promise<void> {
@@ -170,7 +206,11 @@ export class System {
          FROM api_keys k WHERE k.id = $1`,
       [keyId],
     );
-    return { toppedUp: BigInt(rows[0].topped_up_micros), spent: BigInt(rows[0].spent_micros), debits: Number(rows[0].debits) };
+    return {
+      toppedUp: BigInt(rows[0].topped_up_micros),
+      spent: BigInt(rows[0].spent_micros),
+      debits: Number(rows[0].debits),
+    };
   }
 
   /** Waits until Postgres holds `spent` for the key (the write-behind lags by about a second at most). */
@@ -179,7 +219,8 @@ export class System {
     for (;;) {
       const ledger = await this.ledger(keyId);
       if (ledger.spent === spent) return;
-      if (Date.now() > deadline) throw new Error(`Postgres spent ${formatUsd(ledger.spent)} for ${keyId}, expected ${formatUsd(spent)}`);
+      if (Date.now() > deadline)
+        throw new Error(`Postgres spent ${formatUsd(ledger.spent)} for ${keyId}, expected ${formatUsd(spent)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -5,9 +5,23 @@ import { REFERENCE_APPS, REFERENCE_BUNDLES, REFERENCE_DEVELOPERS } from './refer
 import { ALL_STOREFRONTS_MASK, STOREFRONTS, storefrontMask } from './storefronts.js';
 import { asciiWord, describe, isoDateBetween, releaseNotesFor, slugify } from './text.js';
 import {
-  ARABIC_COMPANY_PARTS, ARABIC_SUFFIXES, BUNDLE_WORDS, COMPANY_KINDS, COMPANY_WORDS, CYRILLIC_COMPANY_PARTS, CYRILLIC_SUFFIXES,
-  EMOJI, JAPANESE_COMPANY_PARTS, JAPANESE_PREFIXES, JAPANESE_SUFFIXES, LATIN_ADJECTIVES, LATIN_SUFFIXES, NOUNS, PERSON_FIRST,
-  PERSON_LAST, type Script,
+  ARABIC_COMPANY_PARTS,
+  ARABIC_SUFFIXES,
+  BUNDLE_WORDS,
+  COMPANY_KINDS,
+  COMPANY_WORDS,
+  CYRILLIC_COMPANY_PARTS,
+  CYRILLIC_SUFFIXES,
+  EMOJI,
+  JAPANESE_COMPANY_PARTS,
+  JAPANESE_PREFIXES,
+  JAPANESE_SUFFIXES,
+  LATIN_ADJECTIVES,
+  LATIN_SUFFIXES,
+  NOUNS,
+  PERSON_FIRST,
+  PERSON_LAST,
+  type Script,
 } from './vocabulary.js';
 
 export const GENERATED_DEVELOPERS = 2500;
@@ -71,7 +85,10 @@ export function generateCatalogue(seed: number): GeneratedCatalogue {
   for (let i = 0; i < GENERATED_APPS; i++) {
     const rng = new Random(seed, Stream.App, i);
     // The first apps give every developer one; the rest go mostly to a few prolific developers.
-    const developer = i < generatedDevelopers.length ? generatedDevelopers[i] : generatedDevelopers[Math.floor(rng.next() ** 2.2 * generatedDevelopers.length)];
+    const developer =
+      i < generatedDevelopers.length
+        ? generatedDevelopers[i]
+        : generatedDevelopers[Math.floor(rng.next() ** 2.2 * generatedDevelopers.length)];
     apps.push(finish(generateApp(rng, seed, i, apps.length, developer), bundleIds));
   }
   for (const app of apps) app.developer.apps.push(app);
@@ -92,10 +109,12 @@ function generateDeveloper(seed: number, j: number): Developer {
   else if (script === 'cyrillic') name = pickParts(rng, CYRILLIC_COMPANY_PARTS);
   else if (script === 'arabic') name = pickParts(rng, ARABIC_COMPANY_PARTS);
   else if (rng.chance(0.35)) name = `${rng.pick(PERSON_FIRST)} ${rng.pick(PERSON_LAST)}`;
-  else name = `${rng.pick(COMPANY_WORDS)}${rng.chance(0.3) ? ` ${rng.pick(COMPANY_WORDS)}` : ''} ${rng.pick(COMPANY_KINDS)}`;
+  else
+    name = `${rng.pick(COMPANY_WORDS)}${rng.chance(0.3) ? ` ${rng.pick(COMPANY_WORDS)}` : ''} ${rng.pick(COMPANY_KINDS)}`;
   const id = 300_000_000 + j * 997 + rng.int(0, 900);
   const slug = slugify(name);
-  const sellerUrl = script === 'latin' && rng.chance(0.6) ? `https://www.${asciiWord(name) || 'developer'}.example` : undefined;
+  const sellerUrl =
+    script === 'latin' && rng.chance(0.6) ? `https://www.${asciiWord(name) || 'developer'}.example` : undefined;
   return { id, name, slug, script, sellerUrl, apps: [] };
 }
 
@@ -114,7 +133,8 @@ function generateName(rng: Random, script: Script, genreKey: GenreKey): string {
       return `${noun}${rng.pick(ARABIC_SUFFIXES)}`;
     default: {
       const roll = rng.next();
-      const base = roll < 0.5 ? `${rng.pick(LATIN_ADJECTIVES)} ${noun}` : roll < 0.8 ? noun : `${noun} ${rng.pick(COMPANY_WORDS)}`;
+      const base =
+        roll < 0.5 ? `${rng.pick(LATIN_ADJECTIVES)} ${noun}` : roll < 0.8 ? noun : `${noun} ${rng.pick(COMPANY_WORDS)}`;
       const name = `${base}${rng.pick(LATIN_SUFFIXES)}`;
       if (!rng.chance(0.08)) return name;
       const emoji = EMOJI[genreKey] ?? '✨';
@@ -143,7 +163,10 @@ const OTHER_LANGUAGES = ['DE', 'FR', 'ES', 'IT', 'PT', 'JA', 'KO', 'ZH', 'RU', '
 
 function languagesFor(script: Script, rng: Random, extra: number): string[] {
   const own = LANGUAGES[script];
-  const more = rng.sample(OTHER_LANGUAGES.filter((l) => l !== own), rng.int(0, extra));
+  const more = rng.sample(
+    OTHER_LANGUAGES.filter((l) => l !== own),
+    rng.int(0, extra),
+  );
   return [...new Set([own, 'EN', ...more])].sort();
 }
 
@@ -162,7 +185,13 @@ function generateApp(rng: Random, seed: number, i: number, index: number, develo
   const ratingCount = rng.chance(0.05) ? 0 : Math.floor(10 ** (rng.next() * 6.5));
   const volumeRoll = rng.next();
   const reviewVolume =
-    ratingCount === 0 || volumeRoll < 0.15 ? 0 : volumeRoll < 0.25 ? rng.int(1, 5) : volumeRoll < 0.75 ? rng.int(6, 120) : rng.int(121, 500);
+    ratingCount === 0 || volumeRoll < 0.15
+      ? 0
+      : volumeRoll < 0.25
+        ? rng.int(1, 5)
+        : volumeRoll < 0.75
+          ? rng.int(6, 120)
+          : rng.int(121, 500);
   return {
     index,
     trackId: 1_100_000_000 + i * 1013 + rng.int(0, 1000),
@@ -218,7 +247,14 @@ function bundleName(rng: Random, developer: Developer): string {
   }
 }
 
-function makeBundle(id: number, name: string, developer: Developer, apps: App[], priceTier: number, description: string): Bundle {
+function makeBundle(
+  id: number,
+  name: string,
+  developer: Developer,
+  apps: App[],
+  priceTier: number,
+  description: string,
+): Bundle {
   const storefronts = apps.reduce((mask, app) => mask & app.storefronts, ALL_STOREFRONTS_MASK);
   return {
     id,
@@ -237,7 +273,14 @@ function generateBundles(seed: number, developers: Developer[], apps: App[]): Bu
   const appById = new Map(apps.map((a) => [a.trackId, a]));
   const bundles = REFERENCE_BUNDLES.map((ref) => {
     const developer = developers.find((d) => d.id === ref.developerId)!;
-    return makeBundle(ref.id, ref.name, developer, ref.appIds.map((id) => appById.get(id)!), ref.priceTier, ref.description);
+    return makeBundle(
+      ref.id,
+      ref.name,
+      developer,
+      ref.appIds.map((id) => appById.get(id)!),
+      ref.priceTier,
+      ref.description,
+    );
   });
   let k = 0;
   for (const developer of developers.slice(REFERENCE_DEVELOPERS.length)) {

@@ -22,7 +22,10 @@ export type FeedSort = 'mostRecent' | 'mostHelpful';
 
 type Mood = 'good' | 'mixed' | 'bad';
 
-const PHRASES: Record<Storefront['reviewLanguage'], { titles: Record<Mood, string[]>; texts: Record<Mood, string[]>; names: string[] }> = {
+const PHRASES: Record<
+  Storefront['reviewLanguage'],
+  { titles: Record<Mood, string[]>; texts: Record<Mood, string[]>; names: string[] }
+> = {
   en: {
     titles: {
       good: ['Love it!', 'Best app ever', 'Exactly what I needed', 'Five stars', 'So useful'],
@@ -30,14 +33,32 @@ const PHRASES: Record<Storefront['reviewLanguage'], { titles: Record<Mood, strin
       bad: ['Keeps crashing', 'Worst update', 'Please fix', 'Not worth it', 'Too many ads'],
     },
     texts: {
-      good: ['I use this every day and it just works.', 'Clean design and fast.', 'Worth every penny, highly recommend.', 'The latest update made it even better.'],
-      mixed: ['Some features are great, others feel unfinished.', 'Works most of the time but syncing is slow.', 'Would give five stars if it had a dark mode.'],
-      bad: ['Since the last update it crashes on launch.', 'Lost all my data after the update.', 'Ads every few seconds, unusable.', 'Support never answered my email.'],
+      good: [
+        'I use this every day and it just works.',
+        'Clean design and fast.',
+        'Worth every penny, highly recommend.',
+        'The latest update made it even better.',
+      ],
+      mixed: [
+        'Some features are great, others feel unfinished.',
+        'Works most of the time but syncing is slow.',
+        'Would give five stars if it had a dark mode.',
+      ],
+      bad: [
+        'Since the last update it crashes on launch.',
+        'Lost all my data after the update.',
+        'Ads every few seconds, unusable.',
+        'Support never answered my email.',
+      ],
     },
     names: ['happyuser', 'NightOwl', 'jdoe', 'Maverick', 'CoffeeLover', 'sunny_days', 'TechFan', 'GrandmaJo'],
   },
   de: {
-    titles: { good: ['Super App', 'Sehr gut', 'Top!'], mixed: ['Ganz okay', 'Gut, aber...'], bad: ['Stürzt ständig ab', 'Enttäuschend'] },
+    titles: {
+      good: ['Super App', 'Sehr gut', 'Top!'],
+      mixed: ['Ganz okay', 'Gut, aber...'],
+      bad: ['Stürzt ständig ab', 'Enttäuschend'],
+    },
     texts: {
       good: ['Ich nutze die App jeden Tag, alles funktioniert.', 'Übersichtlich und schnell.'],
       mixed: ['Manche Funktionen fehlen noch.', 'Läuft meistens, aber die Synchronisation ist langsam.'],
@@ -46,7 +67,11 @@ const PHRASES: Record<Storefront['reviewLanguage'], { titles: Record<Mood, strin
     names: ['Maus123', 'Bergfreund', 'LenaK', 'Schnitzel', 'Kaffeetante'],
   },
   fr: {
-    titles: { good: ['Génial', 'Très bonne appli', 'Parfait'], mixed: ['Pas mal', 'Peut mieux faire'], bad: ['Plante sans arrêt', 'Décevant'] },
+    titles: {
+      good: ['Génial', 'Très bonne appli', 'Parfait'],
+      mixed: ['Pas mal', 'Peut mieux faire'],
+      bad: ['Plante sans arrêt', 'Décevant'],
+    },
     texts: {
       good: ["J'utilise l'appli tous les jours, rien à redire.", 'Simple et efficace.'],
       mixed: ['Quelques fonctions manquent encore.', 'Fonctionne bien mais un peu lent.'],
@@ -55,7 +80,11 @@ const PHRASES: Record<Storefront['reviewLanguage'], { titles: Record<Mood, strin
     names: ['Camille75', 'Loulou', 'PierreD', 'Croissant', 'Manon_R'],
   },
   ja: {
-    titles: { good: ['最高です', 'とても便利', '神アプリ'], mixed: ['まあまあ', '惜しい'], bad: ['落ちます', '改善してほしい'] },
+    titles: {
+      good: ['最高です', 'とても便利', '神アプリ'],
+      mixed: ['まあまあ', '惜しい'],
+      bad: ['落ちます', '改善してほしい'],
+    },
     texts: {
       good: ['毎日使っています。とても使いやすいです。', 'シンプルで動作も軽いです。'],
       mixed: ['便利ですが、もう少し機能がほしいです。', 'たまに同期が遅いです。'],
@@ -64,7 +93,11 @@ const PHRASES: Record<Storefront['reviewLanguage'], { titles: Record<Mood, strin
     names: ['たろう', 'さくら', 'ねこ好き', 'ゆうき', 'みかん'],
   },
   pt: {
-    titles: { good: ['Excelente', 'Muito bom', 'Perfeito'], mixed: ['Razoável', 'Pode melhorar'], bad: ['Trava muito', 'Decepcionante'] },
+    titles: {
+      good: ['Excelente', 'Muito bom', 'Perfeito'],
+      mixed: ['Razoável', 'Pode melhorar'],
+      bad: ['Trava muito', 'Decepcionante'],
+    },
     texts: {
       good: ['Uso todos os dias e funciona muito bem.', 'Simples e rápido.'],
       mixed: ['Faltam algumas funções.', 'Funciona, mas às vezes fica lento.'],
@@ -73,7 +106,11 @@ const PHRASES: Record<Storefront['reviewLanguage'], { titles: Record<Mood, strin
     names: ['joaozinho', 'Mari_S', 'Carioca', 'Pedrão', 'Bia2010'],
   },
   ru: {
-    titles: { good: ['Отлично', 'Лучшее приложение', 'Супер'], mixed: ['Неплохо', 'Есть недочёты'], bad: ['Вылетает', 'Разочарован'] },
+    titles: {
+      good: ['Отлично', 'Лучшее приложение', 'Супер'],
+      mixed: ['Неплохо', 'Есть недочёты'],
+      bad: ['Вылетает', 'Разочарован'],
+    },
     texts: {
       good: ['Пользуюсь каждый день, всё работает.', 'Удобно и быстро.'],
       mixed: ['Не хватает некоторых функций.', 'Работает, но иногда тормозит.'],
@@ -106,11 +143,14 @@ export function generateReviews(catalogue: Catalogue, app: App, front: Storefron
     reviews.push({
       id: 10_000_000_000 + (app.index * 8 + front.bit) * 500 + i,
       userName: `${rng.pick(phrases.names)}${rng.chance(0.6) ? rng.int(1, 9999) : ''}`,
-      userId: 100_000_000 + (rng.next() * 1_900_000_000 >>> 0),
+      userId: 100_000_000 + ((rng.next() * 1_900_000_000) >>> 0),
       title: rng.pick(phrases.titles[mood]),
       content: rng.sample(phrases.texts[mood], rng.int(1, 2)).join(' '),
       rating,
-      version: ageDays < 45 ? app.version : `${major}.${Math.max(0, (minor || 0) - Math.floor(ageDays / 45))}${ageDays < 400 ? '.0' : ''}`,
+      version:
+        ageDays < 45
+          ? app.version
+          : `${major}.${Math.max(0, (minor || 0) - Math.floor(ageDays / 45))}${ageDays < 400 ? '.0' : ''}`,
       updated: pacificTime(at),
       voteSum: voteCount === 0 ? 0 : rng.int(0, voteCount),
       voteCount,

@@ -21,8 +21,16 @@ export function asciiWord(name: string): string {
 }
 
 const LATIN_FEATURES = [
-  'works offline', 'dark mode', 'home screen widgets', 'iCloud sync', 'Apple Watch support', 'no ads in the premium version',
-  'daily challenges', 'share with family', 'smart reminders', 'privacy first: your data stays on your device',
+  'works offline',
+  'dark mode',
+  'home screen widgets',
+  'iCloud sync',
+  'Apple Watch support',
+  'no ads in the premium version',
+  'daily challenges',
+  'share with family',
+  'smart reminders',
+  'privacy first: your data stays on your device',
 ];
 
 export function describe(name: string, genre: Genre, script: Script, rng: Random): string {

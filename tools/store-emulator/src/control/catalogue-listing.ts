@@ -23,7 +23,12 @@ export function listCatalogue(catalogue: Catalogue): CatalogueListing {
   }
   return {
     storefronts: STOREFRONTS.map((s) => s.code),
-    apps: apps.map((a) => ({ trackId: a.trackId, bundleId: a.bundleId, storefronts: codes(a.storefronts), developerId: a.developer.id })),
+    apps: apps.map((a) => ({
+      trackId: a.trackId,
+      bundleId: a.bundleId,
+      storefronts: codes(a.storefronts),
+      developerId: a.developer.id,
+    })),
     developers: catalogue.developers.map((d) => d.id),
     bundles: catalogue.bundles.map((b) => ({ id: b.id, storefronts: codes(b.storefronts) })),
     terms: [...words.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w),

@@ -26,10 +26,12 @@ function parseBody(body: string): unknown {
 }
 
 function parseRateLimit(value: unknown): Partial<RateLimitSettings> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FaultSpecError('a rate limit is a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new FaultSpecError('a rate limit is a JSON object');
   const settings: Partial<RateLimitSettings> = {};
   for (const [key, number] of Object.entries(value)) {
-    if (key !== 'perMinute' && key !== 'ampPerMinute' && key !== 'windowMs') throw new FaultSpecError(`unknown rate limit field "${key}"`);
+    if (key !== 'perMinute' && key !== 'ampPerMinute' && key !== 'windowMs')
+      throw new FaultSpecError(`unknown rate limit field "${key}"`);
     if (!Number.isInteger(number) || (number as number) < 0 || (key === 'windowMs' && (number as number) < 1)) {
       throw new FaultSpecError(`${key} is a whole number${key === 'windowMs' ? ' above 0' : ''}`);
     }
@@ -61,7 +63,8 @@ export function answerControl(plane: ControlPlane, request: EmulatorRequest, bod
       }
     }
     const faultId = /^faults\/(\d+)$/.exec(path);
-    if (faultId && method === 'DELETE') return plane.faults.remove(Number(faultId[1])) ? empty(204) : json(404, { error: 'no such fault' });
+    if (faultId && method === 'DELETE')
+      return plane.faults.remove(Number(faultId[1])) ? empty(204) : json(404, { error: 'no such fault' });
     if (path === 'rate-limit') {
       if (method === 'GET') return json(200, plane.rateLimit.current());
       if (method === 'PUT') return json(200, plane.rateLimit.configure(parseRateLimit(parseBody(body))));
@@ -74,7 +77,8 @@ export function answerControl(plane: ControlPlane, request: EmulatorRequest, bod
     }
     return json(404, { error: `no control route ${method} ${request.path}` });
   } catch (error) {
-    if (error instanceof FaultSpecError || error instanceof DriftSpecError || error instanceof SyntaxError) return json(400, { error: error.message });
+    if (error instanceof FaultSpecError || error instanceof DriftSpecError || error instanceof SyntaxError)
+      return json(400, { error: error.message });
     throw error;
   }
 }

@@ -16,7 +16,11 @@ export interface DriftSettings {
   reviewsFirstEntry: 'review' | 'app';
 }
 
-export const TODAYS_SHAPES: Readonly<DriftSettings> = Object.freeze({ token: 'module-script', searchGrouping: 'by-type', reviewsFirstEntry: 'review' });
+export const TODAYS_SHAPES: Readonly<DriftSettings> = Object.freeze({
+  token: 'module-script',
+  searchGrouping: 'by-type',
+  reviewsFirstEntry: 'review',
+});
 
 const CHOICES: { [K in keyof DriftSettings]: readonly DriftSettings[K][] } = {
   token: ['module-script', 'meta-tag', 'nowhere'],
@@ -28,12 +32,14 @@ export class DriftSpecError extends Error {}
 
 /** Validates drift settings received as JSON; fields not given keep their current value. */
 export function parseDrift(value: unknown): Partial<DriftSettings> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DriftSpecError('drift settings are a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new DriftSpecError('drift settings are a JSON object');
   const settings: Record<string, unknown> = {};
   for (const [key, choice] of Object.entries(value)) {
     const allowed = (CHOICES as Record<string, readonly string[]>)[key];
     if (!allowed) throw new DriftSpecError(`unknown drift field "${key}"`);
-    if (typeof choice !== 'string' || !allowed.includes(choice)) throw new DriftSpecError(`${key} is one of ${allowed.join(', ')}`);
+    if (typeof choice !== 'string' || !allowed.includes(choice))
+      throw new DriftSpecError(`${key} is one of ${allowed.join(', ')}`);
     settings[key] = choice;
   }
   return settings as Partial<DriftSettings>;

@@ -15,7 +15,12 @@ export class EndpointStats {
   private snapshot = EndpointStats.empty();
 
   private static empty(): EndpointStatsSnapshot {
-    return { requests: 0, byEndpoint: Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>, faulted: 0, rateLimited: 0 };
+    return {
+      requests: 0,
+      byEndpoint: Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>,
+      faulted: 0,
+      rateLimited: 0,
+    };
   }
 
   count(endpoint: Endpoint): void {

@@ -3,7 +3,16 @@
  * limit match. Names follow Apple's hosts: iTunes Search/Lookup and the reviews feed
  * (itunes.apple.com), store pages (apps.apple.com), the web catalogue (amp-api).
  */
-export const ENDPOINTS = ['search', 'lookup', 'reviews', 'page', 'amp-apps', 'amp-app-bundles', 'amp-search', 'other'] as const;
+export const ENDPOINTS = [
+  'search',
+  'lookup',
+  'reviews',
+  'page',
+  'amp-apps',
+  'amp-app-bundles',
+  'amp-search',
+  'other',
+] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 const AMP_PATH = /^\/v1\/catalog\/[^/]+\/(apps|app-bundles|search)(?:\/|$)/;

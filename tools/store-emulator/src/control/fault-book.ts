@@ -41,12 +41,32 @@ export interface ActiveFault extends FaultSpec {
 }
 
 const MALFORMED: Partial<Record<Endpoint, EmulatorResponse>> = {
-  search: { status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8' }, body: '\n\n\n{"resultCount":3,"results":[{"wrapperType":"soft' },
-  lookup: { status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8' }, body: '\n\n\n{"resultCount":1,"results":[{"wrapperType":"soft' },
-  reviews: { status: 200, headers: { 'content-type': 'application/atom+xml; charset=UTF-8' }, body: '<?xml version="1.0" encoding="UTF-8"?><feed><entry><id>1' },
-  page: { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<html><head><title>Maintenance</title></head><body></body></html>' },
+  search: {
+    status: 200,
+    headers: { 'content-type': 'text/javascript; charset=utf-8' },
+    body: '\n\n\n{"resultCount":3,"results":[{"wrapperType":"soft',
+  },
+  lookup: {
+    status: 200,
+    headers: { 'content-type': 'text/javascript; charset=utf-8' },
+    body: '\n\n\n{"resultCount":1,"results":[{"wrapperType":"soft',
+  },
+  reviews: {
+    status: 200,
+    headers: { 'content-type': 'application/atom+xml; charset=UTF-8' },
+    body: '<?xml version="1.0" encoding="UTF-8"?><feed><entry><id>1',
+  },
+  page: {
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+    body: '<html><head><title>Maintenance</title></head><body></body></html>',
+  },
 };
-const MALFORMED_JSON: EmulatorResponse = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"data":[{"id":"1","type":"ap' };
+const MALFORMED_JSON: EmulatorResponse = {
+  status: 200,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: '{"data":[{"id":"1","type":"ap',
+};
 
 export class FaultSpecError extends Error {}
 
@@ -55,7 +75,10 @@ function check(condition: boolean, problem: string): void {
 }
 
 const isRecordOf = (value: unknown, type: string) =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === type);
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.values(value).every((v) => typeof v === type);
 
 /** Validates a fault received as JSON, so a typo fails the test that sent it instead of matching nothing. */
 export function parseFaultSpec(value: unknown): FaultSpec {
@@ -66,20 +89,29 @@ export function parseFaultSpec(value: unknown): FaultSpec {
   if (spec.match !== undefined) {
     check(typeof spec.match === 'object' && spec.match !== null, 'match is an object');
     const match = spec.match as Record<string, unknown>;
-    for (const key of Object.keys(match)) check(['path', 'pathPattern', 'endpoint', 'query'].includes(key), `unknown match field "${key}"`);
+    for (const key of Object.keys(match))
+      check(['path', 'pathPattern', 'endpoint', 'query'].includes(key), `unknown match field "${key}"`);
     check(match.path === undefined || typeof match.path === 'string', 'match.path is a string');
     check(match.pathPattern === undefined || typeof match.pathPattern === 'string', 'match.pathPattern is a string');
     if (typeof match.pathPattern === 'string') new RegExp(match.pathPattern);
     check(match.endpoint === undefined || isEndpoint(match.endpoint), 'match.endpoint is an endpoint name');
     check(match.query === undefined || isRecordOf(match.query, 'string'), 'match.query maps names to strings');
   }
-  check(spec.status === undefined || (Number.isInteger(spec.status) && (spec.status as number) >= 100 && (spec.status as number) <= 599), 'status is an HTTP status');
+  check(
+    spec.status === undefined ||
+      (Number.isInteger(spec.status) && (spec.status as number) >= 100 && (spec.status as number) <= 599),
+    'status is an HTTP status',
+  );
   check(spec.body === undefined || typeof spec.body === 'string', 'body is a string');
   check(spec.headers === undefined || isRecordOf(spec.headers, 'string'), 'headers maps names to strings');
   for (const key of ['retryAfter', 'delayMs', 'count'] as const) {
-    check(spec[key] === undefined || (Number.isInteger(spec[key]) && (spec[key] as number) >= 0), `${key} is a whole number`);
+    check(
+      spec[key] === undefined || (Number.isInteger(spec[key]) && (spec[key] as number) >= 0),
+      `${key} is a whole number`,
+    );
   }
-  for (const key of ['malformed', 'reset'] as const) check(spec[key] === undefined || typeof spec[key] === 'boolean', `${key} is true or false`);
+  for (const key of ['malformed', 'reset'] as const)
+    check(spec[key] === undefined || typeof spec[key] === 'boolean', `${key} is true or false`);
   return spec as FaultSpec;
 }
 

@@ -67,7 +67,9 @@ export class EmulatedRateLimit {
     }
     if (ampPerMinute > 0 && WEB_CATALOGUE.has(endpoint)) {
       const waitMs = this.webCatalogue.admit(ampPerMinute, windowMs, now);
-      return waitMs > 0 ? { status: 429, headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) }, body: '' } : undefined;
+      return waitMs > 0
+        ? { status: 429, headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) }, body: '' }
+        : undefined;
     }
     return undefined;
   }

@@ -14,7 +14,10 @@ export interface ResourceIdentifier {
   href: string;
 }
 
-export type Resource = ResourceIdentifier & { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> };
+export type Resource = ResourceIdentifier & {
+  attributes?: Record<string, unknown>;
+  relationships?: Record<string, unknown>;
+};
 
 function appHref(front: Storefront, app: App): string {
   return `/v1/catalog/${front.code}/apps/${app.trackId}`;
@@ -23,7 +26,9 @@ function appHref(front: Storefront, app: App): string {
 function developerRelationship(front: Storefront, developer: Developer) {
   return {
     href: `/v1/catalog/${front.code}/apps/${developer.apps[0]?.trackId ?? 0}/developer`,
-    data: [{ id: String(developer.id), type: 'developers', href: `/v1/catalog/${front.code}/developers/${developer.id}` }],
+    data: [
+      { id: String(developer.id), type: 'developers', href: `/v1/catalog/${front.code}/developers/${developer.id}` },
+    ],
   };
 }
 
@@ -31,7 +36,13 @@ const ADVISORY_RANK: Record<string, number> = { '4+': 1, '9+': 2, '12+': 3, '17+
 
 function offer(catalogue: Catalogue, tier: number, front: Storefront, type: 'get' | 'buy') {
   const price = catalogue.price(tier, front);
-  return { type: price === 0 ? 'get' : type, price, priceFormatted: formatPrice(front, price), currencyCode: front.currency, assets: [] };
+  return {
+    type: price === 0 ? 'get' : type,
+    price,
+    priceFormatted: formatPrice(front, price),
+    currencyCode: front.currency,
+    assets: [],
+  };
 }
 
 export function appIdentifier(front: Storefront, app: App): ResourceIdentifier {
@@ -39,7 +50,12 @@ export function appIdentifier(front: Storefront, app: App): ResourceIdentifier {
 }
 
 /** `include.similar`: add the customers-also-bought relationship, at most that many apps. */
-export function appResource(catalogue: Catalogue, app: App, front: Storefront, include: { similar?: number } = {}): Resource {
+export function appResource(
+  catalogue: Catalogue,
+  app: App,
+  front: Storefront,
+  include: { similar?: number } = {},
+): Resource {
   const rating = catalogue.rating(app, front);
   const resource: Resource = {
     ...appIdentifier(front, app),
@@ -52,7 +68,13 @@ export function appResource(catalogue: Catalogue, app: App, front: Storefront, i
       releaseDate: app.releaseDate.slice(0, 10),
       isFirstParty: false,
       userRating: { value: rating.average, ratingCount: rating.count },
-      contentRatingsBySystem: { appsApple: { name: app.contentAdvisoryRating, value: (ADVISORY_RANK[app.contentAdvisoryRating] ?? 1) * 100, rank: ADVISORY_RANK[app.contentAdvisoryRating] ?? 1 } },
+      contentRatingsBySystem: {
+        appsApple: {
+          name: app.contentAdvisoryRating,
+          value: (ADVISORY_RANK[app.contentAdvisoryRating] ?? 1) * 100,
+          rank: ADVISORY_RANK[app.contentAdvisoryRating] ?? 1,
+        },
+      },
       platformAttributes: {
         ios: {
           bundleId: app.bundleId,
@@ -62,8 +84,16 @@ export function appResource(catalogue: Catalogue, app: App, front: Storefront, i
           minimumOSVersion: app.minimumOsVersion,
           languageList: app.languageCodes,
           seller: app.developer.name,
-          versionHistory: [{ versionDisplay: app.version, releaseNotes: app.releaseNotes, releaseDate: app.currentVersionReleaseDate.slice(0, 10) }],
-          screenshotsByType: { iphone_6_5: screenshotUrls(app.trackId, 3).map((url) => ({ url, width: 392, height: 696 })) },
+          versionHistory: [
+            {
+              versionDisplay: app.version,
+              releaseNotes: app.releaseNotes,
+              releaseDate: app.currentVersionReleaseDate.slice(0, 10),
+            },
+          ],
+          screenshotsByType: {
+            iphone_6_5: screenshotUrls(app.trackId, 3).map((url) => ({ url, width: 392, height: 696 })),
+          },
         },
       },
     },
@@ -72,13 +102,21 @@ export function appResource(catalogue: Catalogue, app: App, front: Storefront, i
   if (include.similar !== undefined) {
     resource.relationships!['customers-also-bought-apps'] = {
       href: `${appHref(front, app)}/customers-also-bought-apps`,
-      data: catalogue.similar(app, front).slice(0, include.similar).map((other) => appResource(catalogue, other, front)),
+      data: catalogue
+        .similar(app, front)
+        .slice(0, include.similar)
+        .map((other) => appResource(catalogue, other, front)),
     };
   }
   return resource;
 }
 
-export function bundleResource(catalogue: Catalogue, bundle: Bundle, front: Storefront, include: { apps?: boolean } = {}): Resource {
+export function bundleResource(
+  catalogue: Catalogue,
+  bundle: Bundle,
+  front: Storefront,
+  include: { apps?: boolean } = {},
+): Resource {
   const href = `/v1/catalog/${front.code}/app-bundles/${bundle.id}`;
   return {
     id: String(bundle.id),

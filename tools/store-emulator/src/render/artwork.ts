@@ -1,7 +1,9 @@
 import { hash } from '../catalogue/random.js';
 
 function hex(...parts: number[]): string {
-  return hash(...parts).toString(16).padStart(8, '0');
+  return hash(...parts)
+    .toString(16)
+    .padStart(8, '0');
 }
 
 /** An mzstatic-style image path, stable per owner id. */

@@ -21,7 +21,13 @@ export function softwareRecord(catalogue: Catalogue, app: App, front: Storefront
   return {
     isGameCenterEnabled: isGame,
     features: ['iosUniversal'],
-    supportedDevices: ['iPhone5s-iPhone5s', 'iPadAir-iPadAir', 'iPhone12-iPhone12', 'iPhone15Pro-iPhone15Pro', 'iPadPro11M4-iPadPro11M4'],
+    supportedDevices: [
+      'iPhone5s-iPhone5s',
+      'iPadAir-iPadAir',
+      'iPhone12-iPhone12',
+      'iPhone15Pro-iPhone15Pro',
+      'iPadPro11M4-iPadPro11M4',
+    ],
     advisories: app.contentAdvisoryRating === '17+' ? ['Frequent/Intense Mature/Suggestive Themes'] : [],
     kind: 'software',
     screenshotUrls: screenshotUrls(app.trackId, 3 + (app.index % 3)),
@@ -75,6 +81,11 @@ export function artistRecord(developer: Developer, front: Storefront): Record<st
     artistName: developer.name,
     artistLinkUrl: developerUrl(developer, front),
     artistId: developer.id,
-    ...(genre ? { primaryGenreName: genre.parent ? genre.parent.name : genre.name, primaryGenreId: genre.parent ? genre.parent.id : genre.id } : {}),
+    ...(genre
+      ? {
+          primaryGenreName: genre.parent ? genre.parent.name : genre.name,
+          primaryGenreId: genre.parent ? genre.parent.id : genre.id,
+        }
+      : {}),
   };
 }

@@ -8,7 +8,10 @@ export const REVIEWS_PER_PAGE = 50;
 export const REVIEW_PAGES = 10;
 
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
 }
 
 export interface FeedRequest {
@@ -46,7 +49,15 @@ function entryXml(review: Review, app: App, front: Storefront): string {
  * Atom feed as itunes.apple.com/{cc}/rss/customerreviews/.../xml serves it: feed metadata, paging
  * links, then one <entry> per review (none on an empty page, exactly one when there is one review).
  */
-export function reviewsFeedXml(base: string, r: FeedRequest, app: App | undefined, front: Storefront | undefined, page: Review[], total: number, updated: string): string {
+export function reviewsFeedXml(
+  base: string,
+  r: FeedRequest,
+  app: App | undefined,
+  front: Storefront | undefined,
+  page: Review[],
+  total: number,
+  updated: string,
+): string {
   const lastPage = Math.max(1, Math.min(REVIEW_PAGES, Math.ceil(total / REVIEWS_PER_PAGE)));
   const links = [
     `	<link rel="alternate" type="text/html" href="https://apps.apple.com/WebObjects/MZStore.woa/wa/viewGrouping?cc=${r.country}&amp;id=1000"/>`,
@@ -71,14 +82,23 @@ const label = (value: string | number) => ({ label: String(value) });
 /** One review as the JSON feed writes it: every value a string under `label`, attributes beside it. */
 function entryJson(review: Review, app: App, front: Storefront): Record<string, unknown> {
   return {
-    author: { uri: label(`https://itunes.apple.com/${front.code}/reviews/id${review.userId}`), name: label(review.userName), label: '' },
+    author: {
+      uri: label(`https://itunes.apple.com/${front.code}/reviews/id${review.userId}`),
+      name: label(review.userName),
+      label: '',
+    },
     updated: label(review.updated),
     'im:rating': label(review.rating),
     'im:version': label(review.version),
     id: label(review.id),
     title: label(review.title),
     content: { label: review.content, attributes: { type: 'text' } },
-    link: { attributes: { rel: 'related', href: `https://itunes.apple.com/${front.code}/review?id=${app.trackId}&type=Purple%20Software` } },
+    link: {
+      attributes: {
+        rel: 'related',
+        href: `https://itunes.apple.com/${front.code}/review?id=${app.trackId}&type=Purple%20Software`,
+      },
+    },
     'im:voteSum': label(review.voteSum),
     'im:contentType': { attributes: { term: 'Application', label: 'Application' } },
     'im:voteCount': label(review.voteCount),
@@ -91,7 +111,10 @@ function appEntryJson(app: App, front: Storefront): Record<string, unknown> {
     'im:name': label(app.name),
     rights: label(`© ${app.developer.name}`),
     'im:price': { label: 'Get', attributes: { amount: '0.00000', currency: front.currency } },
-    'im:image': [55, 60, 100].map((size) => ({ label: iconUrl(app.trackId, size), attributes: { height: String(size) } })),
+    'im:image': [55, 60, 100].map((size) => ({
+      label: iconUrl(app.trackId, size),
+      attributes: { height: String(size) },
+    })),
     'im:artist': { label: app.developer.name, attributes: { href: developerUrl(app.developer, front) } },
     title: label(`${app.name} - ${app.developer.name}`),
     link: { attributes: { rel: 'alternate', type: 'text/html', href: appUrl(app, front) } },
@@ -107,10 +130,22 @@ function appEntryJson(app: App, front: Storefront): Record<string, unknown> {
  * a single object when the page holds one review, and absent when it holds none. With
  * `appFirst`, the app itself comes first, as in older captures.
  */
-export function reviewsFeedJson(base: string, r: FeedRequest, app: App | undefined, front: Storefront | undefined, page: Review[], total: number, updated: string, appFirst: boolean): unknown {
+export function reviewsFeedJson(
+  base: string,
+  r: FeedRequest,
+  app: App | undefined,
+  front: Storefront | undefined,
+  page: Review[],
+  total: number,
+  updated: string,
+  appFirst: boolean,
+): unknown {
   const lastPage = Math.max(1, Math.min(REVIEW_PAGES, Math.ceil(total / REVIEWS_PER_PAGE)));
   const link = (rel: string, at: number) => ({ attributes: { rel, href: feedUrl(base, r, at, 'json') } });
-  const entries = app && front ? [...(appFirst ? [appEntryJson(app, front)] : []), ...page.map((review) => entryJson(review, app, front))] : [];
+  const entries =
+    app && front
+      ? [...(appFirst ? [appEntryJson(app, front)] : []), ...page.map((review) => entryJson(review, app, front))]
+      : [];
   const feed: Record<string, unknown> = {
     author: { name: label('iTunes Store'), uri: label('http://www.apple.com/itunes/') },
     ...(entries.length === 0 ? {} : { entry: entries.length === 1 ? entries[0] : entries }),
@@ -119,7 +154,13 @@ export function reviewsFeedJson(base: string, r: FeedRequest, app: App | undefin
     title: label('iTunes Store: Customer Reviews'),
     icon: label('http://itunes.apple.com/favicon.ico'),
     link: [
-      { attributes: { rel: 'alternate', type: 'text/html', href: `https://apps.apple.com/WebObjects/MZStore.woa/wa/viewGrouping?cc=${r.country}&id=1000` } },
+      {
+        attributes: {
+          rel: 'alternate',
+          type: 'text/html',
+          href: `https://apps.apple.com/WebObjects/MZStore.woa/wa/viewGrouping?cc=${r.country}&id=1000`,
+        },
+      },
       link('self', r.page),
       link('first', 1),
       link('last', lastPage),

@@ -21,10 +21,17 @@ function base64url(value: string | Buffer): string {
 }
 
 /** A JWT-shaped developer token, stable per seed, issue time and rotation; its header starts `eyJhbGci` as Apple's does. */
-export function webCatalogueToken(seed: number, rotation: number, issuedAtS: number, lifetimeS = DEFAULT_TOKEN_LIFETIME_S): string {
+export function webCatalogueToken(
+  seed: number,
+  rotation: number,
+  issuedAtS: number,
+  lifetimeS = DEFAULT_TOKEN_LIFETIME_S,
+): string {
   const header = base64url(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid: 'EMULATOR01' }));
   const iat = issuedAtS + rotation;
-  const payload = base64url(JSON.stringify({ iss: 'AppCatStoreEmulator', iat, exp: iat + lifetimeS, root_https_origin: ['apple.com'] }));
+  const payload = base64url(
+    JSON.stringify({ iss: 'AppCatStoreEmulator', iat, exp: iat + lifetimeS, root_https_origin: ['apple.com'] }),
+  );
   const signature = base64url(createHash('sha256').update(`${seed}:${rotation}`).digest());
   return `${header}.${payload}.${signature}`;
 }
@@ -41,7 +48,13 @@ export function moduleScriptPath(token: string): string {
  * `web-experience-app/config/environment` meta tag as URL-encoded JSON (`MEDIA_API.token`); the
  * drift settings can bring that back.
  */
-export function storePageHtml(options: { title: string; lang: string; token: string; canonical: string; drift: DriftSettings }): string {
+export function storePageHtml(options: {
+  title: string;
+  lang: string;
+  token: string;
+  canonical: string;
+  drift: DriftSettings;
+}): string {
   const script = moduleScriptPath(options.token);
   const legacyConfig = {
     modulePrefix: 'web-experience-app',
@@ -50,7 +63,9 @@ export function storePageHtml(options: { title: string; lang: string; token: str
     API: { AppHost: 'amp-api-edge.apps.apple.com' },
   };
   const meta =
-    options.drift.token === 'meta-tag' ? `\n<meta name="web-experience-app/config/environment" content="${encodeURIComponent(JSON.stringify(legacyConfig))}">` : '';
+    options.drift.token === 'meta-tag'
+      ? `\n<meta name="web-experience-app/config/environment" content="${encodeURIComponent(JSON.stringify(legacyConfig))}">`
+      : '';
   return `<!DOCTYPE html>
 <html dir="ltr" lang="${escapeXml(options.lang)}">
 <head>

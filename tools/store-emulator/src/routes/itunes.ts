@@ -36,12 +36,18 @@ function search(catalogue: Catalogue, request: EmulatorRequest): EmulatorRespons
   const term = query.get('term') ?? '';
   if (!front || term.trim() === '') return itunesJson(200, NO_RESULTS);
   const limit = readLimit(query.get('limit'), 50, 200);
-  const results = catalogue.searchApps(term, front).slice(0, limit).map((app) => softwareRecord(catalogue, app, front));
+  const results = catalogue
+    .searchApps(term, front)
+    .slice(0, limit)
+    .map((app) => softwareRecord(catalogue, app, front));
   return itunesJson(200, { resultCount: results.length, results });
 }
 
 function splitList(value: string | null): string[] {
-  return (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 function lookup(catalogue: Catalogue, request: EmulatorRequest): EmulatorResponse {
@@ -69,7 +75,9 @@ function lookup(catalogue: Catalogue, request: EmulatorRequest): EmulatorRespons
     if (!developer) continue;
     results.push(artistRecord(developer, front));
     if (withSoftware) {
-      const apps = developer.apps.filter((a) => soldIn(a.storefronts, front)).sort((a, b) => b.ratingCount - a.ratingCount || a.index - b.index);
+      const apps = developer.apps
+        .filter((a) => soldIn(a.storefronts, front))
+        .sort((a, b) => b.ratingCount - a.ratingCount || a.index - b.index);
       for (const a of apps.slice(0, limit)) results.push(softwareRecord(catalogue, a, front));
     }
   }
@@ -87,7 +95,12 @@ export function isItunesLikeUserAgent(userAgent: string | undefined): boolean {
 
 const FEED_PATH = /^\/([A-Za-z]{2})\/rss\/customerreviews((?:\/[^/]+)*?)\/(xml|json)$/i;
 
-function reviewsFeed(catalogue: Catalogue, request: EmulatorRequest, base: string, drift: DriftSettings): EmulatorResponse | undefined {
+function reviewsFeed(
+  catalogue: Catalogue,
+  request: EmulatorRequest,
+  base: string,
+  drift: DriftSettings,
+): EmulatorResponse | undefined {
   const match = FEED_PATH.exec(request.path);
   if (!match) return undefined;
   const country = match[1].toLowerCase();
@@ -99,18 +112,35 @@ function reviewsFeed(catalogue: Catalogue, request: EmulatorRequest, base: strin
   const trackId = options.get('id') ?? '';
   const page = Number(options.get('page') ?? '1');
   if (!/^\d{1,19}$/.test(trackId) || !Number.isInteger(page) || page < 1 || page > REVIEW_PAGES) return empty(400);
-  const sort: FeedSort = (options.get('sortby') ?? 'mostrecent').toLowerCase() === 'mosthelpful' ? 'mostHelpful' : 'mostRecent';
+  const sort: FeedSort =
+    (options.get('sortby') ?? 'mostrecent').toLowerCase() === 'mosthelpful' ? 'mostHelpful' : 'mostRecent';
   const updated = `${new Date(CATALOGUE_NOW - 7 * 3_600_000).toISOString().slice(0, 19)}-07:00`;
   const feedRequest = { country, trackId, page, sort };
   const front = storefront(country);
   const asJson = match[3].toLowerCase() === 'json';
   // The JSON form answers any client, as scrapers use it; the XML form only iTunes-like ones.
-  const app = front && (asJson || isItunesLikeUserAgent(request.headers['user-agent'])) ? catalogue.app(Number(trackId), front) : undefined;
+  const app =
+    front && (asJson || isItunesLikeUserAgent(request.headers['user-agent']))
+      ? catalogue.app(Number(trackId), front)
+      : undefined;
   const all = app && front ? sortReviews(generateReviews(catalogue, app, front), sort) : [];
   const pageReviews = all.slice((page - 1) * REVIEWS_PER_PAGE, page * REVIEWS_PER_PAGE);
   if (asJson) {
-    const body = reviewsFeedJson(base, feedRequest, app, front, pageReviews, all.length, updated, drift.reviewsFirstEntry === 'app' && pageReviews.length > 0);
+    const body = reviewsFeedJson(
+      base,
+      feedRequest,
+      app,
+      front,
+      pageReviews,
+      all.length,
+      updated,
+      drift.reviewsFirstEntry === 'app' && pageReviews.length > 0,
+    );
     return json(200, body);
   }
-  return text(200, reviewsFeedXml(base, feedRequest, app, front, pageReviews, all.length, updated), 'application/atom+xml; charset=UTF-8');
+  return text(
+    200,
+    reviewsFeedXml(base, feedRequest, app, front, pageReviews, all.length, updated),
+    'application/atom+xml; charset=UTF-8',
+  );
 }

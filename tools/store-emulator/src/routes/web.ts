@@ -10,11 +10,17 @@ const PAGE_PATH = /^\/([a-z]{2})\/(app|app-bundle|developer)(?:\/[^/]+)?\/id(\d{
  * apps.apple.com: pages of apps, bundles and developers, and the module script they load, which
  * carries the web catalogue token. Only the current build's script exists; an old one is a 404.
  */
-export function webRoutes(catalogue: Catalogue, currentToken: () => string, baseUrl: () => string, drift: () => DriftSettings): Route[] {
+export function webRoutes(
+  catalogue: Catalogue,
+  currentToken: () => string,
+  baseUrl: () => string,
+  drift: () => DriftSettings,
+): Route[] {
   return [
     (request) => {
       if (!request.path.startsWith('/assets/')) return undefined;
-      if (request.path !== moduleScriptPath(currentToken())) return text(404, notFoundHtml(), 'text/html; charset=utf-8');
+      if (request.path !== moduleScriptPath(currentToken()))
+        return text(404, notFoundHtml(), 'text/html; charset=utf-8');
       return text(200, moduleScriptJs(currentToken(), drift()), 'text/javascript; charset=utf-8');
     },
     (request) => {
@@ -31,7 +37,13 @@ export function webRoutes(catalogue: Catalogue, currentToken: () => string, base
             ? catalogue.bundle(id, front)?.name
             : catalogue.developer(id, front)?.name;
       if (title === undefined || !front) return text(404, notFoundHtml(), 'text/html; charset=utf-8');
-      const html = storePageHtml({ title: `${title} on the App Store`, lang: front.locale, token: currentToken(), canonical: `${baseUrl()}${request.path}`, drift: drift() });
+      const html = storePageHtml({
+        title: `${title} on the App Store`,
+        lang: front.locale,
+        token: currentToken(),
+        canonical: `${baseUrl()}${request.path}`,
+        drift: drift(),
+      });
       return text(200, html, 'text/html; charset=utf-8');
     },
   ];
