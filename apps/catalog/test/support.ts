@@ -17,7 +17,7 @@ import {
   startStoreEmulator,
   type StoreEmulator,
 } from '@appcat/store-emulator';
-import { type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
+import { DATE_ONLY_FAKE, type ManagedProcess, startNatsServer, startRedisServer } from '@appcat/testing';
 import type { INestMicroservice } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -71,18 +71,7 @@ export const catalogClock = {
     jest.useFakeTimers({
       now: Date.now(),
       advanceTimers: true,
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
+      doNotFake: [...DATE_ONLY_FAKE],
     });
   },
   advance(ms: number): void {

@@ -5,7 +5,7 @@
  * another request or a replayed one is refused.
  */
 import { type LocalPaymentStack, startLocalPaymentStack } from '@appcat/facilitator';
-import { type ManagedProcess, startRedisServer } from '@appcat/testing';
+import { DATE_ONLY_FAKE, type ManagedProcess, startRedisServer } from '@appcat/testing';
 import { createFacilitatorConfig } from '@coinbase/x402';
 import { jest } from '@jest/globals';
 import { x402Client } from '@x402/core/client';
@@ -136,18 +136,7 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
     // The facilitator's clock moves past the token's two minutes; nothing else is faked.
     jest.useFakeTimers({
       now: Date.now() + 121_000,
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
+      doNotFake: [...DATE_ONLY_FAKE],
     });
     try {
       expect(await supportedWith(headers.supported)).toEqual({

@@ -4,3 +4,4 @@ export * from './service-processes.js';
 export * from './postgres-cluster.js';
 export * from './redis-cluster.js';
 export * from './nats-cluster.js';
+export * from './fake-clock.js';
