@@ -13,7 +13,6 @@ import { PreRouteAnswers } from './http/pre-route-answers.js';
 import { NatsRpcShutdown, gatewayRpcProvider, natsRpcProvider } from './nats-rpc.provider.js';
 import { McpEndpointRegistrar } from './mcp/mcp-endpoint.registrar.js';
 import { McpToolCallsService } from './mcp/mcp-tool-calls.service.js';
-import { GatewayOps } from './ops/gateway-ops.js';
 import { GatewayReadiness } from './ops/gateway-readiness.js';
 import { HealthController } from './ops/health.controller.js';
 import { PaymentChallenge } from './payment/payment-challenge.js';
@@ -44,7 +43,6 @@ export class GatewayModule {
         natsRpcProvider,
         gatewayRpcProvider,
         NatsRpcShutdown,
-        GatewayOps,
         ErrorAnswers,
         PreRouteAnswers,
         CreditsClient,

@@ -4,13 +4,13 @@
  * what they answer and count what they were asked; the real services are exercised end to end in
  * tools/e2e.
  */
+import { GatewayMetrics } from '@appcat/ops';
 import { declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
 import { ErrorCode, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect as tcpConnect, type Socket } from 'node:net';
-import { GatewayOps } from '../src/ops/gateway-ops.js';
 import { openSocket, parseResponses, rawExchange, readUntilClosed } from './support/raw-http.js';
 import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
 
@@ -547,7 +547,7 @@ describe('gateway over HTTP', () => {
       (app.getHttpServer().address() as { port: number }).port,
       'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
     );
-    const metrics = await app.get(GatewayOps).metrics.registry.metrics();
+    const metrics = await app.get(GatewayMetrics).registry.metrics();
     for (const reason of ['invalid_request', 'http_404', 'http_405', 'invalid_key']) {
       expect(metrics).toMatch(new RegExp(`appcat_declines_total\\{reason="${reason}",service="gateway"\\} [1-9]`));
     }

@@ -3,6 +3,7 @@
  * (as in gateway-http.spec.ts): what each tool call asks of payments and catalog, how failures come
  * back as tool errors, and the HTTP answers outside JSON-RPC. The real services: tools/e2e mcp suite.
  */
+import { GatewayMetrics } from '@appcat/ops';
 import { declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
 import { ErrorCode, Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
@@ -11,7 +12,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { GatewayOps } from '../src/ops/gateway-ops.js';
 import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
 
 const KEY = 'ak_' + 'x'.repeat(43);
@@ -373,7 +373,7 @@ describe('gateway MCP endpoint', () => {
       const body = (await res.json()) as { id: number; result: { tools: { name: string }[] } };
       expect(body.id).toBe(7);
       expect(body.result.tools.map((t) => t.name)).toContain('credits_balance');
-      const metrics = await app.get(GatewayOps).metrics.registry.metrics();
+      const metrics = await app.get(GatewayMetrics).registry.metrics();
       expect(metrics).toMatch(/appcat_http_requests_total\{route="\/mcp",status="200",service="gateway"\} [1-9]/);
     });
   });

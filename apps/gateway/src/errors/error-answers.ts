@@ -1,5 +1,5 @@
+import { GatewayMetrics } from '@appcat/ops';
 import { HttpException, Injectable, Logger } from '@nestjs/common';
-import { GatewayOps } from '../ops/gateway-ops.js';
 import { HttpError, Messages } from './http-error.js';
 
 /**
@@ -80,14 +80,14 @@ export function declineReason(status: number, message: string): string {
 export class ErrorAnswers {
   private readonly logger = new Logger('Gateway');
 
-  constructor(private readonly ops: GatewayOps) {}
+  constructor(private readonly metrics: GatewayMetrics) {}
 
   /** @param context what failed, for the log line of an unforeseen failure (a route id, an MCP tool). */
   answer(error: unknown, context = 'request'): ErrorAnswer {
     const answered = errorAnswer(error);
     if (answered === INTERNAL)
       this.logger.error(`${context} failed: ${(error as Error | undefined)?.stack ?? String(error)}`);
-    this.ops.metrics.declines.inc({ reason: answered.reason });
+    this.metrics.declines.inc({ reason: answered.reason });
     return answered;
   }
 }

@@ -1,3 +1,4 @@
+import { GatewayMetrics } from '@appcat/ops';
 import {
   type CatalogQuery,
   type CatalogReply,
@@ -13,7 +14,6 @@ import { HttpError } from '../errors/http-error.js';
 import { PaymentChallenge } from '../payment/payment-challenge.js';
 import { X402PaymentService } from '../payment/x402-payment.service.js';
 import type { PaymentCredentials } from '../payment/payment-credentials.js';
-import { GatewayOps } from '../ops/gateway-ops.js';
 import { type CallName, keyedCallName, paymentCallName } from '../idempotency/call-names.js';
 import { RememberedCalls } from '../idempotency/remembered-calls.js';
 import { CatalogClient } from './catalog.client.js';
@@ -58,7 +58,7 @@ export class PricedCallService {
     private readonly catalog: CatalogClient,
     private readonly challenge: PaymentChallenge,
     private readonly x402Payments: X402PaymentService,
-    private readonly ops: GatewayOps,
+    private readonly metrics: GatewayMetrics,
     private readonly remembered: RememberedCalls,
   ) {}
 
@@ -154,13 +154,13 @@ export class PricedCallService {
         const { offer, resource } = this.x402Terms(route, call.resourceUrl());
         const receipt = await this.x402Payments.pay(credentials.paymentSignature, offer, resource, route.id, requestId);
         charge = { method: 'x402', receipt };
-        this.ops.metrics.charges.inc({ method: 'x402', network: receipt.network });
+        this.metrics.charges.inc({ method: 'x402', network: receipt.network });
         break;
       }
       case 'credits': {
         const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, requestId);
         charge = { method: 'credits', balance };
-        this.ops.metrics.charges.inc({ method: 'credits', network: 'none' });
+        this.metrics.charges.inc({ method: 'credits', network: 'none' });
         break;
       }
     }
