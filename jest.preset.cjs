@@ -13,6 +13,10 @@ module.exports = function jestPreset(projectDir) {
     // A guard against a hung test, not a measure of speed: jest's own 5 s failed suites that start
     // private servers when a loaded 2-core machine ran other projects' tests beside them.
     testTimeout: 60_000,
+    // A test that fails mid-way can leave a server or connection open (its own clean-up never ran); jest
+    // would then wait for it forever after the last test and stall the whole run. The results are
+    // reported first, so only that wait is cut.
+    forceExit: true,
     extensionsToTreatAsEsm: ['.ts'],
     transform: {
       '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(projectDir, 'tsconfig.spec.json'), useESM: true }],
