@@ -69,6 +69,7 @@ describe('connectRedis', () => {
       enableAutoPipelining: true,
       clusterRetryStrategy: retryStrategy,
       scaleReads: 'master',
+      slotsRefreshInterval: 1_000,
       retryDelayOnFailover: 200,
       retryDelayOnClusterDown: 300,
     });

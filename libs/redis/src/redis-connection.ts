@@ -8,13 +8,21 @@ export type RedisClient = Redis | Cluster;
 export type ClusterFailoverOptions = Pick<ClusterOptions, 'retryDelayOnFailover' | 'retryDelayOnClusterDown'>;
 
 /**
+ * How often a cluster client re-reads the slot table by itself. It also learns a new owner from a lone
+ * command's MOVED reply, but not from an auto-pipelined batch: ioredis retries a batch only when every
+ * command in it got the same redirect, and a batch to one node spans many slots (ioredis#2075). After a
+ * failover, batched traffic alone would otherwise keep going to the old owner and failing.
+ */
+export const CLUSTER_SLOTS_REFRESH_MS = 1_000;
+
+/**
  * A Redis connection speaking RESP2, so stream replies (XREADGROUP, XAUTOCLAIM) and script replies keep
  * their documented nested-array shapes instead of RESP3 maps flattened by the client. `options` are the
  * service's own (timeouts, offline queue, retries, connection name): nothing is assumed here.
  *
  * With cluster nodes, a Redis Cluster client: commands go to the primary owning their slot, and after a
  * failover it learns the new owner from the MOVED reply (refreshing the slot table) and retries there,
- * after `failover`'s delays. The offline queue, auto-pipelining and reconnecting (`retryStrategy`) are the
+ * after `failover`'s delays, and re-reads the slot table every CLUSTER_SLOTS_REFRESH_MS. The offline queue, auto-pipelining and reconnecting (`retryStrategy`) are the
  * cluster client's; every other option applies to each node, with the URL's credentials and TLS.
  */
 export function connectRedis(
@@ -39,6 +47,7 @@ export function connectRedis(
     enableAutoPipelining,
     ...(retryStrategy ? { clusterRetryStrategy: retryStrategy } : {}),
     scaleReads: 'master',
+    slotsRefreshInterval: CLUSTER_SLOTS_REFRESH_MS,
     ...failover,
     redisOptions: {
       ...nodeOptions,

@@ -83,23 +83,34 @@ export class Reconciliation {
       throw new WireException(ErrorCode.InvalidArgument, `waitMs must be an integer from 0 to ${MAX_WAIT_MS}`);
     }
     const deadline = Date.now() + waitMs;
-    try {
-      await this.waitForWriteBehind(deadline);
-      let reply = await this.check();
-      for (let attempt = 1; attempt < ATTEMPTS && !reply.exact && Date.now() < deadline; attempt++) {
-        await sleep(Math.min(1_000, Math.max(0, deadline - Date.now())));
-        // A top-up credited in Postgres may be a moment ahead of its settlement record, still in Redis.
-        await this.settlements.drainPending().catch(() => undefined);
-        reply = await this.check();
+    for (;;) {
+      try {
+        return await this.reconcileBy(deadline);
+      } catch (error) {
+        if (error instanceof WireException) throw error;
+        // A store refusing commands for a moment (a Redis primary's replica taking over, the client
+        // learning the new owner of a slot) is tried again within the caller's wait, not reported.
+        if (Date.now() + POLL_MS >= deadline) {
+          throw new WireException(
+            ErrorCode.CreditStoreUnavailable,
+            `reconciliation needs Redis and Postgres: ${(error as Error).message}`,
+          );
+        }
+        await sleep(POLL_MS);
       }
-      return reply;
-    } catch (error) {
-      if (error instanceof WireException) throw error;
-      throw new WireException(
-        ErrorCode.CreditStoreUnavailable,
-        `reconciliation needs Redis and Postgres: ${(error as Error).message}`,
-      );
     }
+  }
+
+  private async reconcileBy(deadline: number): Promise<AdminReconcileReply> {
+    await this.waitForWriteBehind(deadline);
+    let reply = await this.check();
+    for (let attempt = 1; attempt < ATTEMPTS && !reply.exact && Date.now() < deadline; attempt++) {
+      await sleep(Math.min(1_000, Math.max(0, deadline - Date.now())));
+      // A top-up credited in Postgres may be a moment ahead of its settlement record, still in Redis.
+      await this.settlements.drainPending().catch(() => undefined);
+      reply = await this.check();
+    }
+    return reply;
   }
 
   /** Until the ledger's streams and the queued settlement records are empty (moving the records itself), or the deadline. */
