@@ -204,6 +204,16 @@ const queryValue: fc.Arbitrary<string | string[] | undefined> = fc.oneof(
 /** Every parameter name of any route, and one of none, so routes also get parameters they ignore. */
 const ANY_NAME = [...new Set(PRICED_ROUTES.flatMap((r) => [...r.pathParams, ...r.queryParams])), 'utm_source'];
 
+/** Random path parameters of `route` (each may be missing) and a random query over every route's parameter names. */
+function randomInput(route: PricedRoute) {
+  const pathParams = fc.record(
+    Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])),
+    { requiredKeys: [] },
+  );
+  const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
+  return { pathParams, query };
+}
+
 /** Each parameter of `route` given each edge value, and none, the other parameters valid. */
 function edgeInputs(
   route: PricedRoute,
@@ -237,13 +247,7 @@ describe('validateRouteInput against class-validator', () => {
   it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))(
     '%s: the same result and message as validateSync on random input',
     (_id, route) => {
-      const pathParams = fc.record(
-        Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])),
-        {
-          requiredKeys: [],
-        },
-      );
-      const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
+      const { pathParams, query } = randomInput(route);
       fc.assert(
         fc.property(pathParams, query, (path, raw) => {
           const params = path as Record<string, string>;
@@ -380,13 +384,7 @@ describe('validateRouteInput against the documented JSON Schemas', () => {
   it.each(PRICED_ROUTES.map((r) => [r.id, r] as const))(
     '%s: accepts what the schemas accept and names the first parameter they refuse, on random input',
     (_id, route) => {
-      const pathParams = fc.record(
-        Object.fromEntries(route.pathParams.map((name) => [name, fc.option(stringValue, { nil: undefined, freq: 8 })])),
-        {
-          requiredKeys: [],
-        },
-      );
-      const query = fc.dictionary(fc.constantFrom(...ANY_NAME), queryValue, { maxKeys: 6 });
+      const { pathParams, query } = randomInput(route);
       fc.assert(
         fc.property(pathParams, query, (path, raw) => expectDocumented(route, path, raw)),
         { numRuns: 3000 },

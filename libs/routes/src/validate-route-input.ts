@@ -48,12 +48,10 @@ function routeSteps(route: PricedRoute): readonly DtoStep[] {
 for (const route of PRICED_ROUTES) routeSteps(route);
 
 /**
- * Validates a request's path and query parameters against a route's DTOs. Unknown query parameters
- * are ignored; a known one given twice is an error. The first problem wins, path before query, in
- * documented order, and its message names the parameter. The DTOs' class-validator rules run as
- * `validateSync` with stopAtFirstError would run them, compiled once per DTO (see dto-checks.ts).
+ * The route's own parameters from the path and the query, unchecked; unknown query parameters are left
+ * out, and a known one given twice (an array) is refused.
  */
-export function validateRouteInput(
+export function gatherRouteParams(
   route: PricedRoute,
   pathParams: Record<string, string>,
   query: RawQuery,
@@ -65,6 +63,23 @@ export function validateRouteInput(
     if (Array.isArray(value)) return { ok: false, message: `${name} must be given only once` };
     params[name] = value;
   }
+  return { ok: true, params };
+}
+
+/**
+ * Validates a request's path and query parameters against a route's DTOs. Unknown query parameters
+ * are ignored; a known one given twice is an error. The first problem wins, path before query, in
+ * documented order, and its message names the parameter. The DTOs' class-validator rules run as
+ * `validateSync` with stopAtFirstError would run them, compiled once per DTO (see dto-checks.ts).
+ */
+export function validateRouteInput(
+  route: PricedRoute,
+  pathParams: Record<string, string>,
+  query: RawQuery,
+): RouteInputResult {
+  const gathered = gatherRouteParams(route, pathParams, query);
+  if (!gathered.ok) return gathered;
+  const { params } = gathered;
   for (const step of routeSteps(route)) {
     let instance: object | undefined;
     for (const property of step.properties) {

@@ -1,11 +1,12 @@
 import { validateSync } from 'class-validator';
-import type { PricedRoute, RouteParams } from '../src/route-table.js';
-import type { RawQuery, RouteInputResult } from '../src/validate-route-input.js';
+import type { PricedRoute } from '../src/route-table.js';
+import { gatherRouteParams, type RawQuery, type RouteInputResult } from '../src/validate-route-input.js';
 
 /*
  * Test code, kept out of the package's src: validateRouteInput as it was before its checks were
  * compiled, calling class-validator's validateSync on every call. The property test holds the compiled
- * version to the same results and messages as this one.
+ * version to the same results and messages as this one. Gathering the parameters is shared: only the
+ * checks are compared.
  */
 
 const VALIDATION = { stopAtFirstError: true, forbidUnknownValues: false } as const;
@@ -15,13 +16,9 @@ export function validateRouteInputReference(
   pathParams: Record<string, string>,
   query: RawQuery,
 ): RouteInputResult {
-  const params: RouteParams = {};
-  for (const name of route.pathParams) params[name] = pathParams[name];
-  for (const name of route.queryParams) {
-    const value = query[name];
-    if (Array.isArray(value)) return { ok: false, message: `${name} must be given only once` };
-    params[name] = value;
-  }
+  const gathered = gatherRouteParams(route, pathParams, query);
+  if (!gathered.ok) return gathered;
+  const { params } = gathered;
   for (const [dto, names] of [
     [route.pathDto, route.pathParams],
     [route.queryDto, route.queryParams],
