@@ -10,7 +10,7 @@ import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
-import { serveStandIn, type StandInHandler, startGatewayOnStandIns } from './support/stand-ins.js';
+import { acceptsFor, serveStandIn, type StandInHandler, startGatewayOnStandIns } from './support/stand-ins.js';
 
 const PUBLIC = 'https://appcat.example.org';
 const KEY = 'ak_' + 'x'.repeat(43);
@@ -30,17 +30,7 @@ describe('discovery documents over HTTP', () => {
     serve(Subject.X402Accepts, (data) => {
       asked.accepts.push(data);
       if (acceptsFails) throw { code: ErrorCode.FacilitatorUnavailable, message: 'payment facilitator unreachable' };
-      const offer = data.offer as { price: string; networks: string };
-      const networks = offer.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453'];
-      return {
-        accepts: networks.map((network) => ({
-          scheme: 'exact',
-          network,
-          amount: offer.price,
-          asset: '0xA',
-          payTo: '0xB',
-        })),
-      };
+      return acceptsFor(data);
     });
     serve(Subject.CreditsDebit, () => {
       asked.debit += 1;

@@ -12,7 +12,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { openSocket, parseResponses, rawExchange, readUntilClosed } from './support/raw-http.js';
-import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
+import { acceptsFor, serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
 
 function decode(header: unknown) {
   expect(typeof header).toBe('string');
@@ -29,19 +29,7 @@ describe('gateway over HTTP', () => {
   const debit = new StandIn(() => ({ debitId: 'd1', balance: '4997000' }));
   const balance = new StandIn(() => ({ balance: '4997000' }));
   const catalog = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: data.query }) }));
-  const accepts = new StandIn((data) => {
-    const offer = data.offer as { price: string; networks: string };
-    const networks = offer.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453'];
-    return {
-      accepts: networks.map((network) => ({
-        scheme: 'exact',
-        network,
-        amount: offer.price,
-        asset: '0xA',
-        payTo: '0xB',
-      })),
-    };
-  });
+  const accepts = new StandIn(acceptsFor);
   const pay = new StandIn(() => ({
     paymentResponse: 'cmVjZWlwdA==',
     network: 'eip155:8453',

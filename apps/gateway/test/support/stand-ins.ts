@@ -25,6 +25,15 @@ export class StandIn {
   }
 }
 
+/** payments.x402.accepts as a stand-in: one entry per network of the offer's set (Base; Base and Polygon extended). */
+export function acceptsFor(data: Record<string, unknown>): unknown {
+  const offer = data.offer as { price: string; networks: string };
+  const networks = offer.networks === 'extended' ? ['eip155:8453', 'eip155:137'] : ['eip155:8453'];
+  return {
+    accepts: networks.map((network) => ({ scheme: 'exact', network, amount: offer.price, asset: '0xA', payTo: '0xB' })),
+  };
+}
+
 export function serveStandIn(responder: NatsConnection, subject: string, standIn: StandIn | StandInHandler): StandIn {
   const served = standIn instanceof StandIn ? standIn : new StandIn(standIn);
   responder.subscribe(subject, {
