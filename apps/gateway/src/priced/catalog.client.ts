@@ -21,6 +21,8 @@ import { NearCache } from './near-cache.js';
 export class CatalogClient {
   /** Answers served a moment ago (see NearCache): a hot query's peek is answered here, without a hop. */
   private readonly near: NearCache;
+  private readonly nearHits: { inc(): void };
+  private readonly nearMisses: { inc(): void };
 
   constructor(
     @Inject(GATEWAY_RPC) private readonly rpc: GatewayRpc,
@@ -28,6 +30,9 @@ export class CatalogClient {
     @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
   ) {
     this.near = new NearCache(config.nearCacheMs, config.nearCacheMaxBytes);
+    // Bound once: a labelled inc() hashes its labels on every call, and a read happens on every call.
+    this.nearHits = metrics.nearCacheReads.labels({ outcome: 'hit' });
+    this.nearMisses = metrics.nearCacheReads.labels({ outcome: 'miss' });
   }
 
   async fetch(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
@@ -47,7 +52,7 @@ export class CatalogClient {
   async peek(query: CatalogQuery, requestId: string): Promise<CatalogPeekReply> {
     if (this.near.enabled) {
       const near = this.near.get(query);
-      this.metrics.nearCacheReads.inc({ outcome: near ? 'hit' : 'miss' });
+      (near ? this.nearHits : this.nearMisses).inc();
       if (near) return near;
     }
     const request: CatalogRequest = { query, requestId };

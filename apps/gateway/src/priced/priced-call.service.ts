@@ -53,6 +53,9 @@ type Delivered = Omit<PricedAnswer, 'charge'>;
  */
 @Injectable()
 export class PricedCallService {
+  /** The credit path's charge counter, its labels bound once (a labelled inc() hashes them on every call). */
+  private readonly creditCharges: { inc(): void };
+
   constructor(
     private readonly credits: CreditsClient,
     private readonly catalog: CatalogClient,
@@ -60,7 +63,9 @@ export class PricedCallService {
     private readonly x402Payments: X402PaymentService,
     private readonly metrics: GatewayMetrics,
     private readonly remembered: RememberedCalls,
-  ) {}
+  ) {
+    this.creditCharges = metrics.charges.labels({ method: 'credits', network: 'none' });
+  }
 
   /** Upstream outages lately reported by the catalog, per replica (see UpstreamOutage). */
   private readonly outage = new UpstreamOutage();
@@ -160,7 +165,7 @@ export class PricedCallService {
       case 'credits': {
         const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, requestId);
         charge = { method: 'credits', balance };
-        this.metrics.charges.inc({ method: 'credits', network: 'none' });
+        this.creditCharges.inc();
         break;
       }
     }
