@@ -36,17 +36,7 @@ describe('x402 on Base, Monad, Polygon and Arbitrum', () => {
 
   const challenge = (path: string, init?: RequestInit): Promise<PaymentRequired> => system.challenge(path, init);
 
-  const send = async (path: string, signature: string, init: RequestInit = {}) => {
-    const res = await fetch(system.baseUrl + path, {
-      ...init,
-      headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature },
-    });
-    return {
-      status: res.status,
-      headers: res.headers,
-      body: (await res.json()) as { status: number; message: string; data: unknown },
-    };
-  };
+  const send = (path: string, signature: string, init?: RequestInit) => system.paid(path, signature, init);
 
   it('offers Base, Monad and Solana on an apps route, and also Polygon and Arbitrum on the developers route, each EVM one at its USDC and the local payTo', async () => {
     const payTo = system.chain!.accounts.payTo.address;

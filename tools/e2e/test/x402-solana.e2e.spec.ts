@@ -57,17 +57,7 @@ describe('x402 on Solana through every service', () => {
     return encodePaymentSignatureHeader({ ...payload, accepted: offer });
   }
 
-  const send = async (path: string, signature: string, init: RequestInit = {}) => {
-    const res = await fetch(system.baseUrl + path, {
-      ...init,
-      headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature },
-    });
-    return {
-      status: res.status,
-      headers: res.headers,
-      body: (await res.json()) as { status: number; message: string; data: unknown },
-    };
-  };
+  const send = (path: string, signature: string, init?: RequestInit) => system.paid(path, signature, init);
 
   it('offers USDC on Solana mainnet after Base and Monad, to the local payTo, with the facilitator as fee payer', async () => {
     const required = await challenge('/api/apps?term=chess');

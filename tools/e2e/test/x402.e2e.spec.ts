@@ -47,17 +47,7 @@ describe('x402 through every service', () => {
     return encodePaymentSignatureHeader(payload);
   }
 
-  const send = async (path: string, signature: string, init: RequestInit = {}) => {
-    const res = await fetch(system.baseUrl + path, {
-      ...init,
-      headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature },
-    });
-    return {
-      status: res.status,
-      headers: res.headers,
-      body: (await res.json()) as { status: number; message: string; data: unknown },
-    };
-  };
+  const send = (path: string, signature: string, init?: RequestInit) => system.paid(path, signature, init);
 
   it('challenges an unpaid call with the route, price, USDC on Base then Monad and our payTo, then Solana', async () => {
     const required = await challenge('/api/apps?term=chess');

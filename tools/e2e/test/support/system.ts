@@ -148,6 +148,19 @@ export class System {
     return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
   }
 
+  /** `path` sent with `payment-signature: signature` (and `init`'s headers); the status, headers and envelope. */
+  async paid(path: string, signature: string, init: RequestInit = {}) {
+    const res = await fetch(this.baseUrl + path, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), 'payment-signature': signature },
+    });
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: (await res.json()) as { status: number; message: string; data: unknown },
+    };
+  }
+
   /** Every gateway replica's address, the first being `baseUrl`. */
   get gatewayUrls(): string[] {
     return [this.baseUrl, ...this.extraGateways.map((g) => g.url)];
