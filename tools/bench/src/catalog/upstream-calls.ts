@@ -77,15 +77,7 @@ async function runRound(
   concurrency: number,
 ): Promise<RoundResult> {
   const before = await control.stats();
-  const result: RoundResult = {
-    requests: queries.length,
-    upstreamCalls: 0,
-    byEndpoint: {},
-    fromCache: 0,
-    stale: 0,
-    errors: new Map(),
-    latenciesMs: [],
-  };
+  const result: RoundResult = { ...emptyRound(), requests: queries.length };
   let next = 0;
   const worker = async () => {
     while (next < queries.length) {
@@ -142,8 +134,8 @@ function printTable(rows: [string, RoundResult][]): void {
   write(markdownTable(header, lines));
 }
 
-function combine(results: RoundResult[]): RoundResult {
-  const total: RoundResult = {
+function emptyRound(): RoundResult {
+  return {
     requests: 0,
     upstreamCalls: 0,
     byEndpoint: {},
@@ -152,6 +144,10 @@ function combine(results: RoundResult[]): RoundResult {
     errors: new Map(),
     latenciesMs: [],
   };
+}
+
+function combine(results: RoundResult[]): RoundResult {
+  const total = emptyRound();
   for (const r of results) {
     total.requests += r.requests;
     total.upstreamCalls += r.upstreamCalls;
