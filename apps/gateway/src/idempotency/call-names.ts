@@ -1,6 +1,6 @@
-import type { ApiKeyHash, CatalogQuery } from '@appcat/contracts';
+import { type ApiKeyHash, type CatalogQuery, decodeX402Header } from '@appcat/contracts';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
-import { decodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createHash } from 'node:crypto';
 import { HttpError } from '../errors/http-error.js';
@@ -52,7 +52,7 @@ export function keyedCallName(
 export function paymentCallName(paymentSignature: string): CallName | undefined {
   let id: string | null;
   try {
-    id = extractPaymentIdentifier(decodePaymentSignatureHeader(paymentSignature), true);
+    id = extractPaymentIdentifier(decodeX402Header(paymentSignature) as PaymentPayload, true);
   } catch {
     return undefined;
   }

@@ -1,5 +1,7 @@
 import {
   acceptsKey,
+  decodeX402Header,
+  encodeX402Header,
   ErrorCode,
   offersNetworkSet,
   type NetworkSet,
@@ -11,7 +13,7 @@ import {
 import { WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { createFacilitatorConfig } from '@coinbase/x402';
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader, type FacilitatorConfig } from '@x402/core/http';
+import type { FacilitatorConfig } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
 import {
   FacilitatorTimeoutError,
@@ -281,7 +283,7 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
       (transaction) => this.lock.markUsedIn(transaction, identity, lockMs),
     );
     const receipt: X402Receipt = {
-      paymentResponse: encodePaymentResponseHeader({
+      paymentResponse: encodeX402Header({
         success: true,
         transaction: settled.transaction,
         network: settled.network,
@@ -303,7 +305,7 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
     if (header.length > MAX_SIGNATURE_LENGTH) throw invalid('payment-signature is too large');
     let payload: PaymentPayload;
     try {
-      payload = decodePaymentSignatureHeader(header);
+      payload = decodeX402Header(header) as PaymentPayload;
     } catch {
       throw invalid('payment-signature is not a base64 JSON x402 payment payload');
     }
