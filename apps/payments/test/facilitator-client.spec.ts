@@ -123,17 +123,21 @@ describe('facilitator client', () => {
     }
   };
 
-  it('sends what the library sends: the same path, JSON body and auth header', async () => {
+  it.each([
+    ['a payload decoded from a header', () => payload],
+    // The library writes bigints as decimal text; a payload built in code may hold one.
+    ['a payload holding a bigint', () => ({ ...payload, payload: { ...payload.payload, counter: 2n ** 70n } })],
+  ])('sends what the library sends: the same path, JSON body and auth header (%s)', async (_, sent) => {
     answer = { status: 200, body: JSON.stringify({ isValid: true, payer: '0xpayer' }) };
     const requests: Seen[][] = [];
     for (const client of [library({ token: 'secret' }), ours({ token: 'secret' })]) {
       seen = [];
-      await client.verify(payload, requirements);
+      await client.verify(sent() as typeof payload, requirements);
       answer = {
         status: 200,
         body: JSON.stringify({ success: true, transaction: '0xtx', network: 'eip155:8453', payer: '0xpayer' }),
       };
-      await client.settle(payload, requirements);
+      await client.settle(sent() as typeof payload, requirements);
       answer = { status: 200, body: JSON.stringify({ isValid: true, payer: '0xpayer' }) };
       requests.push(seen);
     }

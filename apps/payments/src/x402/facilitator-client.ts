@@ -138,10 +138,7 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     paymentPayload: PaymentPayload,
     paymentRequirements: PaymentRequirements,
   ): Promise<{ status: number; text: string }> {
-    const body = JSON.stringify(
-      { x402Version: paymentPayload.x402Version, paymentPayload, paymentRequirements },
-      (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
-    );
+    const body = jsonBody({ x402Version: paymentPayload.x402Version, paymentPayload, paymentRequirements });
     const auth = (await this.createAuthHeaders(operation)).headers;
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
@@ -174,6 +171,19 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
       if (signal.aborted) throw new FacilitatorTimeoutError(operation, this.timeoutMs);
       throw error;
     }
+  }
+}
+
+/**
+ * The request's JSON, bigints as decimal text (as the library sends them). A replacer function is
+ * called for every value of the payload, bazaar schema included, so it is used only when plain
+ * JSON.stringify meets a bigint (it throws on one); payloads decoded from a header hold none.
+ */
+function jsonBody(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return JSON.stringify(value, (_, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
   }
 }
 
