@@ -25,7 +25,7 @@ describe('x402 settlement records', () => {
   const appRecords = () => cluster.apps[0].get(PaymentsResources).settlements;
   /** The app's keyspace on one Redis (one shard, LEDGER_STREAM_SHARDS unset). */
   const keyspace = new X402Keyspace(1);
-  const lock = () => new PaymentLock(cluster.redis, keyspace);
+  const keysOf = (record: SettlementRecord) => keyspace.keysOf(record.paymentId);
   const settlement = (overrides: Partial<SettlementRecord> = {}): SettlementRecord => {
     sequence += 1;
     return {
@@ -50,7 +50,7 @@ describe('x402 settlement records', () => {
       )
     ).rows;
   /** Queues a record as a replica that then died before writing it would have left it. */
-  const queue = (record: SettlementRecord, stream = keyspace.pendingOf(record.paymentId)) =>
+  const queue = (record: SettlementRecord, stream = keysOf(record).pending) =>
     cluster.redis.xadd(stream, '*', 'record', JSON.stringify({ ...record, amount: record.amount.toString() }));
   /** Runs `body` with the app's background drain stopped, so only the test moves records. */
   const withoutBackgroundDrain = async (body: () => Promise<void>) => {
@@ -62,7 +62,7 @@ describe('x402 settlement records', () => {
     }
   };
 
-  it('queues the record in the same Redis transaction as the "used" mark; while Postgres is down it waits there, and the drain stores it once', async () => {
+  it('queues the record with the same Redis script that sets the "used" mark; while Postgres is down it waits there, and the drain stores it once', async () => {
     await withoutBackgroundDrain(async () => {
       const unreachable = new pg.Pool({
         connectionString: 'postgresql://postgres:postgres@127.0.0.1:1/none',
@@ -71,12 +71,12 @@ describe('x402 settlement records', () => {
       unreachable.on('error', () => undefined);
       const postgresDown = new SettlementRecords(unreachable, cluster.redis, keyspace);
       const paid = settlement();
-      await postgresDown.record(paid, (transaction) => lock().markUsedIn(transaction, paid.paymentId, 60_000));
+      await postgresDown.record(paid, keysOf(paid), PaymentLock.used(60_000));
       await postgresDown.stop(); // its own write (and shutdown drain) fail: Postgres is unreachable
       await unreachable.end();
 
-      expect(await cluster.redis.get(keyspace.lockOf(paid.paymentId))).toBe('used');
-      expect(await cluster.redis.pttl(keyspace.lockOf(paid.paymentId))).toBeGreaterThan(50_000);
+      expect(await cluster.redis.get(keysOf(paid).lock)).toBe('used');
+      expect(await cluster.redis.pttl(keysOf(paid).lock)).toBeGreaterThan(50_000);
       const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
       expect(await records.pendingCount()).toBe(1);
       expect(await rowsOf(paid.transaction)).toEqual([]);
@@ -95,7 +95,7 @@ describe('x402 settlement records', () => {
       const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
       const paid = settlement();
       await records.record(paid);
-      await cluster.redis.del(keyspace.pendingOf(paid.paymentId));
+      await cluster.redis.del(keysOf(paid).pending);
       // The deadline guards against waiting forever; with the drain off only the replica can write it.
       const deadline = Date.now() + 30_000;
       while ((await rowsOf(paid.transaction)).length === 0 && Date.now() < deadline)
@@ -134,9 +134,7 @@ describe('x402 settlement records', () => {
     try {
       const records = new SettlementRecords(cluster.db.pool, down, keyspace);
       const paid = settlement();
-      await records.record(paid, (transaction) =>
-        new PaymentLock(down, keyspace).markUsedIn(transaction, paid.paymentId, 60_000),
-      );
+      await records.record(paid, keysOf(paid), PaymentLock.used(60_000));
       expect(await rowsOf(paid.transaction)).toHaveLength(1);
     } finally {
       down.disconnect();
@@ -160,7 +158,7 @@ describe('x402 settlement records', () => {
       expect(await rowsOf(fine.transaction)).toHaveLength(1);
       expect(await rowsOf(conflicting.transaction)).toEqual([]);
       expect(await records.rejectedCount()).toBe(1);
-      const rejected = X402Keyspace.rejectedOf(keyspace.pendingOf(conflicting.paymentId));
+      const rejected = X402Keyspace.rejectedOf(keysOf(conflicting).pending);
       const [[, fields]] = (await cluster.redis.xrange(rejected, '-', '+')) as [string, string[]][];
       expect(JSON.parse(fields[1])).toMatchObject({
         paymentId: first.paymentId,
@@ -172,22 +170,26 @@ describe('x402 settlement records', () => {
     const reply = await cluster.client.call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 0 });
     expect(reply.settlements.queued).toBe(1);
     expect(reply.exact).toBe(false);
-    await cluster.redis.del(X402Keyspace.rejectedOf(keyspace.pendingOf(first.paymentId)));
+    await cluster.redis.del(X402Keyspace.rejectedOf(keysOf(first).pending));
     expect((await cluster.client.call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs: 0 })).exact).toBe(true);
   });
 
   it("spreads payments over the shards, each lock in its record's slot, and drains every shard and the streams of earlier versions", async () => {
     const sharded = new X402Keyspace(4);
     const paid = Array.from({ length: 40 }, () => settlement());
-    // A payment's "used" mark and its record are written in one transaction: on a Redis Cluster, one slot.
-    for (const record of paid)
-      expect(calculateSlot(sharded.lockOf(record.paymentId))).toBe(calculateSlot(sharded.pendingOf(record.paymentId)));
-    expect(new Set(paid.map((record) => sharded.pendingOf(record.paymentId)))).toEqual(new Set(sharded.pendingStreams));
+    // A payment's "used" mark and its record are written by one script: on a Redis Cluster, one slot.
+    for (const record of paid) {
+      const keys = sharded.keysOf(record.paymentId);
+      expect(calculateSlot(keys.lock)).toBe(calculateSlot(keys.pending));
+    }
+    expect(new Set(paid.map((record) => sharded.keysOf(record.paymentId).pending))).toEqual(
+      new Set(sharded.pendingStreams),
+    );
     expect(new Set(sharded.pendingStreams.map((stream) => calculateSlot(stream))).size).toBe(4);
 
     await withoutBackgroundDrain(async () => {
       const records = new SettlementRecords(cluster.db.pool, cluster.redis, sharded);
-      for (const record of paid) await queue(record, sharded.pendingOf(record.paymentId));
+      for (const record of paid) await queue(record, sharded.keysOf(record.paymentId).pending);
       // Left by a replica of the version that kept every record in one {x402} stream.
       const earlier = settlement();
       await queue(earlier, 'x402:settlements:{x402}:pending');

@@ -244,7 +244,7 @@ describe('x402 through every service', () => {
     try {
       // Payments runs with one shard here (LEDGER_STREAM_SHARDS unset on one Redis).
       const ttl = await redis.pttl(
-        new X402Keyspace(1).lockOf(`eip155:8453:${from.toLowerCase()}:${nonce.toLowerCase()}`),
+        new X402Keyspace(1).keysOf(`eip155:8453:${from.toLowerCase()}:${nonce.toLowerCase()}`).lock,
       );
       // validBefore is 60 s away; with the 30 s slack the lock ends within 90 s, well before the 330 s a full-length one gets.
       expect(ttl).toBeGreaterThan(60_000);

@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
 import { getBase58Decoder, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
-import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '@appcat/redis';
-import type { X402Keyspace } from './x402-keyspace.js';
+import type { PaymentKeys } from './x402-keyspace.js';
+
+/** What the lock's key is set to once the payment is recorded (see SettlementRecords.record). */
+export interface LockState {
+  value: string;
+  ttlMs: number;
+}
 
 /**
  * The payer's signatures on a Solana transaction: every signature but the first slot's, which is the
@@ -31,11 +36,7 @@ function solanaPayerSignatures(transaction: string): string | undefined {
  * settling and answers them fast.
  */
 export class PaymentLock {
-  constructor(
-    private readonly redis: RedisClient,
-    /** The settlement records' keyspace: a lock lives in its payment's record shard, so the "used" mark can join the record's transaction. */
-    private readonly keyspace: X402Keyspace,
-  ) {}
+  constructor(private readonly redis: RedisClient) {}
 
   /** The identity of a payload: (network, payer, nonce) for EVM, the payer's transaction signature for Solana. */
   static identify(network: string, payload: unknown, rawHeader: string): string {
@@ -51,25 +52,29 @@ export class PaymentLock {
   }
 
   /**
+   * The "used" state, held as long as the payload could settle. It is set by the script that queues
+   * the payment's settlement record, in the lock's own hash slot (X402Keyspace), so it costs no round
+   * trip of its own.
+   */
+  static used(ttlMs: number): LockState {
+    return { value: 'used', ttlMs };
+  }
+
+  /**
    * Claims the payload for `ttlMs`; false when another request holds or used it. When Redis is down
    * the claim is granted (and says so): on-chain settlement still admits one winner.
    */
-  async claim(identity: string, ttlMs: number): Promise<{ claimed: boolean; degraded: boolean }> {
+  async claim(keys: PaymentKeys, ttlMs: number): Promise<{ claimed: boolean; degraded: boolean }> {
     try {
-      const result = await this.redis.set(this.keyspace.lockOf(identity), 'settling', 'PX', ttlMs, 'NX');
+      const result = await this.redis.set(keys.lock, 'settling', 'PX', ttlMs, 'NX');
       return { claimed: result === 'OK', degraded: false };
     } catch {
       return { claimed: true, degraded: true };
     }
   }
 
-  /** Adds the "used" mark to a Redis transaction, so it travels with the settlement's record (same slot). */
-  markUsedIn(transaction: ChainableCommander, identity: string, ttlMs: number): ChainableCommander {
-    return transaction.set(this.keyspace.lockOf(identity), 'used', 'PX', ttlMs);
-  }
-
   /** Gives the payload back (it bought nothing and may be retried, e.g. after the facilitator was down). */
-  async release(identity: string): Promise<void> {
-    await this.redis.del(this.keyspace.lockOf(identity)).catch(() => undefined);
+  async release(keys: PaymentKeys): Promise<void> {
+    await this.redis.del(keys.lock).catch(() => undefined);
   }
 }

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
-import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '@appcat/redis';
 import type pg from 'pg';
-import { X402Keyspace } from './x402-keyspace.js';
+import type { LockState } from './payment-lock.js';
+import { type PaymentKeys, X402Keyspace } from './x402-keyspace.js';
 
 /** One settled x402 payment and the request it paid for (a row of `x402_settlements`). */
 export interface SettlementRecord {
@@ -38,6 +38,26 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::te
   AS r(payment_id, network, transaction, payer, amount_micros, purpose, route, request_id, resource_url, settled_at_ms)
 ON CONFLICT (network, transaction) DO NOTHING`;
 
+/**
+ * KEYS: the payment's pending stream, its lock (one hash slot, X402Keyspace). ARGV: the record's JSON,
+ * the lock's new value ('' leaves it alone) and its time to live in ms. One script, where a MULTI/EXEC
+ * cost ioredis a Pipeline object and a promise per command on every paid call (bench profile).
+ */
+const RECORD_SCRIPT = `
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
+return redis.call('XADD', KEYS[1], '*', 'record', ARGV[1])
+`;
+
+interface RecordCommands {
+  settlementRecord(
+    pending: string,
+    lock: string,
+    record: string,
+    lockValue: string,
+    lockTtlMs: number,
+  ): Promise<string>;
+}
+
 /** A record in a pending stream (X402Keyspace: one per shard), by its stream entry id. */
 interface QueuedRecord {
   stream: string;
@@ -47,8 +67,8 @@ interface QueuedRecord {
 
 /**
  * Records each x402 settlement before its delivery, for reconciliation, at the cost of one Redis round
- * trip on the call's path: the record is added to its shard's pending stream (X402Keyspace) in the same
- * transaction that marks the payment used. Records Postgres refuses (a constraint or a value it cannot
+ * trip on the call's path: the record is added to its shard's pending stream (X402Keyspace) by the same
+ * script that marks the payment used. Records Postgres refuses (a constraint or a value it cannot
  * take) or that cannot be read go to the shard's rejected stream, kept for an operator and counted by
  * reconciliation. Right after, off the call's path, the replica writes it to Postgres from memory and
  * takes it off the stream, so neither a Redis loss nor a crash of the replica alone loses it: the
@@ -66,28 +86,32 @@ export class SettlementRecords {
   private readonly unwritten: QueuedRecord[] = [];
   private writing: Promise<void> | null = null;
 
+  private readonly redis: RedisClient & RecordCommands;
+
   constructor(
     private readonly pool: pg.Pool,
-    private readonly redis: RedisClient,
-    /** Where records and payment locks live (the payment lock shares it). */
+    redis: RedisClient,
+    /** Where records and payment locks live. */
     readonly keyspace: X402Keyspace,
-  ) {}
+  ) {
+    redis.defineCommand('settlementRecord', { numberOfKeys: 2, lua: RECORD_SCRIPT });
+    this.redis = redis as RedisClient & RecordCommands;
+  }
 
   /**
-   * Records a settlement; resolves once Redis or Postgres holds it. `alongside` adds commands to the
-   * same Redis transaction (the payment lock's "used" mark), so they cost no round trip of their own.
+   * Records a settlement; resolves once Redis or Postgres holds it. `keys` are the payment's (given
+   * when the caller has them already); with `lock`, its lock is set to that state by the same script,
+   * so the mark costs no round trip of its own.
    */
-  async record(record: SettlementRecord, alongside?: (transaction: ChainableCommander) => void): Promise<void> {
+  async record(
+    record: SettlementRecord,
+    keys: PaymentKeys = this.keyspace.keysOf(record.paymentId),
+    lock?: LockState,
+  ): Promise<void> {
     let id: string;
-    const stream = this.keyspace.pendingOf(record.paymentId);
+    const stream = keys.pending;
     try {
-      const transaction = this.redis.multi();
-      alongside?.(transaction);
-      const results = await transaction.xadd(stream, '*', 'record', serialise(record)).exec();
-      const queued = results?.[results.length - 1];
-      if (!queued || queued[0] || typeof queued[1] !== 'string')
-        throw queued?.[0] ?? new Error('transaction discarded');
-      id = queued[1];
+      id = await this.redis.settlementRecord(stream, keys.lock, serialise(record), lock?.value ?? '', lock?.ttlMs ?? 0);
     } catch (error) {
       this.logger.warn(
         `settlement ${record.network}:${record.transaction} written to Postgres directly (Redis failed): ${describe(error)}`,

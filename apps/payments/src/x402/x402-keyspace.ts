@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ShardTags } from '../database/shard-tags.js';
 
 /**
@@ -7,9 +7,15 @@ import { ShardTags } from '../database/shard-tags.js';
  */
 const LEGACY_PENDING_STREAMS = ['x402:settlements:pending', 'x402:settlements:{x402}:pending'];
 
+/** The Redis keys of one payment (X402Keyspace.keysOf): one hash slot, so one script can write both. */
+export interface PaymentKeys {
+  lock: string;
+  pending: string;
+}
+
 /**
  * The names of every Redis key of x402 payments, in one place. A payment's replay lock and its
- * settlement record are written in one transaction, which on a Redis Cluster must stay in one hash slot;
+ * settlement record are written by one script, which on a Redis Cluster must stay in one hash slot;
  * so the settlement streams are split into shards like the ledger (the same ShardTags, as many as
  * LEDGER_STREAM_SHARDS), and a payment's lock and record both go to the shard of its identity. Payments
  * then spread over every primary instead of loading the one that would hold a single tag.
@@ -27,19 +33,13 @@ export class X402Keyspace {
     this.drainedStreams = [...this.pendingStreams, ...LEGACY_PENDING_STREAMS];
   }
 
-  /** The shard of a payment identity (PaymentLock.identify). */
-  shardOf(identity: string): number {
-    return this.shardTags.shardOf(createHash('sha256').update(identity).digest('hex'));
-  }
-
-  /** The payment's replay lock ("settling", then "used"). */
-  lockOf(identity: string): string {
-    return `x402:payment:${this.shardTags.tags[this.shardOf(identity)]}:${identity}`;
-  }
-
-  /** The stream the payment's settlement record waits in (the lock's slot). */
-  pendingOf(identity: string): string {
-    return this.pendingStreams[this.shardOf(identity)];
+  /**
+   * A payment's keys, both in the shard of its identity (PaymentLock.identify): its replay lock
+   * ("settling", then "used") and the stream its settlement record waits in. Worked out once per call.
+   */
+  keysOf(identity: string): PaymentKeys {
+    const shard = this.shardTags.shardOf(hash('sha256', identity, 'hex'));
+    return { lock: `x402:payment:${this.shardTags.tags[shard]}:${identity}`, pending: this.pendingStreams[shard] };
   }
 
   /** Where records of a pending stream that Postgres refused, or that could not be read, are kept for an operator (the same slot). */

@@ -100,8 +100,7 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
         network.kind === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme(),
       );
     }
-    // The lock shares the records' keyspace, so its "used" mark joins a record's transaction (one slot).
-    this.lock = new PaymentLock(redis, records.keyspace);
+    this.lock = new PaymentLock(redis);
   }
 
   /** Nest calls it as the app starts: the start-up check runs in the background from then on. */
@@ -233,11 +232,12 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
     const validity = paymentValidity(kind, payload.payload, this.config.maxTimeoutSeconds);
     if (!validity.ok) throw invalid(validity.reason);
     const identity = PaymentLock.identify(requirement.network, payload.payload, paymentSignature);
+    const keys = this.records.keyspace.keysOf(identity);
     const lockMs = validity.lockMs;
     const started = performance.now();
     // Only a claimed payload is settled: a facilitator answers a payload it is already settling with
     // that settlement's outcome, so two concurrent copies could otherwise both be delivered.
-    const claim = await this.lock.claim(identity, lockMs);
+    const claim = await this.lock.claim(keys, lockMs);
     if (!claim.claimed) throw new WireException(ErrorCode.PaymentReplayed, 'payment already used');
     if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
 
@@ -259,14 +259,14 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
         );
     } catch (error) {
       // A payload that bought nothing can be retried; one whose settlement may have happened cannot.
-      if (!(error instanceof FacilitatorTimeoutError)) await this.lock.release(identity);
+      if (!(error instanceof FacilitatorTimeoutError)) await this.lock.release(keys);
       const failure = this.failure(error);
       observe(failure.code);
       throw failure;
     }
     observe('settled');
     // Recorded before the reply, so no delivery goes out for a settlement reconciliation cannot see;
-    // the record and the "used" mark go to Redis in one round trip (Postgres gets it right after).
+    // one script queues the record and marks the payment used (Postgres gets the record right after).
     await this.records.record(
       {
         paymentId: identity,
@@ -280,7 +280,8 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
         resourceUrl: resource.url,
         settledAtMs: Date.now(),
       },
-      (transaction) => this.lock.markUsedIn(transaction, identity, lockMs),
+      keys,
+      PaymentLock.used(lockMs),
     );
     const receipt: X402Receipt = {
       paymentResponse: encodeX402Header({
