@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { getBase58Decoder, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
+import { getBase58Decoder } from '@solana/kit';
 import type { RedisClient } from '@appcat/redis';
+import { decodeWireTransaction } from './solana-wire.js';
 import type { PaymentKeys } from './x402-keyspace.js';
 
 /** What the lock's key is set to once the payment is recorded (see SettlementRecords.record). */
@@ -9,6 +10,8 @@ export interface LockState {
   ttlMs: number;
 }
 
+const base58 = getBase58Decoder();
+
 /**
  * The payer's signatures on a Solana transaction: every signature but the first slot's, which is the
  * fee payer's and stays empty until the facilitator co-signs. They identify the transfer itself, so
@@ -16,11 +19,11 @@ export interface LockState {
  */
 function solanaPayerSignatures(transaction: string): string | undefined {
   try {
-    const { signatures } = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
+    const { signatures } = decodeWireTransaction(transaction);
     const payer = Object.values(signatures)
       .slice(1)
       .filter((signature) => signature !== null)
-      .map((signature) => getBase58Decoder().decode(signature));
+      .map((signature) => base58.decode(signature));
     return payer.length > 0 ? payer.join(',') : undefined;
   } catch {
     return undefined;

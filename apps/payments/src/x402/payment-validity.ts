@@ -1,10 +1,11 @@
 import {
   decompileTransactionMessage,
-  getBase64Encoder,
   getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
   isTransactionMessageWithDurableNonceLifetime,
 } from '@solana/kit';
+import { decodeWireTransaction } from './solana-wire.js';
+
+const compiledMessageDecoder = getCompiledTransactionMessageDecoder();
 
 /**
  * How far a payer's clock may run ahead of ours, seconds. An authorization may be valid for at most the
@@ -112,8 +113,7 @@ function svmValidity(payload: unknown, maxTimeoutSeconds: number): ValidityVerdi
 }
 
 function startsWithAdvanceNonce(base64: string): boolean {
-  const wire = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
-  const compiled = getCompiledTransactionMessageDecoder().decode(wire.messageBytes);
+  const compiled = compiledMessageDecoder.decode(decodeWireTransaction(base64).messageBytes);
   let message: ReturnType<typeof decompileTransactionMessage>;
   try {
     message = decompileTransactionMessage(compiled);
