@@ -106,8 +106,9 @@ describe('x402 through every service', () => {
     expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
   });
 
-  it('one payload sent twice, then five times at once, is delivered once each time', async () => {
+  it('one payload sent twice, then five times at once, is delivered once each time, and only the first copy reaches the facilitator', async () => {
     const before = await system.chain!.balanceOf(payTo);
+    const settlesBefore = system.facilitator!.stats().settleCalls;
     const first = await signedFor('/api/apps/284882215');
     expect((await send('/api/apps/284882215', first)).status).toBe(200);
     const again = await send('/api/apps/284882215', first);
@@ -120,6 +121,8 @@ describe('x402 through every service', () => {
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 402)).toHaveLength(4);
     expect((await system.chain!.balanceOf(payTo)) - before).toBe(6000n);
+    // The copies that lost the claim had a settle request built (while the claim travelled), never sent.
+    expect(system.facilitator!.stats().settleCalls - settlesBefore).toBe(2);
   });
 
   it.each([

@@ -72,6 +72,7 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('X402Payments');
   private readonly server: x402ResourceServer;
   private readonly lock: PaymentLock;
+  private readonly facilitator: FacilitatorClient;
   private initialised: Promise<void> | null = null;
   private lastInitFailure = 0;
   private checked = false;
@@ -86,13 +87,13 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
     /** Where each settlement is recorded for reconciliation. */
     @Inject(SettlementRecords) private readonly records: SettlementRecords,
   ) {
-    const facilitator = new FacilitatorClient({
+    const facilitator = (this.facilitator = new FacilitatorClient({
       url: config.facilitatorUrl,
       timeoutMs: config.facilitatorTimeoutMs,
       observe: (operation, outcome, seconds) =>
         metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds),
       createAuthHeaders: facilitatorAuthHeaders(config),
-    });
+    }));
     this.server = new x402ResourceServer(facilitator);
     for (const network of config.networks) {
       this.server.register(
@@ -236,9 +237,16 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
     const lockMs = validity.lockMs;
     const started = performance.now();
     // Only a claimed payload is settled: a facilitator answers a payload it is already settling with
-    // that settlement's outcome, so two concurrent copies could otherwise both be delivered.
-    const claim = await this.lock.claim(keys, lockMs);
-    if (!claim.claimed) throw new WireException(ErrorCode.PaymentReplayed, 'payment already used');
+    // that settlement's outcome, so two concurrent copies could otherwise both be delivered. The settle
+    // request is built while the claim travels (it leaves on the next check phase: auto-pipelining),
+    // and sent only once the claim is granted.
+    const claiming = this.lock.claim(keys, lockMs);
+    const preparing = nextTurn().then(() => this.facilitator.prepareSettle(payload, requirement));
+    const [claim] = await Promise.all([claiming, preparing.catch(() => undefined)]);
+    if (!claim.claimed) {
+      this.facilitator.discardPrepared(payload);
+      throw new WireException(ErrorCode.PaymentReplayed, 'payment already used');
+    }
     if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
 
     let settled: SettleResponse;
@@ -263,6 +271,9 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
       const failure = this.failure(error);
       observe(failure.code);
       throw failure;
+    } finally {
+      // Unsent if the payment was refused before settling, or settled through another request.
+      this.facilitator.discardPrepared(payload);
     }
     observe('settled');
     // Recorded before the reply, so no delivery goes out for a settlement reconciliation cannot see;
@@ -366,6 +377,11 @@ function facilitatorAuthHeaders(config: X402Config): FacilitatorConfig['createAu
     const headers = { Authorization: `Bearer ${token}` };
     return { verify: headers, settle: headers, supported: headers };
   };
+}
+
+/** Resolves on the next check phase, after the callbacks queued before it (an auto-pipelined Redis command). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Waits `ms`, or less if `signal` aborts; holds no process open. */
