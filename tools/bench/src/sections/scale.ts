@@ -44,6 +44,9 @@ export function missQueries(apps: { trackId: number; storefronts: string[] }[], 
   return queries;
 }
 
+/** In the memory table's names of replicas run with the budget lifted (not as deployed: no memory target). */
+export const LIFTED_MEMORY_LABEL = 'budget lifted';
+
 /** The catalog as deployed, and the same with its per-replica fetch budget lifted so one replica takes every request. */
 const BUDGETS = [
   { name: 'default', env: {} },
@@ -96,7 +99,7 @@ export async function scaleSection(settings: BenchSettings, report: Report): Pro
     const flusher = new Redis(redis.url);
 
     const idleRss = new Map<BudgetName, number>();
-    const labelOf = (budget: BudgetName) => (budget === 'default' ? 'default budget' : 'budget lifted');
+    const labelOf = (budget: BudgetName) => (budget === 'default' ? 'default budget' : LIFTED_MEMORY_LABEL);
     const memoryName = (replica: NodeProcess, budget: BudgetName) => `${replica.name} (scale-out, ${labelOf(budget)})`;
     const setReplicas = async ({ budget, replicas: n }: ScaleTarget) => {
       if (running !== budget) while (replicas.length > 0) await replicas.pop()!.stop();
