@@ -1,4 +1,9 @@
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
 import fc from 'fast-check';
 import { decodeX402Header, encodeX402Header } from './x402-headers.js';
 
@@ -55,6 +60,15 @@ describe('x402 headers', () => {
           expect(decodeX402Header(encodeX402Header(response))).toEqual(response);
         },
       ),
+    );
+  });
+
+  it('writes the payment-required and payment-signature headers @x402/core writes', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (value) => {
+        expect(encodeX402Header(value)).toBe(encodePaymentRequiredHeader(value as never));
+        expect(encodeX402Header(value)).toBe(encodePaymentSignatureHeader(value as never));
+      }),
     );
   });
 

@@ -1,11 +1,11 @@
 /**
- * x402's HTTP headers (`payment-signature`, `payment-response`) carry base64 of JSON. @x402/core's own
- * helpers read them through `atob` and a byte loop and write them through a per-byte `Array.from`
- * and `btoa`, which on Node 20 (a JavaScript `atob`) cost a paid call about 0.1 ms of CPU for each
- * decode of a 3 KB payment (bench profile, x402 section). These use Buffer and accept exactly what the
- * library accepts: its alphabet check, the forgiving-base64 rules `atob` adds to it (padding only at a
- * length that is a multiple of 4; never a length of 4n + 1), and TextDecoder's dropping of a leading
- * byte-order mark. A spec holds them to the library.
+ * x402's HTTP headers (`payment-required`, `payment-signature`, `payment-response`) carry base64 of
+ * JSON. @x402/core's own helpers read them through `atob` and a byte loop and write them through a
+ * per-byte `Array.from` and `btoa`, which on Node 20 (a JavaScript `atob`) cost a paid call about
+ * 0.1 ms of CPU for each decode of a 3 KB payment (bench profile, x402 section). These use Buffer and
+ * accept exactly what the library accepts: its alphabet check, the forgiving-base64 rules `atob` adds
+ * to it (padding only at a length that is a multiple of 4; never a length of 4n + 1), and
+ * TextDecoder's dropping of a leading byte-order mark. A spec holds them to the library.
  */
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

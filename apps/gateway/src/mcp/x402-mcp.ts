@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { decodeX402Header, encodeX402Header } from '@appcat/contracts';
+import type { PaymentRequired } from '@x402/core/types';
 import { HttpError } from '../errors/http-error.js';
 import { type PaymentCredentials, readBearerKeyHash } from '../payment/payment-credentials.js';
 
@@ -33,7 +33,7 @@ export function readMcpCredentials(
   if (paid)
     return {
       kind: 'x402',
-      paymentSignature: typeof payment === 'string' ? payment : encodePaymentSignatureHeader(payment as PaymentPayload),
+      paymentSignature: typeof payment === 'string' ? payment : encodeX402Header(payment),
     };
   if (authorization === undefined) return { kind: 'none' };
   return { kind: 'credits', keyHash: readBearerKeyHash(authorization) };
@@ -50,5 +50,5 @@ export function paymentRequiredResult(paymentRequired: PaymentRequired): CallToo
 
 /** The SettleResponse object for `_meta["x402/payment-response"]`, from the receipt's header form. */
 export function settleResponseOf(paymentResponse: string): Record<string, unknown> {
-  return decodePaymentResponseHeader(paymentResponse) as unknown as Record<string, unknown>;
+  return decodeX402Header(paymentResponse) as Record<string, unknown>;
 }

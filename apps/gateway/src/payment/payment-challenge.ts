@@ -1,6 +1,5 @@
-import { type X402Offer, type X402Resource } from '@appcat/contracts';
+import { encodeX402Header, type X402Offer, type X402Resource } from '@appcat/contracts';
 import { Injectable, Optional } from '@nestjs/common';
-import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PaymentRequired } from '@x402/core/types';
 import { ChallengeExtensions } from '../discovery/challenge-extensions.js';
@@ -20,7 +19,7 @@ export class PaymentRequiredError extends HttpError {
     message: string,
     readonly paymentRequired: PaymentRequired,
   ) {
-    super(402, message, { [PAYMENT_REQUIRED_HEADER]: encodePaymentRequiredHeader(paymentRequired) });
+    super(402, message, { [PAYMENT_REQUIRED_HEADER]: encodeX402Header(paymentRequired) });
   }
 }
 
