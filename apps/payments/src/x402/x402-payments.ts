@@ -25,6 +25,7 @@ import {
 } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
+import { setImmediate as nextCheckPhase } from 'node:timers/promises';
 import { PaymentsMetrics } from '@appcat/ops';
 import type { RedisClient } from '@appcat/redis';
 import { PAYMENTS_REDIS, X402_CONFIG } from '../payments-tokens.js';
@@ -87,14 +88,14 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
     /** Where each settlement is recorded for reconciliation. */
     @Inject(SettlementRecords) private readonly records: SettlementRecords,
   ) {
-    const facilitator = (this.facilitator = new FacilitatorClient({
+    this.facilitator = new FacilitatorClient({
       url: config.facilitatorUrl,
       timeoutMs: config.facilitatorTimeoutMs,
       observe: (operation, outcome, seconds) =>
         metrics.facilitatorRequestSeconds.observe({ operation, outcome }, seconds),
       createAuthHeaders: facilitatorAuthHeaders(config),
-    }));
-    this.server = new x402ResourceServer(facilitator);
+    });
+    this.server = new x402ResourceServer(this.facilitator);
     for (const network of config.networks) {
       this.server.register(
         network.network as `${string}:${string}`,
@@ -241,7 +242,7 @@ export class X402Payments implements OnModuleInit, OnApplicationShutdown {
     // request is built while the claim travels (it leaves on the next check phase: auto-pipelining),
     // and sent only once the claim is granted.
     const claiming = this.lock.claim(keys, lockMs);
-    const preparing = nextTurn().then(() => this.facilitator.prepareSettle(payload, requirement));
+    const preparing = nextCheckPhase().then(() => this.facilitator.prepareSettle(payload, requirement));
     const [claim] = await Promise.all([claiming, preparing.catch(() => undefined)]);
     if (!claim.claimed) {
       this.facilitator.discardPrepared(payload);
@@ -377,11 +378,6 @@ function facilitatorAuthHeaders(config: X402Config): FacilitatorConfig['createAu
     const headers = { Authorization: `Bearer ${token}` };
     return { verify: headers, settle: headers, supported: headers };
   };
-}
-
-/** Resolves on the next check phase, after the callbacks queued before it (an auto-pipelined Redis command). */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Waits `ms`, or less if `signal` aborts; holds no process open. */
