@@ -21,6 +21,23 @@ export interface FeedRequest {
   sort: FeedSort;
 }
 
+/** One page of an app's review feed, as both forms render it. */
+export interface FeedPage {
+  base: string;
+  request: FeedRequest;
+  /** Absent for an app the storefront does not sell (the feed is then empty). */
+  app: App | undefined;
+  front: Storefront | undefined;
+  reviews: Review[];
+  /** How many reviews the app has in all: the paging links end at the last page they fill. */
+  total: number;
+  updated: string;
+}
+
+function lastPageOf(total: number): number {
+  return Math.max(1, Math.min(REVIEW_PAGES, Math.ceil(total / REVIEWS_PER_PAGE)));
+}
+
 function feedUrl(base: string, r: FeedRequest, page: number, format: 'xml' | 'json' = 'xml'): string {
   return `${base}/${r.country}/rss/customerreviews/page=${page}/id=${r.trackId}/sortby=${r.sort.toLowerCase()}/${format}`;
 }
@@ -49,16 +66,9 @@ function entryXml(review: Review, app: App, front: Storefront): string {
  * Atom feed as itunes.apple.com/{cc}/rss/customerreviews/.../xml serves it: feed metadata, paging
  * links, then one <entry> per review (none on an empty page, exactly one when there is one review).
  */
-export function reviewsFeedXml(
-  base: string,
-  r: FeedRequest,
-  app: App | undefined,
-  front: Storefront | undefined,
-  page: Review[],
-  total: number,
-  updated: string,
-): string {
-  const lastPage = Math.max(1, Math.min(REVIEW_PAGES, Math.ceil(total / REVIEWS_PER_PAGE)));
+export function reviewsFeedXml(feed: FeedPage): string {
+  const { base, request: r, app, front, reviews: page, updated } = feed;
+  const lastPage = lastPageOf(feed.total);
   const links = [
     `	<link rel="alternate" type="text/html" href="https://apps.apple.com/WebObjects/MZStore.woa/wa/viewGrouping?cc=${r.country}&amp;id=1000"/>`,
     `	<link rel="self" href="${feedUrl(base, r, r.page)}"/>`,
@@ -130,17 +140,9 @@ function appEntryJson(app: App, front: Storefront): Record<string, unknown> {
  * a single object when the page holds one review, and absent when it holds none. With
  * `appFirst`, the app itself comes first, as in older captures.
  */
-export function reviewsFeedJson(
-  base: string,
-  r: FeedRequest,
-  app: App | undefined,
-  front: Storefront | undefined,
-  page: Review[],
-  total: number,
-  updated: string,
-  appFirst: boolean,
-): unknown {
-  const lastPage = Math.max(1, Math.min(REVIEW_PAGES, Math.ceil(total / REVIEWS_PER_PAGE)));
+export function reviewsFeedJson(source: FeedPage, appFirst: boolean): unknown {
+  const { base, request: r, app, front, reviews: page, updated } = source;
+  const lastPage = lastPageOf(source.total);
   const link = (rel: string, at: number) => ({ attributes: { rel, href: feedUrl(base, r, at, 'json') } });
   const entries =
     app && front

@@ -125,22 +125,7 @@ function reviewsFeed(
       : undefined;
   const all = app && front ? sortReviews(generateReviews(catalogue, app, front), sort) : [];
   const pageReviews = all.slice((page - 1) * REVIEWS_PER_PAGE, page * REVIEWS_PER_PAGE);
-  if (asJson) {
-    const body = reviewsFeedJson(
-      base,
-      feedRequest,
-      app,
-      front,
-      pageReviews,
-      all.length,
-      updated,
-      drift.reviewsFirstEntry === 'app' && pageReviews.length > 0,
-    );
-    return json(200, body);
-  }
-  return text(
-    200,
-    reviewsFeedXml(base, feedRequest, app, front, pageReviews, all.length, updated),
-    'application/atom+xml; charset=UTF-8',
-  );
+  const feed = { base, request: feedRequest, app, front, reviews: pageReviews, total: all.length, updated };
+  if (asJson) return json(200, reviewsFeedJson(feed, drift.reviewsFirstEntry === 'app' && pageReviews.length > 0));
+  return text(200, reviewsFeedXml(feed), 'application/atom+xml; charset=UTF-8');
 }
