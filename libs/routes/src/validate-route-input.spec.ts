@@ -7,6 +7,7 @@ import { PRICED_ROUTES, type PricedRoute, type RouteParams } from './route-table
 import { type RawQuery, type RouteInputResult, validateRouteInput } from './validate-route-input.js';
 import { validateRouteInputReference } from '../test/validate-route-input.reference.js';
 
+const LONE = 'must be well-formed Unicode text: it holds a lone UTF-16 surrogate';
 const byId = (id: string): PricedRoute => PRICED_ROUTES.find((r) => r.id === id)!;
 const check = (id: string, path: Record<string, string>, query: Record<string, string | string[]>) =>
   validateRouteInput(byId(id), path, query);
@@ -54,8 +55,21 @@ describe('validateRouteInput', () => {
     ['apps.get', { appId: 'x'.repeat(156) }, {}, 'appId must be at most 155 characters'],
     ['bundles.get', { bundleId: 'com.example' }, {}, 'bundleId must be a numeric App Store bundle id'],
     ['developers.get', { developerId: '12a' }, {}, 'developerId must be a numeric App Store developer id'],
+    ['apps.search', {}, { term: 'chess \ud800' }, `term ${LONE}`],
+    ['apps.search', {}, { term: '\udc00\ud83d' }, `term ${LONE}`],
+    ['apps.search', {}, { term: 'chess', lang: 'en\udfff' }, `lang ${LONE}`],
+    ['apps.get', { appId: '\ud800' }, {}, `appId ${LONE}`],
+    ['apps.reviews', { appId: '1' }, { sort: 'recent\udbff' }, `sort ${LONE}`],
   ])('%s %j %j → 400 "%s"', (id, path, query, message) => {
     expect(check(id, path, query)).toEqual({ ok: false, message });
+  });
+
+  it('accepts surrogate pairs, and checks a lone surrogate in documented order with the other rules', () => {
+    expect(check('apps.search', {}, { term: 'chess \ud83d\ude00' }).ok).toBe(true);
+    expect(check('apps.search', {}, { term: ' ', lang: '\ud800' })).toEqual({
+      ok: false,
+      message: 'term must not be empty',
+    });
   });
 
   it('reports the path parameter before the query', () => {
@@ -177,6 +191,9 @@ const EDGE_VALUES = [
   'a'.repeat(ParamLimits.idMaxLength),
   'a'.repeat(ParamLimits.idMaxLength + 1),
   '$value $property $target $constraint1',
+  '\ud800',
+  'chess\udc00',
+  '\udc00\ud800',
 ];
 
 const stringValue = fc.oneof(
@@ -192,6 +209,13 @@ const stringValue = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 210 }) },
+  // 'binary' never holds a lone surrogate: one at a random place.
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.string({ maxLength: 8 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ maxLength: 8 }))
+      .map(([before, unit, after]) => before + String.fromCharCode(unit) + after),
+  },
 );
 
 /** A query value: missing, once, or repeated (HTTP servers give arrays, even of one). */
@@ -284,6 +308,8 @@ describe('validateRouteInput against class-validator', () => {
  *   codes"; the validator looks up the value lower-cased, so a KELVIN SIGN (U+212A) reads as k too.
  * - a length limit where the value has a variation selector (U+FE0E, U+FE0F): class-validator's
  *   MaxLength (validator.js isLength) counts a character and its selector as one, JSON Schema as two.
+ * - a lone UTF-16 surrogate: a schema's string is Unicode text, which cannot hold one; Ajv takes it as
+ *   a string like any other.
  */
 const ajv = new Ajv2020({ strict: true });
 
@@ -330,6 +356,7 @@ function validatorLength(value: string): number {
 
 /** Whether the documents call `value` (given, as text) valid for `param`, with the gaps above. */
 function documentedAccepts(param: DocumentedParam, value: string): boolean {
+  if (/\p{Surrogate}/u.test(value)) return false;
   // An integer parameter is written in decimal; anything else is not an integer.
   const typed = param.integer && /^(0|-?[1-9]\d*)$/.test(value) ? Number(value) : value;
   if (param.name === 'country') {
@@ -416,5 +443,10 @@ describe('validateRouteInput against the documented JSON Schemas', () => {
     // A full-length term with a presentation selector: too long for the schema, not for MaxLength.
     const term = 'x'.repeat(ParamLimits.termMaxLength) + '\uFE0F';
     expect([param('term').accepts(term), validateRouteInput(search, {}, { term }).ok]).toEqual([false, true]);
+    // A lone surrogate: Ajv accepts it as a string, the validator refuses it.
+    expect([param('term').accepts('\ud800'), validateRouteInput(search, {}, { term: '\ud800' }).ok]).toEqual([
+      true,
+      false,
+    ]);
   });
 });

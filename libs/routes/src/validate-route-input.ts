@@ -12,11 +12,23 @@ export type RouteInputResult = { ok: true; params: RouteParams } | { ok: false; 
 /** A raw query as HTTP servers parse it: a repeated parameter arrives as an array. */
 export type RawQuery = Record<string, string | string[] | undefined>;
 
-/** One of a route's DTOs (path or query) with its checked properties, in the route's documented order. */
+/** One of a route's DTOs (path or query) with its parameters and their checks, in the route's documented order. */
 interface DtoStep {
   checks: DtoChecks;
   names: readonly string[];
-  properties: readonly PropertyChecks[];
+  properties: readonly { name: string; checks: PropertyChecks | undefined }[];
+}
+
+/** A UTF-16 surrogate standing alone: under the `u` flag a well-formed pair reads as one code point. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/**
+ * Refuses a value that is not well-formed Unicode text (a lone surrogate, which JSON can carry): no URL,
+ * cache key or upstream request can hold it. Checked for every parameter, before its own rules.
+ */
+export function illFormedText(name: string, value: unknown): RouteInputResult | undefined {
+  if (typeof value !== 'string' || !LONE_SURROGATE.test(value)) return undefined;
+  return { ok: false, message: `${name} must be well-formed Unicode text: it holds a lone UTF-16 surrogate` };
 }
 
 const DTO_CHECKS = new Map<DtoClass, DtoChecks>();
@@ -35,9 +47,10 @@ function routeSteps(route: PricedRoute): readonly DtoStep[] {
     let checks = DTO_CHECKS.get(dto);
     if (!checks) DTO_CHECKS.set(dto, (checks = compileDtoChecks(dto)));
     assertDtoFitsRoute(route, dto, names);
-    const properties = names
-      .map((name) => checks.properties.get(name))
-      .filter((p): p is PropertyChecks => p !== undefined && p.checks.length > 0);
+    const properties = names.map((name) => {
+      const property = checks.properties.get(name);
+      return { name, checks: property && property.checks.length > 0 ? property : undefined };
+    });
     steps.push({ checks, names, properties });
   }
   ROUTE_STEPS.set(route, steps);
@@ -69,7 +82,8 @@ export function gatherRouteParams(
 /**
  * Validates a request's path and query parameters against a route's DTOs. Unknown query parameters
  * are ignored; a known one given twice is an error. The first problem wins, path before query, in
- * documented order, and its message names the parameter. The DTOs' class-validator rules run as
+ * documented order, and its message names the parameter. A value holding a lone surrogate is refused
+ * before its rules. The DTOs' class-validator rules run as
  * `validateSync` with stopAtFirstError would run them, compiled once per DTO (see dto-checks.ts).
  */
 export function validateRouteInput(
@@ -82,12 +96,14 @@ export function validateRouteInput(
   const { params } = gathered;
   for (const step of routeSteps(route)) {
     let instance: object | undefined;
-    for (const property of step.properties) {
-      const value = params[property.name];
-      if (property.optional && (value === undefined || value === null)) continue;
+    for (const { name, checks: property } of step.properties) {
+      const value = params[name];
+      const illFormed = illFormedText(name, value);
+      if (illFormed) return illFormed;
+      if (!property || (property.optional && (value === undefined || value === null))) continue;
       instance ??= instantiate(step, params);
       const failure = firstFailedCheck(step.checks, property, value, instance);
-      if (failure) return { ok: false, message: failure.message ?? `${property.name} is invalid` };
+      if (failure) return { ok: false, message: failure.message ?? `${name} is invalid` };
     }
   }
   return { ok: true, params };

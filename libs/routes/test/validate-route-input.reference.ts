@@ -1,12 +1,12 @@
 import { validateSync } from 'class-validator';
 import type { PricedRoute } from '../src/route-table.js';
-import { gatherRouteParams, type RawQuery, type RouteInputResult } from '../src/validate-route-input.js';
+import { gatherRouteParams, illFormedText, type RawQuery, type RouteInputResult } from '../src/validate-route-input.js';
 
 /*
  * Test code, kept out of the package's src: validateRouteInput as it was before its checks were
  * compiled, calling class-validator's validateSync on every call. The property test holds the compiled
- * version to the same results and messages as this one. Gathering the parameters is shared: only the
- * checks are compared.
+ * version to the same results and messages as this one. Gathering the parameters and the lone-surrogate
+ * rule (ours, not a DTO's) are shared: only the DTOs' checks are compared.
  */
 
 const VALIDATION = { stopAtFirstError: true, forbidUnknownValues: false } as const;
@@ -27,9 +27,15 @@ export function validateRouteInputReference(
     const instance = new dto() as Record<string, unknown>;
     for (const name of names) if (params[name] !== undefined) instance[name] = params[name];
     const errors = validateSync(instance, VALIDATION);
+    const byName = new Map(errors.map((e) => [e.property, e]));
+    for (const name of names) {
+      const illFormed = illFormedText(name, params[name]);
+      if (illFormed) return illFormed;
+      const error = byName.get(name);
+      if (error) return { ok: false, message: Object.values(error.constraints ?? {})[0] ?? `${name} is invalid` };
+    }
     if (errors.length > 0) {
-      const byName = new Map(errors.map((e) => [e.property, e]));
-      const first = names.map((n) => byName.get(n)).find(Boolean) ?? errors[0];
+      const first = errors[0];
       return { ok: false, message: Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid` };
     }
   }

@@ -134,6 +134,13 @@ describe('MCP at /mcp', () => {
     ],
     ['bundles_get', { bundleId: 'abc' }, 'bundleId must be a numeric App Store bundle id'],
     ['developers_get', { developerId: true }, 'developerId must be a string'],
+    // A lone UTF-16 surrogate: JSON can carry it, URLs and the upstream cannot.
+    [
+      'apps_search',
+      { term: 'chess \ud800' },
+      'term must be well-formed Unicode text: it holds a lone UTF-16 surrogate',
+    ],
+    ['apps_get', { appId: '\udc00' }, 'appId must be well-formed Unicode text: it holds a lone UTF-16 surrogate'],
   ])('%s %j is a tool error naming the parameter, and nothing is charged', async (tool, args, message) => {
     const key = await system.createKey('1');
     const client = await connect({ authorization: `Bearer ${key.key}` });
