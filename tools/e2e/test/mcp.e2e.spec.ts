@@ -151,6 +151,42 @@ describe('MCP at /mcp', () => {
     expect(await system.ledger(key.id)).toEqual({ toppedUp: 1_000_000n, spent: 0n, debits: 0 });
   });
 
+  /** A raw MCP POST (the SDK client never sends batches), with `headers`; the status and the JSON answer. */
+  async function postMcp(body: unknown, headers: Record<string, string> = {}) {
+    const res = await fetch(`${system.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as unknown };
+  }
+
+  const toolCall = (id: unknown, args: Record<string, unknown>, meta?: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'apps_get', arguments: args, ...(meta ? { _meta: meta } : {}) },
+  });
+
+  const REPEATED_ID = {
+    jsonrpc: '2.0',
+    error: { code: -32600, message: 'Invalid Request: the batch repeats the request id 7' },
+    id: null,
+  };
+
+  it('a batch repeating a request id is refused whole before any debit (MCP: an id is never reused)', async () => {
+    const key = await system.createKey('1');
+    const auth = { authorization: `Bearer ${key.key}` };
+    const batch = [toolCall(7, { appId: '284882215' }), toolCall(7, { appId: '284882215' })];
+    expect(await postMcp(batch, auth)).toEqual({ status: 400, body: REPEATED_ID });
+    // The same id as a number and as a string are two ids (JSON-RPC compares them as given).
+    const distinct = await postMcp([toolCall(8, { appId: '284882215' }), toolCall('8', { appId: '284882215' })], auth);
+    expect(distinct.status).toBe(200);
+    expect((distinct.body as { id: unknown }[]).map((answer) => answer.id).sort()).toEqual([8, '8']);
+    await system.waitForSpent(key.id, 6000n);
+    expect(await system.ledger(key.id)).toEqual({ toppedUp: 1_000_000n, spent: 6000n, debits: 2 });
+  });
+
   describe('x402 in _meta, without a key', () => {
     let payer: x402Client;
     let payTo: `0x${string}`;
@@ -207,6 +243,20 @@ describe('MCP at /mcp', () => {
       });
       expect(replayed._meta?.['x402/payment-response']).toBeUndefined();
       expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+    });
+
+    it('a batch repeating a request id settles nothing', async () => {
+      const client = await connect();
+      const required = (await call(client, 'apps_get', { appId: '284882215' }))
+        .structuredContent as unknown as PaymentRequired;
+      const [first, second] = [await payer.createPaymentPayload(required), await payer.createPaymentPayload(required)];
+      const before = await system.chain!.balanceOf(payTo);
+      const batch = [
+        toolCall(7, { appId: '284882215' }, { 'x402/payment': first }),
+        toolCall(7, { appId: '284882215' }, { 'x402/payment': second }),
+      ];
+      expect(await postMcp(batch)).toEqual({ status: 400, body: REPEATED_ID });
+      expect(await system.chain!.balanceOf(payTo)).toBe(before);
     });
 
     it('a payment made for another tool is refused with the reason and a fresh PaymentRequired; no money moves', async () => {

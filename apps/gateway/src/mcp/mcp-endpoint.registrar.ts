@@ -66,7 +66,11 @@ export class McpEndpointRegistrar implements OnModuleInit {
   }
 
   private async serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (Array.isArray(request.body) && request.body.length === 0) return this.refuse(request, reply, EMPTY_BATCH);
+    if (Array.isArray(request.body)) {
+      if (request.body.length === 0) return this.refuse(request, reply, EMPTY_BATCH);
+      const repeated = repeatedRequestId(request.body);
+      if (repeated !== undefined) return this.refuse(request, reply, repeatedIdError(repeated));
+    }
     // The SDK writes the answer on the raw response; Fastify's onSend hooks do not run, so the request id is set here.
     reply.hijack();
     reply.raw.setHeader('x-request-id', request.id);
@@ -85,6 +89,30 @@ export class McpEndpointRegistrar implements OnModuleInit {
     writeJsonRpcError(reply.raw, error, this.errors.answer(error, 'mcp request'));
   }
 }
+
+/**
+ * The first request id a batch gives twice. MCP forbids reusing an id, and the answers, matched by id,
+ * could not tell the copies apart, so such a batch is refused whole before any of it runs or is
+ * charged. Ids are compared as JSON-RPC gives them: 7 and "7" are two ids.
+ */
+function repeatedRequestId(batch: unknown[]): string | number | undefined {
+  const seen = new Set<string | number>();
+  for (const message of batch) {
+    if (typeof message !== 'object' || message === null || !('method' in message) || !('id' in message)) continue;
+    const { id } = message;
+    if (typeof id !== 'string' && typeof id !== 'number') continue;
+    if (seen.has(id)) return id;
+    seen.add(id);
+  }
+  return undefined;
+}
+
+const repeatedIdError = (id: string | number) =>
+  new JsonRpcError(
+    400,
+    JsonRpcCode.invalidRequest,
+    `Invalid Request: the batch repeats the request id ${JSON.stringify(id)}`,
+  );
 
 /** Fastify's JSON body parser refused the body: JSON-RPC's parse error. */
 function isJsonParseFailure(error: FastifyError): boolean {
