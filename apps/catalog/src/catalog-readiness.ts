@@ -1,6 +1,6 @@
 import type { ReadinessCheck, ReadinessChecks } from '@appcat/ops';
 import { Inject, Injectable } from '@nestjs/common';
-import { CatalogInfrastructure } from './catalog-infrastructure.js';
+import { CatalogConnections } from './catalog-connections.js';
 
 /**
  * A catalog replica is ready once its shared Redis answers (besides NATS, which the ops port probes). It
@@ -10,7 +10,7 @@ import { CatalogInfrastructure } from './catalog-infrastructure.js';
 export class CatalogReadiness implements ReadinessChecks {
   readonly checks: ReadinessCheck[];
 
-  constructor(@Inject(CatalogInfrastructure) infrastructure: CatalogInfrastructure) {
-    this.checks = [{ name: 'redis', check: () => infrastructure.pingRedis() }];
+  constructor(@Inject(CatalogConnections) connections: CatalogConnections) {
+    this.checks = [{ name: 'redis', check: () => connections.pingRedis() }];
   }
 }

@@ -20,8 +20,8 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { listJson } from './cache/json-source.js';
 import { NotCachedError, type Provenance, ProvenanceTrace } from './cache/provenance.js';
-import { CatalogInfrastructure } from './catalog-infrastructure.js';
 import { FetchBudget } from './fetch-budget.js';
+import { UpstreamAvailability } from './upstream/upstream-availability.js';
 import { isUnreadableAnswer } from './upstream/upstream-failures.js';
 import { fetchFromStore, type ListData, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
 
@@ -31,7 +31,7 @@ export class CatalogController {
     @Inject(STORE_ADAPTER) private readonly store: StoreAdapter,
     @Inject(CatalogMetrics) private readonly metrics: CatalogMetrics,
     @Inject(FetchBudget) private readonly budget: FetchBudget,
-    @Inject(CatalogInfrastructure) private readonly infrastructure: CatalogInfrastructure,
+    @Inject(UpstreamAvailability) private readonly availability: UpstreamAvailability,
   ) {}
 
   @MessagePattern(Subject.CatalogFetch, { queue: QueueGroup.Catalog })
@@ -86,7 +86,7 @@ export class CatalogController {
   /** Whether the upstream a missing resource is loaded from is known to be unavailable now. */
   private async unavailable(resourceKey: string): Promise<CatalogUnavailable | null> {
     const upstream = this.store.upstreamOf?.(resourceKey);
-    return upstream === undefined ? null : this.infrastructure.availability.unavailable(upstream);
+    return upstream === undefined ? null : this.availability.unavailable(upstream);
   }
 
   /**

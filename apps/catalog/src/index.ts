@@ -1,7 +1,7 @@
 export { AppleStoreAdapter } from './apple/apple-store-adapter.js';
 export { NotCachedError, type Provenance, ProvenanceTrace, type ResourceTrace, UNTRACKED } from './cache/provenance.js';
 export { chooseRefreshes } from './cache/refresh-drainer.js';
-export { guaranteedRefreshIntervals } from './catalog-infrastructure.js';
+export { guaranteedRefreshIntervals } from './cache/refresh-worker.js';
 export { type Freshness, type ResourceRequest, type ResourceStore, UncachedResources } from './cache/resource-store.js';
 export { createCatalogApp } from './catalog-app.js';
 export {

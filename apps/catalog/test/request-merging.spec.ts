@@ -2,7 +2,6 @@ import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { CatalogSystem, type DecodedReply, HeldRequests, listOf, until, wireErrorOf } from './support.js';
 import { resourceKeys } from '../src/cache/resource-keys.js';
-import { CatalogInfrastructure } from '../src/catalog-infrastructure.js';
 import { Batcher } from '../src/upstream/batcher.js';
 import { RedisRateLimiter } from '../src/upstream/rate-limiter.js';
 
@@ -89,7 +88,7 @@ describe('one upstream call per resource, across requests and replicas', () => {
       joined++;
       return load.apply(this, args);
     };
-    const limiter = system.replicas[0].get(CatalogInfrastructure).limiter;
+    const limiter = system.replicas[0].get(RedisRateLimiter);
     limiter.take = async (upstream) => {
       await until(() => joined === 2 * ids.length);
       return RedisRateLimiter.prototype.take.call(limiter, upstream);

@@ -22,7 +22,6 @@ import type { INestMicroservice } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { createCatalogApp } from '../src/catalog-app.js';
-import { CatalogInfrastructure } from '../src/catalog-infrastructure.js';
 import { CatalogController } from '../src/catalog.controller.js';
 import { readCatalogConfig, type CatalogConfig } from '../src/config.js';
 import type { ListData } from '../src/store/store-adapter.js';
@@ -140,7 +139,7 @@ export class HeldRequests {
 export function recordGrants(system: CatalogSystem): number[] {
   const dueAt: number[] = [];
   for (const replica of system.replicas) {
-    const limiter = replica.get(CatalogInfrastructure).limiter;
+    const limiter = replica.get(RedisRateLimiter);
     limiter.take = async (upstream) => {
       const grant = await RedisRateLimiter.prototype.take.call(limiter, upstream);
       if (grant.granted && limiter.limitOf(upstream)) dueAt.push(grant.dueAt);

@@ -2,7 +2,10 @@ import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { CatalogInfrastructure } from '../src/catalog-infrastructure.js';
+import { RefreshQueue } from '../src/cache/refresh-queue.js';
+import { RefreshWorker } from '../src/cache/refresh-worker.js';
+import { RedisRateLimiter } from '../src/upstream/rate-limiter.js';
+import { UPSTREAM_HTTP_CLIENT, type UpstreamHttpClient } from '../src/upstream/upstream-http-client.js';
 import {
   CatalogSystem,
   catalogClock,
@@ -16,8 +19,15 @@ import {
 
 const search = (term: string): CatalogQuery => ({ route: 'apps.search', term, page: 1, country: 'us' });
 const app = (country: string): CatalogQuery => ({ route: 'apps.get', appId: String(REFERENCE_IDS.app), country });
-const infrastructureOf = (system: CatalogSystem, replica: number) =>
-  system.replicas[replica].get(CatalogInfrastructure);
+const infrastructureOf = (system: CatalogSystem, replica: number) => {
+  const app = system.replicas[replica];
+  return {
+    refreshDrainer: app.get(RefreshWorker).refreshDrainer,
+    refreshQueue: app.get(RefreshQueue),
+    limiter: app.get(RedisRateLimiter),
+    http: app.get<symbol, UpstreamHttpClient>(UPSTREAM_HTTP_CLIENT),
+  };
+};
 
 /** Search terms in the order the emulator received them. */
 function recordSearches(system: CatalogSystem): { term: string; at: number }[] {
