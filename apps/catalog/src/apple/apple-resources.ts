@@ -1,16 +1,24 @@
 import { REVIEWS_MAX_PAGE, type ReviewSort } from '@appcat/contracts';
 import { createHash } from 'node:crypto';
 import type { ResourceTrace } from '../cache/provenance.js';
-import type { RefreshJob } from '../cache/refresh-queue.js';
-import type { Freshness, ResourceRequest, ResourceStore } from '../cache/resource-store.js';
+import {
+  anyText,
+  ArgsCodec,
+  integer,
+  oneOf,
+  optionalText,
+  ResourceKind,
+  ResourceKinds,
+  text,
+} from '../cache/resource-descriptor.js';
+import type { Freshness, ResourceStore } from '../cache/resource-store.js';
 import type { CacheTtls } from '../config.js';
 import type { Review } from '../store/store-adapter.js';
 import { Batcher } from '../upstream/batcher.js';
-import { badResponse, isRecord, quoteUpstreamText } from '../upstream/upstream-failures.js';
 import { APPLE_AMP_UPSTREAM, ITUNES_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import type { ItunesApi, ItunesRecord } from './itunes-api.js';
-import type { AmpResource, WebCatalogue } from './web-catalogue.js';
+import { type AmpResource, relatedData, searchGroup, type WebCatalogue } from './web-catalogue.js';
 
 /** Search has no offset upstream: the most Apple gives, fetched once and sliced per page. */
 export const SEARCH_FETCH_LIMIT = 200;
@@ -40,38 +48,6 @@ interface CatalogueGroup {
   lang?: string;
 }
 
-/**
- * One type's results of a web catalogue search. The API groups results by type under `results`
- * (`results["app-bundles"].data`), leaving out types without matches, so `{}` is "nothing found". Any
- * other grouping is an answer we cannot read, never an empty list.
- */
-export function searchGroup(
-  document: Record<string, unknown>,
-  type: string,
-  asked: readonly string[],
-  host: string,
-): AmpResource[] {
-  const { results } = document;
-  if (!isRecord(results)) throw badResponse('search results without results', host);
-  const unknown = Object.keys(results).filter((key) => !asked.includes(key));
-  if (unknown.length > 0)
-    throw badResponse(
-      `search results grouped by an unknown type (${quoteUpstreamText(unknown.slice(0, 3).join(', '))})`,
-      host,
-    );
-  const group = results[type];
-  if (group === undefined) return [];
-  if (!isRecord(group) || !Array.isArray(group.data))
-    throw badResponse(`search results whose ${type} group has no data`, host);
-  return group.data.filter(isRecord);
-}
-
-export function relatedData(resource: AmpResource, relationship: string): AmpResource[] {
-  const relationships = isRecord(resource.relationships) ? resource.relationships : {};
-  const related = relationships[relationship];
-  return isRecord(related) && Array.isArray(related.data) ? related.data.filter(isRecord) : [];
-}
-
 /** Apple matches search terms case-insensitively and ignores extra spaces; so does the cache key. */
 export function normaliseTerm(term: string): string {
   return term.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
@@ -97,22 +73,68 @@ const batchable = (id: string, key: LookupKey = 'id') =>
 const groupOf = (id: string, batchableId: boolean, ...params: (string | undefined)[]) =>
   [...params.map((p) => p ?? ''), ...(batchableId ? [] : [id])].join('|');
 
+const lookupKeyOf = (appId: string): LookupKey => (/^\d+$/.test(appId) ? 'id' : 'bundleId');
+
+// The arguments of each kind, in the order its refresh jobs carry them.
+interface SearchArgs {
+  term: string;
+  country: string;
+  lang: string | undefined;
+}
+interface AppArgs {
+  appId: string;
+  country: string;
+  lang: string | undefined;
+}
+interface DeveloperArgs {
+  artistId: string;
+}
+interface ReviewsArgs {
+  country: string;
+  trackId: string;
+  page: number;
+  sort: ReviewSort;
+}
+interface SimilarArgs {
+  country: string;
+  trackId: string;
+  lang: string | undefined;
+}
+interface BundleArgs {
+  country: string;
+  bundleId: string;
+  lang: string | undefined;
+}
+interface BundleSearchArgs {
+  term: string;
+  country: string;
+  lang: string | undefined;
+  page: number;
+  pageSize: number;
+}
+
 /**
  * Apple's upstream resources, each cached on its own (see docs/catalog-resilience.md) so that every
  * route using one reuses it: the 200-result search list, an app's lookup record, a developer's list,
- * a reviews feed page, an app's customers-also-bought list, a bundle, a bundle search page. Lookups of
+ * a reviews feed page, an app's customers-also-bought list, a bundle, a bundle search page. Each kind
+ * is described once ({@link ResourceKind}): key, freshness, loader, refresh-job codec. Lookups of
  * apps, similar lists and bundles that miss the cache at about the same time go out as one batched
  * call per storefront and language.
  */
 export class AppleResources {
   private readonly details: Freshness;
-  private readonly lists: Freshness;
-  private readonly searches: Freshness;
-  private readonly recentReviews: Freshness;
-  private readonly reviewPages: Freshness;
   private readonly lookups: Batcher<LookupGroup, ItunesRecord>;
   private readonly similarLists: Batcher<CatalogueGroup, AmpResource[]>;
   private readonly bundles: Batcher<CatalogueGroup, AmpResource>;
+  private readonly searchKind: ResourceKind<SearchArgs, ItunesRecord[]>;
+  private readonly appKind: ResourceKind<AppArgs, ItunesRecord>;
+  private readonly developerKind: ResourceKind<DeveloperArgs, ItunesRecord[]>;
+  private readonly reviewsKind: ResourceKind<ReviewsArgs, Review[]>;
+  private readonly similarKind: ResourceKind<SimilarArgs, AmpResource[]>;
+  private readonly bundleKind: ResourceKind<BundleArgs, AmpResource>;
+  private readonly bundleSearchKind: ResourceKind<BundleSearchArgs, AmpResource[]>;
+  /** Every kind above, for refresh jobs and for the upstream a cached key is loaded from. */
+  readonly kinds: ResourceKinds;
 
   constructor(
     private readonly itunes: ItunesApi,
@@ -128,10 +150,10 @@ export class AppleResources {
       staleMs: ttl.staleSeconds * 1000,
     });
     this.details = freshness(ttl.detailsSeconds);
-    this.lists = freshness(ttl.listsSeconds);
-    this.searches = freshness(ttl.searchSeconds);
-    this.recentReviews = freshness(ttl.recentReviewsSeconds);
-    this.reviewPages = freshness(ttl.reviewsSeconds);
+    const lists = freshness(ttl.listsSeconds);
+    const searches = freshness(ttl.searchSeconds);
+    const recentReviews = freshness(ttl.recentReviewsSeconds);
+    const reviewPages = freshness(ttl.reviewsSeconds);
     const { windowMs, maxIds } = batch;
     this.lookups = new Batcher({
       windowMs,
@@ -151,6 +173,107 @@ export class AppleResources {
       run: (group, ids) => this.bundleBatch(group, ids),
       gate: (group) => this.web.admit(this.urls.ampBundles(group.country, [], {})),
     });
+
+    this.searchKind = new ResourceKind({
+      kind: 'search',
+      upstream: ITUNES_UPSTREAM,
+      args: new ArgsCodec<SearchArgs>({ term: anyText, country: text, lang: optionalText }),
+      key: (a) => keyOf('search', a.country, a.lang, a.term),
+      freshness: () => searches,
+      load: async (a) => {
+        const { results } = await this.itunes.search(a.term, a.country, a.lang, SEARCH_FETCH_LIMIT);
+        await this.primeApps(results, a.country, a.lang);
+        return results;
+      },
+    });
+    this.appKind = new ResourceKind({
+      kind: 'app',
+      upstream: ITUNES_UPSTREAM,
+      args: new ArgsCodec<AppArgs>({ appId: text, country: text, lang: optionalText }),
+      key: (a) => this.appKey(lookupKeyOf(a.appId), a.appId, a.country, a.lang),
+      freshness: () => this.details,
+      group: (a) => `lookup|${this.lookupGroupOf(a)}`,
+      // A bundle identifier is sent as given, as maintained scrapers send it (Apple's own casing is what
+      // is known to work), and cached under that spelling; the answer is matched without regard to case.
+      load: (a) =>
+        this.lookups.load(
+          this.lookupGroupOf(a),
+          { key: lookupKeyOf(a.appId), country: a.country, lang: a.lang },
+          a.appId,
+        ),
+    });
+    this.developerKind = new ResourceKind({
+      kind: 'developer',
+      upstream: ITUNES_UPSTREAM,
+      args: new ArgsCodec<DeveloperArgs>({ artistId: text }),
+      key: (a) => keyOf('developer', a.artistId),
+      freshness: () => lists,
+      load: (a) => this.loadDeveloper(a.artistId),
+    });
+    this.reviewsKind = new ResourceKind({
+      kind: 'reviews',
+      upstream: ITUNES_UPSTREAM,
+      args: new ArgsCodec<ReviewsArgs>({
+        country: text,
+        trackId: text,
+        page: integer,
+        sort: oneOf<ReviewSort>('recent', 'helpful'),
+      }),
+      key: (a) => keyOf('reviews', a.country, a.trackId, a.sort, a.page),
+      freshness: (a) => (a.page === 1 && a.sort === 'recent' ? recentReviews : reviewPages),
+      load: (a) => this.itunes.reviewsPage(a.country, a.trackId, a.page, a.sort),
+    });
+    this.similarKind = new ResourceKind({
+      kind: 'similar',
+      upstream: APPLE_AMP_UPSTREAM,
+      args: new ArgsCodec<SimilarArgs>({ country: text, trackId: text, lang: optionalText }),
+      key: (a) => keyOf('similar', a.country, a.lang, a.trackId),
+      freshness: () => lists,
+      group: (a) => `similar|${groupOf(a.trackId, batchable(a.trackId), a.country, a.lang)}`,
+      load: (a) =>
+        this.similarLists.load(
+          groupOf(a.trackId, batchable(a.trackId), a.country, a.lang),
+          { country: a.country, lang: a.lang },
+          a.trackId,
+        ),
+    });
+    this.bundleKind = new ResourceKind({
+      kind: 'bundle',
+      upstream: APPLE_AMP_UPSTREAM,
+      args: new ArgsCodec<BundleArgs>({ country: text, bundleId: text, lang: optionalText }),
+      key: (a) => keyOf('bundle', a.country, a.lang, a.bundleId),
+      freshness: () => this.details,
+      group: (a) => `bundle|${groupOf(a.bundleId, batchable(a.bundleId), a.country, a.lang)}`,
+      load: (a) =>
+        this.bundles.load(
+          groupOf(a.bundleId, batchable(a.bundleId), a.country, a.lang),
+          { country: a.country, lang: a.lang },
+          a.bundleId,
+        ),
+    });
+    this.bundleSearchKind = new ResourceKind({
+      kind: 'bundle-search',
+      upstream: APPLE_AMP_UPSTREAM,
+      args: new ArgsCodec<BundleSearchArgs>({
+        term: anyText,
+        country: text,
+        lang: optionalText,
+        page: integer,
+        pageSize: integer,
+      }),
+      key: (a) => keyOf('bundle-search', a.country, a.lang, a.page, a.term),
+      freshness: () => searches,
+      load: (a) => this.loadBundleSearch(a),
+    });
+    this.kinds = new ResourceKinds('apple', [
+      this.searchKind,
+      this.appKind,
+      this.developerKind,
+      this.reviewsKind,
+      this.similarKind,
+      this.bundleKind,
+      this.bundleSearchKind,
+    ]);
   }
 
   /** The whole result list of a search, at most 200 records. */
@@ -160,80 +283,22 @@ export class AppleResources {
     lang: string | undefined,
     trace: ResourceTrace,
   ): Promise<ItunesRecord[]> {
-    return (await this.store.get(this.searchRequest(normaliseTerm(term), country, lang), trace)) ?? [];
+    return (await this.store.get(this.searchKind.request({ term: normaliseTerm(term), country, lang }), trace)) ?? [];
   }
 
-  private searchRequest(
-    normalised: string,
-    country: string,
-    lang: string | undefined,
-  ): ResourceRequest<ItunesRecord[]> {
-    return {
-      key: keyOf('search', country, lang, normalised),
-      freshness: this.searches,
-      load: async () => {
-        const { results } = await this.itunes.search(normalised, country, lang, SEARCH_FETCH_LIMIT);
-        await this.primeApps(results, country, lang);
-        return results;
-      },
-      refresh: { upstream: ITUNES_UPSTREAM, kind: 'search', args: [normalised, country, lang ?? null] },
-    };
-  }
-
-  /**
-   * An app's software record by track id or bundle identifier; undefined when not sold there. A bundle
-   * identifier is sent as given, as maintained scrapers send it (Apple's own casing is what is known
-   * to work), and cached under that spelling; the answer is matched without regard to case.
-   */
+  /** An app's software record by track id or bundle identifier; undefined when not sold there. */
   app(
     appId: string,
     country: string,
     lang: string | undefined,
     trace: ResourceTrace,
   ): Promise<ItunesRecord | undefined> {
-    return this.store.get(this.appRequest(appId, country, lang), trace);
-  }
-
-  private appRequest(appId: string, country: string, lang: string | undefined): ResourceRequest<ItunesRecord> {
-    const key: LookupKey = /^\d+$/.test(appId) ? 'id' : 'bundleId';
-    const id = appId;
-    const group = groupOf(id, batchable(id, key), key, country, lang);
-    return {
-      key: this.appKey(key, id, country, lang),
-      freshness: this.details,
-      load: () => this.lookups.load(group, { key, country, lang }, id),
-      refresh: {
-        upstream: ITUNES_UPSTREAM,
-        group: `lookup|${group}`,
-        kind: 'app',
-        args: [appId, country, lang ?? null],
-      },
-    };
+    return this.store.get(this.appKind.request({ appId, country, lang }), trace);
   }
 
   /** The artist record followed by its apps; undefined when the id is not a developer's. */
   developer(artistId: string, trace: ResourceTrace): Promise<ItunesRecord[] | undefined> {
-    return this.store.get(this.developerRequest(artistId), trace);
-  }
-
-  private developerRequest(artistId: string): ResourceRequest<ItunesRecord[]> {
-    return {
-      key: keyOf('developer', artistId),
-      freshness: this.lists,
-      load: async () => {
-        const { results } = await this.itunes.lookup('id', [artistId], {
-          country: DEVELOPER_LOOKUP_STOREFRONT,
-          limit: DEVELOPER_APPS_LIMIT,
-        });
-        const own = results.filter(
-          (r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'),
-        );
-        if (own[0]?.wrapperType !== 'artist') return undefined;
-        await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
-        return own;
-      },
-      refresh: { upstream: ITUNES_UPSTREAM, kind: 'developer', args: [artistId] },
-    };
+    return this.store.get(this.developerKind.request({ artistId }), trace);
   }
 
   /** One page of an app's reviews; the feed has pages 1 to 10 only, so nothing else is asked. */
@@ -245,16 +310,7 @@ export class AppleResources {
     trace: ResourceTrace,
   ): Promise<Review[]> {
     if (!Number.isInteger(page) || page < 1 || page > REVIEWS_MAX_PAGE) return [];
-    return (await this.store.get(this.reviewsRequest(country, trackId, page, sort), trace)) ?? [];
-  }
-
-  private reviewsRequest(country: string, trackId: string, page: number, sort: ReviewSort): ResourceRequest<Review[]> {
-    return {
-      key: keyOf('reviews', country, trackId, sort, page),
-      freshness: page === 1 && sort === 'recent' ? this.recentReviews : this.reviewPages,
-      load: () => this.itunes.reviewsPage(country, trackId, page, sort),
-      refresh: { upstream: ITUNES_UPSTREAM, kind: 'reviews', args: [country, trackId, page, sort] },
-    };
+    return (await this.store.get(this.reviewsKind.request({ country, trackId, page, sort }), trace)) ?? [];
   }
 
   /** Apps customers also bought with this one; undefined when the web catalogue does not know the app. */
@@ -264,22 +320,7 @@ export class AppleResources {
     lang: string | undefined,
     trace: ResourceTrace,
   ): Promise<AmpResource[] | undefined> {
-    return this.store.get(this.similarRequest(country, trackId, lang), trace);
-  }
-
-  private similarRequest(country: string, trackId: string, lang: string | undefined): ResourceRequest<AmpResource[]> {
-    const group = groupOf(trackId, batchable(trackId), country, lang);
-    return {
-      key: keyOf('similar', country, lang, trackId),
-      freshness: this.lists,
-      load: () => this.similarLists.load(group, { country, lang }, trackId),
-      refresh: {
-        upstream: APPLE_AMP_UPSTREAM,
-        group: `similar|${group}`,
-        kind: 'similar',
-        args: [country, trackId, lang ?? null],
-      },
-    };
+    return this.store.get(this.similarKind.request({ country, trackId, lang }), trace);
   }
 
   /** A bundle with its member apps in full; undefined when unknown there. */
@@ -289,22 +330,7 @@ export class AppleResources {
     lang: string | undefined,
     trace: ResourceTrace,
   ): Promise<AmpResource | undefined> {
-    return this.store.get(this.bundleRequest(country, bundleId, lang), trace);
-  }
-
-  private bundleRequest(country: string, bundleId: string, lang: string | undefined): ResourceRequest<AmpResource> {
-    const group = groupOf(bundleId, batchable(bundleId), country, lang);
-    return {
-      key: keyOf('bundle', country, lang, bundleId),
-      freshness: this.details,
-      load: () => this.bundles.load(group, { country, lang }, bundleId),
-      refresh: {
-        upstream: APPLE_AMP_UPSTREAM,
-        group: `bundle|${group}`,
-        kind: 'bundle',
-        args: [country, bundleId, lang ?? null],
-      },
-    };
+    return this.store.get(this.bundleKind.request({ country, bundleId, lang }), trace);
   }
 
   /** One page of bundle search results: the web catalogue pages searches itself (25 at most a call). */
@@ -316,76 +342,42 @@ export class AppleResources {
     pageSize: number,
     trace: ResourceTrace,
   ): Promise<AmpResource[]> {
-    return (
-      (await this.store.get(this.bundleSearchRequest(normaliseTerm(term), country, lang, page, pageSize), trace)) ?? []
-    );
+    const request = this.bundleSearchKind.request({ term: normaliseTerm(term), country, lang, page, pageSize });
+    return (await this.store.get(request, trace)) ?? [];
   }
 
-  private bundleSearchRequest(
-    normalised: string,
-    country: string,
-    lang: string | undefined,
-    page: number,
-    pageSize: number,
-  ): ResourceRequest<AmpResource[]> {
-    return {
-      key: keyOf('bundle-search', country, lang, page, normalised),
-      freshness: this.searches,
-      load: async () => {
-        const url = this.urls.ampSearch(country, normalised, {
-          types: BUNDLE_SEARCH_TYPES.join(','),
-          limit: pageSize,
-          offset: (page - 1) * pageSize,
-          lang,
-        });
-        const document = await this.web.getDocument(url);
-        if (document === undefined) return [];
-        return searchGroup(document, 'app-bundles', BUNDLE_SEARCH_TYPES, url.host);
-      },
-      refresh: {
-        upstream: APPLE_AMP_UPSTREAM,
-        kind: 'bundle-search',
-        args: [normalised, country, lang ?? null, page, pageSize],
-      },
-    };
-  }
-
-  /**
-   * The request a refresh job describes (the jobs above, as any replica queued them); undefined for a
-   * job this version does not know or whose arguments do not fit.
-   */
-  requestFor(job: RefreshJob): ResourceRequest<unknown> | undefined {
-    const [a, b, c, d, e] = job.args;
-    const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    const lang = (v: unknown) => text(v);
-    switch (job.kind) {
-      case 'search':
-        return text(a) !== undefined && text(b) !== undefined
-          ? this.searchRequest(text(a)!, text(b)!, lang(c))
-          : undefined;
-      case 'app':
-        return text(a) && text(b) ? this.appRequest(text(a)!, text(b)!, lang(c)) : undefined;
-      case 'developer':
-        return text(a) ? this.developerRequest(text(a)!) : undefined;
-      case 'reviews':
-        return text(a) && text(b) && typeof c === 'number' && (d === 'recent' || d === 'helpful')
-          ? this.reviewsRequest(text(a)!, text(b)!, c, d)
-          : undefined;
-      case 'similar':
-        return text(a) && text(b) ? this.similarRequest(text(a)!, text(b)!, lang(c)) : undefined;
-      case 'bundle':
-        return text(a) && text(b) ? this.bundleRequest(text(a)!, text(b)!, lang(c)) : undefined;
-      case 'bundle-search':
-        return text(a) !== undefined && text(b) && typeof d === 'number' && typeof e === 'number'
-          ? this.bundleSearchRequest(text(a)!, text(b)!, lang(c), d, e)
-          : undefined;
-      default:
-        return undefined;
-    }
+  private lookupGroupOf(a: AppArgs): string {
+    const key = lookupKeyOf(a.appId);
+    return groupOf(a.appId, batchable(a.appId, key), key, a.country, a.lang);
   }
 
   private appKey(key: LookupKey, id: string, country: string, lang: string | undefined): string {
     return keyOf('app', country, lang, key, id);
+  }
+
+  private async loadDeveloper(artistId: string): Promise<ItunesRecord[] | undefined> {
+    const { results } = await this.itunes.lookup('id', [artistId], {
+      country: DEVELOPER_LOOKUP_STOREFRONT,
+      limit: DEVELOPER_APPS_LIMIT,
+    });
+    const own = results.filter(
+      (r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'),
+    );
+    if (own[0]?.wrapperType !== 'artist') return undefined;
+    await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
+    return own;
+  }
+
+  private async loadBundleSearch(a: BundleSearchArgs): Promise<AmpResource[]> {
+    const url = this.urls.ampSearch(a.country, a.term, {
+      types: BUNDLE_SEARCH_TYPES.join(','),
+      limit: a.pageSize,
+      offset: (a.page - 1) * a.pageSize,
+      lang: a.lang,
+    });
+    const document = await this.web.getDocument(url);
+    if (document === undefined) return [];
+    return searchGroup(document, 'app-bundles', BUNDLE_SEARCH_TYPES, url.host);
   }
 
   private async lookupBatch(group: LookupGroup, ids: string[]): Promise<Map<string, ItunesRecord>> {

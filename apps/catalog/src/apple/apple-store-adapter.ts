@@ -12,12 +12,11 @@ import {
   type StoreAdapter,
 } from '../store/store-adapter.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
-import { AppleResources, type BatchSettings, relatedData } from './apple-resources.js';
-import { appleUpstreamOf } from './apple-upstreams.js';
+import { AppleResources, type BatchSettings } from './apple-resources.js';
 import { AppleUrls } from './apple-urls.js';
 import { ItunesApi } from './itunes-api.js';
 import type { DriftNote } from './reviews-feed.js';
-import { type AmpResource, WebCatalogue } from './web-catalogue.js';
+import { type AmpResource, relatedData, WebCatalogue } from './web-catalogue.js';
 
 const isTrackId = (appId: string) => /^\d+$/.test(appId);
 
@@ -60,7 +59,6 @@ const DEFAULT_TTLS: CacheTtls = {
  */
 export class AppleStoreAdapter implements StoreAdapter {
   private readonly resources: AppleResources;
-  readonly upstreamOf = appleUpstreamOf;
 
   constructor(config: AppleStoreConfig, http: UpstreamHttpClient, options: AppleStoreAdapterOptions = {}) {
     const urls = new AppleUrls(config);
@@ -79,7 +77,11 @@ export class AppleStoreAdapter implements StoreAdapter {
   }
 
   refreshRequest(job: RefreshJob): ResourceRequest<unknown> | undefined {
-    return this.resources.requestFor(job);
+    return this.resources.kinds.fromJob(job);
+  }
+
+  upstreamOf(resourceKey: string): string | undefined {
+    return this.resources.kinds.upstreamOf(resourceKey);
   }
 
   async searchApps(query: QueryOf<'apps.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {

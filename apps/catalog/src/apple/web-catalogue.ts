@@ -7,6 +7,7 @@ import {
   httpError,
   isRecord,
   parseJsonBody,
+  quoteUpstreamText,
   throttled,
 } from '../upstream/upstream-failures.js';
 import { APPLE_AMP_UPSTREAM, APPLE_WEB_UPSTREAM } from './apple-upstreams.js';
@@ -15,6 +16,39 @@ import { findBearerToken, moduleScriptSrc, tokenExpiry } from './bearer-token.js
 
 /** A JSON:API resource of the web catalogue, passed through as it is. */
 export type AmpResource = Record<string, unknown> & { id?: unknown; type?: unknown; relationships?: unknown };
+
+/**
+ * One type's results of a web catalogue search. The API groups results by type under `results`
+ * (`results["app-bundles"].data`), leaving out types without matches, so `{}` is "nothing found". Any
+ * other grouping is an answer we cannot read, never an empty list.
+ */
+export function searchGroup(
+  document: Record<string, unknown>,
+  type: string,
+  asked: readonly string[],
+  host: string,
+): AmpResource[] {
+  const { results } = document;
+  if (!isRecord(results)) throw badResponse('search results without results', host);
+  const unknown = Object.keys(results).filter((key) => !asked.includes(key));
+  if (unknown.length > 0)
+    throw badResponse(
+      `search results grouped by an unknown type (${quoteUpstreamText(unknown.slice(0, 3).join(', '))})`,
+      host,
+    );
+  const group = results[type];
+  if (group === undefined) return [];
+  if (!isRecord(group) || !Array.isArray(group.data))
+    throw badResponse(`search results whose ${type} group has no data`, host);
+  return group.data.filter(isRecord);
+}
+
+/** The resources a JSON:API relationship holds (none when absent). */
+export function relatedData(resource: AmpResource, relationship: string): AmpResource[] {
+  const relationships = isRecord(resource.relationships) ? resource.relationships : {};
+  const related = relationships[relationship];
+  return isRecord(related) && Array.isArray(related.data) ? related.data.filter(isRecord) : [];
+}
 
 const TOKEN_KEY = 'apple:web-token';
 /** A token this close to its `exp` is read again before use rather than sent to expire mid-request. */
