@@ -6,6 +6,7 @@ import type { GatewayConfig } from './config.js';
 import { EnvelopeExceptionFilter } from './envelope/envelope-exception.filter.js';
 import { type ErrorAnswer, ErrorAnswers } from './errors/error-answers.js';
 import { fastifyOptions } from './http/fastify-options.js';
+import { routeEveryMethod } from './http/http-methods.js';
 
 /** Builds the gateway, initialised but not listening: `app.listen(port, host)` or `app.inject()` next. */
 export async function createGatewayApp(
@@ -15,14 +16,13 @@ export async function createGatewayApp(
   // Fastify takes its error handlers when it is built, before the module's providers exist; it calls
   // them only while serving, when the app and its ErrorAnswers do.
   const answer = (error: unknown): ErrorAnswer => app.get(ErrorAnswers).answer(error);
-  const app = await NestFactory.create<NestFastifyApplication>(
-    GatewayModule.forRoot(config),
-    new FastifyAdapter(fastifyOptions(config, answer)),
-    {
-      logger: options.logger,
-      abortOnError: false,
-    },
-  );
+  const adapter = new FastifyAdapter(fastifyOptions(config, answer));
+  // Before any route is registered: routes may only name methods Fastify knows.
+  routeEveryMethod(adapter.getInstance());
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), adapter, {
+    logger: options.logger,
+    abortOnError: false,
+  });
   app.useGlobalFilters(new EnvelopeExceptionFilter(app.get(ErrorAnswers)));
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (request, reply) => {

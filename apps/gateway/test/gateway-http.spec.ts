@@ -503,9 +503,9 @@ describe('gateway over HTTP', () => {
       expectRawEnvelope(res, 408, 'request timeout');
     });
 
-    it("HEAD on a document → the 404 envelope's status and headers, no body (HEAD never runs a GET handler)", async () => {
+    it("HEAD on a document → GET's status and headers, no body (RFC 9110 §9.3.2; only priced paths refuse HEAD)", async () => {
       const text = await rawExchange(port(), 'HEAD /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      expect(text).toMatch(/^HTTP\/1.1 404 /);
+      expect(text).toMatch(/^HTTP\/1.1 200 /);
       expect(text.toLowerCase()).toContain('content-type: application/json; charset=utf-8');
       expect(text.endsWith('\r\n\r\n')).toBe(true);
     });

@@ -19,8 +19,8 @@ export function fastifyOptions(
   return {
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
-    // A HEAD on a priced path must not run (and charge) the GET handler; HEAD gets 405 like other methods.
-    exposeHeadRoutes: false,
+    // A free page answers HEAD as GET; the priced routes turn it off (a HEAD must not charge) and answer 405.
+    exposeHeadRoutes: true,
     routerOptions: { maxParamLength: 512 },
     requestIdHeader: false,
     genReqId: requestIdFor,

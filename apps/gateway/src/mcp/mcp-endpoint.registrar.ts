@@ -2,12 +2,13 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorAnswers } from '../errors/error-answers.js';
+import { methodsOtherThan } from '../http/http-methods.js';
 import { JsonRpcCode, JsonRpcError, writeJsonRpcError } from './json-rpc-errors.js';
 import { McpToolCallsService } from './mcp-tool-calls.service.js';
 
 export const MCP_PATH = '/mcp';
 
-const OTHER_METHODS = ['GET', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'PUT'] as const;
+const OTHER_METHODS = methodsOtherThan('POST');
 
 const METHOD_NOT_ALLOWED = new JsonRpcError(405, JsonRpcCode.serverError, 'Method not allowed.', { allow: 'POST' });
 const PARSE_ERROR = new JsonRpcError(400, JsonRpcCode.parseError, 'Parse error: the body is not JSON');
@@ -58,7 +59,7 @@ export class McpEndpointRegistrar implements OnModuleInit {
       handler: (request, reply) => this.serve(request, reply),
     });
     fastify.route({
-      method: [...OTHER_METHODS],
+      method: OTHER_METHODS,
       url: MCP_PATH,
       errorHandler,
       handler: (request, reply) => this.refuse(request, reply, METHOD_NOT_ALLOWED),

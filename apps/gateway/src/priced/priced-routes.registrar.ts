@@ -8,6 +8,7 @@ import type { GatewayConfig } from '../config.js';
 import { OK_MESSAGE, sendEnvelopeWithJsonData, sendErrorEnvelope } from '../envelope/envelope.js';
 import { ErrorAnswers } from '../errors/error-answers.js';
 import { HttpError, Messages } from '../errors/http-error.js';
+import { methodsOtherThan } from '../http/http-methods.js';
 import { readIdempotencyKey } from '../idempotency/call-names.js';
 import { PAYMENT_RESPONSE_HEADER } from '../payment/payment-challenge.js';
 import { readPaymentCredentials } from '../payment/payment-credentials.js';
@@ -19,7 +20,8 @@ export const CREDITS_REMAINING_HEADER = 'x-credits-remaining';
 /** UPSTREAM, CACHE or STALE: where the catalog got the data. */
 export const CACHE_HEADER = 'x-cache';
 
-const OTHER_METHODS = ['DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const;
+// HEAD included: a HEAD must not run (and charge) the GET handler.
+const OTHER_METHODS = methodsOtherThan('GET');
 const METHOD_NOT_ALLOWED = new HttpError(405, Messages.methodNotAllowed, { allow: 'GET' });
 
 /** `/api/apps/{appId}` → `/api/apps/:appId` */
@@ -45,9 +47,9 @@ export class PricedRoutesRegistrar implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     for (const route of PRICED_ROUTES) {
       const url = toFastifyPath(route.path);
-      fastify.get(url, (request, reply) => this.serve(route, request, reply));
+      fastify.get(url, { exposeHeadRoute: false }, (request, reply) => this.serve(route, request, reply));
       fastify.route({
-        method: [...OTHER_METHODS],
+        method: OTHER_METHODS,
         url,
         handler: (_request, reply) => sendErrorEnvelope(reply, this.errors.answer(METHOD_NOT_ALLOWED)),
       });
