@@ -23,6 +23,7 @@ export function reconcileJson(reply: AdminReconcileReply) {
     spent: usd(row.spent),
     debitRows: usd(row.debitRows),
     pending: usd(row.pending),
+    held: usd(row.held),
     expectedBalance: usd(row.expectedBalance),
     redisBalance: row.redisBalance === null ? null : usd(row.redisBalance),
     difference: usd(row.difference),
@@ -31,11 +32,13 @@ export function reconcileJson(reply: AdminReconcileReply) {
     exact: reply.exact,
     keysChecked: reply.keysChecked,
     ledgerBacklog: reply.ledgerBacklog,
+    openHolds: reply.openHolds,
     totals: {
       toppedUp: usd(reply.totals.toppedUp),
       spent: usd(reply.totals.spent),
       debits: reply.totals.debits,
       pending: usd(reply.totals.pending),
+      held: usd(reply.totals.held),
       redisBalance: usd(reply.totals.redisBalance),
     },
     differences: reply.differences.map(key),
@@ -49,7 +52,7 @@ export function reconcileText(reply: AdminReconcileReply): string {
   const s = reply.settlements;
   const lines = [
     `${reply.exact ? 'EXACT' : 'DIFFERENCES'}  ${reply.keysChecked} keys checked at ${reply.checkedAt}`,
-    `topped up USD ${usd(t.toppedUp)}   spent USD ${usd(t.spent)} (${t.debits} debits)   unflushed USD ${usd(t.pending)} (${reply.ledgerBacklog} debits)   live balances USD ${usd(t.redisBalance)}`,
+    `topped up USD ${usd(t.toppedUp)}   spent USD ${usd(t.spent)} (${t.debits} debits)   unflushed USD ${usd(t.pending)} (${reply.ledgerBacklog} debits)   held USD ${usd(t.held)} (${reply.openHolds} calls under way)   live balances USD ${usd(t.redisBalance)}`,
     `x402 settlements: ${s.calls} calls, ${s.topUps} top-ups, ${s.queued} queued for Postgres, ${s.duplicates} duplicates` +
       (s.sharedRequestIds > 0
         ? `, ${s.sharedRequestIds} request ids named by several (callers reused x-request-id)`

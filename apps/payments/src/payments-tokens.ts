@@ -5,6 +5,7 @@ export const PAYMENTS_CONFIG = Symbol('PAYMENTS_CONFIG');
 export const X402_CONFIG = Symbol('X402_CONFIG');
 export const IDEMPOTENCY_SETTINGS = Symbol('IDEMPOTENCY_SETTINGS');
 export const UNKNOWN_KEY_TTL_MS = Symbol('UNKNOWN_KEY_TTL_MS');
+export const CREDIT_HOLD_MS = Symbol('CREDIT_HOLD_MS');
 
 /**
  * The connections PaymentsResources makes and owns: the call path's Redis (it fails fast while

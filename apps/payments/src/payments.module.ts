@@ -3,6 +3,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { PaymentsConfig } from './config/payments-config.js';
 import { CreditService } from './credits/credit-service.js';
 import { CreditStore } from './credits/credit-store.js';
+import { HoldSweeper } from './credits/hold-sweeper.js';
 import { AdminKeysController } from './handlers/admin-keys.controller.js';
 import { CreditsController } from './handlers/credits.controller.js';
 import { IdempotencyController } from './handlers/idempotency.controller.js';
@@ -12,7 +13,13 @@ import { KeyRepository } from './keys/key-repository.js';
 import { KeyService } from './keys/key-service.js';
 import { PaymentsReadiness } from './payments-readiness.js';
 import { paymentsResourceProviders, PaymentsResources } from './payments-resources.js';
-import { IDEMPOTENCY_SETTINGS, PAYMENTS_CONFIG, UNKNOWN_KEY_TTL_MS, X402_CONFIG } from './payments-tokens.js';
+import {
+  CREDIT_HOLD_MS,
+  IDEMPOTENCY_SETTINGS,
+  PAYMENTS_CONFIG,
+  UNKNOWN_KEY_TTL_MS,
+  X402_CONFIG,
+} from './payments-tokens.js';
 import { Reconciliation } from './reconcile/reconciliation.js';
 import { X402Payments } from './x402/x402-payments.js';
 import { X402TopUps } from './x402/x402-top-ups.js';
@@ -28,6 +35,7 @@ export class PaymentsModule {
         { provide: X402_CONFIG, useValue: config.x402 },
         { provide: IDEMPOTENCY_SETTINGS, useValue: config.idempotency },
         { provide: UNKNOWN_KEY_TTL_MS, useValue: config.unknownKeyTtlMs },
+        { provide: CREDIT_HOLD_MS, useValue: config.creditHoldMs },
         ...opsProviders({
           service: 'payments',
           ops: config.ops,
@@ -40,6 +48,7 @@ export class PaymentsModule {
         CreditStore,
         KeyRepository,
         CreditService,
+        HoldSweeper,
         KeyService,
         X402Payments,
         X402TopUps,

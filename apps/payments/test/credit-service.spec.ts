@@ -37,7 +37,7 @@ describe('CreditService edge cases', () => {
     const pool = createPool(databaseUrl, 2);
     const prisma = createPrisma(pool);
     try {
-      await use(new CreditService(store, new KeyRepository(prisma), unknownKeyTtlMs));
+      await use(new CreditService(store, new KeyRepository(prisma), unknownKeyTtlMs, 15_000));
     } finally {
       await prisma.$disconnect();
       await pool.end();

@@ -100,7 +100,7 @@ describe('coalesced debits (payments.credits.debit.batch), two payments replicas
     const keys = await Promise.all([createKey(100n * PRICE), createKey(37n * PRICE)]);
     // Cold: both replicas load the keys from Postgres during the burst.
     await cluster.redis.del(...keys.map((key) => cluster.apps[0].get(CreditStore).keyspace.keyOf(hashApiKey(key.key))));
-    const spies = cluster.apps.map((app) => jest.spyOn(app.get(CreditService), 'debitBatch'));
+    const spies = cluster.apps.map((app) => jest.spyOn(app.get(CreditService), 'batch'));
     let results: RpcResult<DebitReply>[];
     try {
       // 150 calls per key, spread over both gateways, all started in one turn (as a burst of HTTP calls is).

@@ -60,6 +60,7 @@ describe('reconciliation (payments.admin.reconcile)', () => {
       spent: String(11n * PRICE_PER_CALL_MICROS),
       debits: 11,
       pending: '0',
+      held: '0',
       redisBalance: String(6_000_000n - 11n * PRICE_PER_CALL_MICROS),
     });
   });

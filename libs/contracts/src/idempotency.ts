@@ -35,3 +35,15 @@ export interface IdempotencyFinishRequest {
 }
 
 export type IdempotencyFinishReply = { stored: boolean };
+
+const KEY_SCOPE_PREFIX = 'key:';
+
+/** The scope of a credit-paid call's records (`Idempotency-Key`): the API key's hash. */
+export function keyScope(keyHash: string): string {
+  return KEY_SCOPE_PREFIX + keyHash;
+}
+
+/** The key hash a record's scope belongs to, if it is a key's: its answers replay only while the key may pay. */
+export function keyHashOfScope(scope: string): string | undefined {
+  return scope.startsWith(KEY_SCOPE_PREFIX) ? scope.slice(KEY_SCOPE_PREFIX.length) : undefined;
+}

@@ -23,6 +23,33 @@ export interface DebitReply {
   balance: MicroUsdString;
 }
 
+/**
+ * `payments.credits.reserve`: holds the price on the key (taken from its balance, not yet spent) while the
+ * call fetches; the hold is captured on data in hand, released on failure, and released by itself when
+ * neither comes within the hold's lifetime. Same fields as a debit.
+ */
+export type ReserveRequest = DebitRequest;
+
+export interface ReserveReply {
+  /** Names the hold; becomes the debit id when captured. */
+  reservationId: string;
+  /** Balance left while the hold stands, µUSD. */
+  balance: MicroUsdString;
+}
+
+/** `payments.credits.capture` / `.release`: the hold, with the fields it was reserved with. */
+export interface HoldRequest extends DebitRequest {
+  reservationId: string;
+}
+
+/** A captured hold is a debit: its id is the reservation's. */
+export type CaptureReply = DebitReply;
+
+export interface ReleaseReply {
+  /** False when the hold was already gone (captured, or released by its deadline). */
+  released: boolean;
+}
+
 export interface BalanceRequest {
   keyHash: ApiKeyHash;
 }

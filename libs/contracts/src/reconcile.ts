@@ -11,7 +11,8 @@ export interface AdminReconcileRequest {
 
 /**
  * - `ok`: Postgres and Redis agree exactly.
- * - `pending`: they agree once the key's debits still in the ledger stream are counted (not flushed yet).
+ * - `pending`: they agree once the key's debits still in the ledger stream (not flushed yet) and its open
+ *   credit holds (calls under way: reserved, not yet captured or released) are counted.
  * - `not_loaded`: Redis does not hold the key (it loads from Postgres on first use); Postgres checked only.
  * - `forgiven`: Redis holds MORE than Postgres implies: debits lost with Redis (docs/credits.md), in the caller's favour.
  * - `short`: Redis holds LESS than Postgres implies: the caller lost credit. Never acceptable.
@@ -31,7 +32,9 @@ export interface KeyReconciliation {
   debits: number;
   /** Debits of this key still in the Redis ledger stream (not in Postgres yet). */
   pending: MicroUsdString;
-  /** toppedUp − spent − pending: what Redis must hold. */
+  /** Credit held by this key's open reservations (calls under way), µUSD. */
+  held: MicroUsdString;
+  /** toppedUp − spent − pending − held: what Redis must hold. */
   expectedBalance: MicroUsdString;
   /** The live balance in Redis; null when Redis does not hold the key. */
   redisBalance: MicroUsdString | null;
@@ -57,19 +60,22 @@ export interface SettlementReconciliation {
 }
 
 export interface AdminReconcileReply {
-  /** True when nothing differs and nothing is pending. */
+  /** True when nothing differs and nothing is pending or held. */
   exact: boolean;
   keysChecked: number;
   /** Every key whose status is not `ok`/`not_loaded`. */
   differences: KeyReconciliation[];
   /** Debits in the ledger stream when the check ran. */
   ledgerBacklog: number;
+  /** Credit holds open when the check ran (reserved, neither captured nor released yet). */
+  openHolds: number;
   /** Totals over every key, µUSD. */
   totals: {
     toppedUp: MicroUsdString;
     spent: MicroUsdString;
     debits: number;
     pending: MicroUsdString;
+    held: MicroUsdString;
     redisBalance: MicroUsdString;
   };
   settlements: SettlementReconciliation;

@@ -1,6 +1,16 @@
 import type { BatchReply, BatchRequest } from './batch.js';
 import type { CatalogPeekReply, CatalogReply, CatalogRequest } from './catalog.js';
-import type { BalanceReply, BalanceRequest, DebitReply, DebitRequest } from './payments.js';
+import type {
+  BalanceReply,
+  BalanceRequest,
+  CaptureReply,
+  DebitReply,
+  DebitRequest,
+  HoldRequest,
+  ReleaseReply,
+  ReserveReply,
+  ReserveRequest,
+} from './payments.js';
 import type {
   X402AcceptsReply,
   X402AcceptsRequest,
@@ -21,13 +31,25 @@ export const QueueGroup = {
 } as const;
 
 export const Subject = {
-  /** Debit one call from a prepaid key: {@link DebitRequest} → {@link DebitReply}. */
+  /**
+   * Debit one call from a prepaid key in one step, for data already in hand (the gateway's near cache):
+   * {@link DebitRequest} → {@link DebitReply}.
+   */
   CreditsDebit: 'payments.credits.debit',
   /**
    * Several debits at once, each exactly as {@link Subject.CreditsDebit} would make it:
    * {@link BatchRequest} of {@link DebitRequest} → {@link BatchReply} of {@link DebitReply}.
    */
   CreditsDebitBatch: 'payments.credits.debit.batch',
+  /** Hold one call's price before fetching: {@link ReserveRequest} → {@link ReserveReply}. */
+  CreditsReserve: 'payments.credits.reserve',
+  CreditsReserveBatch: 'payments.credits.reserve.batch',
+  /** Spend a hold once the data is in hand: {@link HoldRequest} → {@link CaptureReply}. */
+  CreditsCapture: 'payments.credits.capture',
+  CreditsCaptureBatch: 'payments.credits.capture.batch',
+  /** Give a hold back after a failure: {@link HoldRequest} → {@link ReleaseReply}. */
+  CreditsRelease: 'payments.credits.release',
+  CreditsReleaseBatch: 'payments.credits.release.batch',
   /** Read a key's balance, free: {@link BalanceRequest} → {@link BalanceReply}. */
   CreditsBalance: 'payments.credits.balance',
 
@@ -71,6 +93,9 @@ export const Subject = {
  */
 export const BatchSubject = {
   [Subject.CreditsDebit]: Subject.CreditsDebitBatch,
+  [Subject.CreditsReserve]: Subject.CreditsReserveBatch,
+  [Subject.CreditsCapture]: Subject.CreditsCaptureBatch,
+  [Subject.CreditsRelease]: Subject.CreditsReleaseBatch,
   [Subject.CatalogPeek]: Subject.CatalogPeekBatch,
 } as const;
 
@@ -84,6 +109,9 @@ export type SubjectName = (typeof Subject)[keyof typeof Subject];
  */
 export interface GatewayRpcShapes {
   [Subject.CreditsDebit]: { request: DebitRequest; reply: DebitReply };
+  [Subject.CreditsReserve]: { request: ReserveRequest; reply: ReserveReply };
+  [Subject.CreditsCapture]: { request: HoldRequest; reply: CaptureReply };
+  [Subject.CreditsRelease]: { request: HoldRequest; reply: ReleaseReply };
   [Subject.CreditsBalance]: { request: BalanceRequest; reply: BalanceReply };
   [Subject.X402Accepts]: { request: X402AcceptsRequest; reply: X402AcceptsReply };
   [Subject.X402Pay]: { request: X402PayRequest; reply: X402Receipt };
@@ -91,6 +119,9 @@ export interface GatewayRpcShapes {
   [Subject.CatalogFetch]: { request: CatalogRequest; reply: CatalogReply };
   [Subject.CatalogPeek]: { request: CatalogRequest; reply: CatalogPeekReply };
   [Subject.CreditsDebitBatch]: { request: BatchRequest<DebitRequest>; reply: BatchReply<DebitReply> };
+  [Subject.CreditsReserveBatch]: { request: BatchRequest<ReserveRequest>; reply: BatchReply<ReserveReply> };
+  [Subject.CreditsCaptureBatch]: { request: BatchRequest<HoldRequest>; reply: BatchReply<CaptureReply> };
+  [Subject.CreditsReleaseBatch]: { request: BatchRequest<HoldRequest>; reply: BatchReply<ReleaseReply> };
   [Subject.CatalogPeekBatch]: { request: BatchRequest<CatalogRequest>; reply: BatchReply<CatalogPeekReply> };
 }
 

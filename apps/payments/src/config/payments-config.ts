@@ -53,6 +53,8 @@ export interface PaymentsConfig {
   redisCommandTimeoutMs: number;
   /** How long a key hash that Postgres does not know is remembered as unknown, ms. */
   unknownKeyTtlMs: number;
+  /** How long a priced call's credit hold lasts before it is given back by itself, ms (CREDIT_HOLD_MS). */
+  creditHoldMs: number;
   ledger: LedgerConfig;
   x402: X402Config;
   idempotency: IdempotencySettings;
@@ -73,6 +75,7 @@ export function readPaymentsConfig(environment: Record<string, string | undefine
       redis,
       redisCommandTimeoutMs: env.int('REDIS_COMMAND_TIMEOUT_MS', 2_000, { min: 50, max: 60_000 }),
       unknownKeyTtlMs: env.int('CREDIT_UNKNOWN_KEY_TTL_MS', 30_000, { min: 0, max: 3_600_000 }),
+      creditHoldMs: env.int('CREDIT_HOLD_MS', 15_000, { min: 1_000, max: 600_000 }),
       ledger: {
         stream: env.string('LEDGER_STREAM', 'credit:ledger'),
         shards: env.int('LEDGER_STREAM_SHARDS', redis.clusterNodes.length > 0 ? DEFAULT_CLUSTER_LEDGER_SHARDS : 1, {

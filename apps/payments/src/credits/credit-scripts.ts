@@ -32,6 +32,57 @@ redis.call('HINCRBY', KEYS[1], 'bal', '-' .. ARGV[1])
 return {'ok', redis.call('HGET', KEYS[1], 'bal')}
 `;
 
+/**
+ * KEYS: key hash, unknown marker, the shard's holds (a sorted set by deadline). ARGV: amount, hold
+ * (the set's member, naming the key and the amount), deadline (ms). Takes the amount from the balance
+ * unless that would go below zero, and keeps it held until captured, released or past its deadline.
+ */
+export const RESERVE_SCRIPT = `${GTE}
+local state = redis.call('HMGET', KEYS[1], 'id', 'bal', 'rev')
+if not state[1] then
+  if redis.call('EXISTS', KEYS[2]) == 1 then return {'unknown'} end
+  return {'missing'}
+end
+if state[3] == '1' then return {'revoked'} end
+if not gte(state[2], ARGV[1]) then return {'insufficient', state[2]} end
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'bal', '-' .. ARGV[1])
+return {'ok', redis.call('HGET', KEYS[1], 'bal')}
+`;
+
+/**
+ * KEYS: key hash, unknown marker, the shard's holds, ledger stream. ARGV: amount, hold, debit id, route,
+ * charged-at (ms). A held amount becomes a debit in the ledger (the balance already excludes it). A hold
+ * that is gone (released past its deadline, or lost with Redis) is charged afresh as a debit would be,
+ * so the call is paid exactly once or not delivered. A revoked key's hold is given back: revocation wins.
+ */
+export const CAPTURE_SCRIPT = `${GTE}
+local state = redis.call('HMGET', KEYS[1], 'id', 'bal', 'rev')
+if not state[1] then
+  if redis.call('EXISTS', KEYS[2]) == 1 then return {'unknown'} end
+  return {'missing'}
+end
+local held = redis.call('ZREM', KEYS[3], ARGV[2]) == 1
+if state[3] == '1' then
+  if held then redis.call('HINCRBY', KEYS[1], 'bal', ARGV[1]) end
+  return {'revoked'}
+end
+if not held and not gte(state[2], ARGV[1]) then return {'insufficient', state[2]} end
+redis.call('XADD', KEYS[4], '*', 'debit', ARGV[3], 'key', state[1], 'amount', ARGV[1], 'route', ARGV[4], 'at', ARGV[5])
+if not held then redis.call('HINCRBY', KEYS[1], 'bal', '-' .. ARGV[1]) end
+return {'ok', redis.call('HGET', KEYS[1], 'bal')}
+`;
+
+/**
+ * KEYS: key hash, the shard's holds. ARGV: hold, amount. Gives a held amount back, once: a hold already
+ * captured or released is not in the set.
+ */
+export const RELEASE_SCRIPT = `
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'bal', ARGV[2]) end
+return 1
+`;
+
 /** KEYS: key hash, unknown marker. Reads without changing anything. */
 export const BALANCE_SCRIPT = `
 local state = redis.call('HMGET', KEYS[1], 'bal', 'rev')

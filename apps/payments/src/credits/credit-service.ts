@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import {
   type BalanceReply,
   type BatchItemResult,
+  type CaptureReply,
   type DebitReply,
+  type ReleaseReply,
+  type ReserveReply,
   ErrorCode,
   MAX_BATCH_ITEMS,
   MAX_TOPUP_MICROS,
@@ -13,7 +16,7 @@ import { WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KEY_HASH_PATTERN } from '../keys/api-key.js';
 import { KeyRepository, snapshotOf } from '../keys/key-repository.js';
-import { UNKNOWN_KEY_TTL_MS } from '../payments-tokens.js';
+import { CREDIT_HOLD_MS, UNKNOWN_KEY_TTL_MS } from '../payments-tokens.js';
 import { CreditStore, type DebitOutcome } from './credit-store.js';
 import { invalidArgument, usingStores } from './store-errors.js';
 
@@ -29,10 +32,16 @@ interface DebitInput {
   route: string;
 }
 
+interface HoldInput extends DebitInput {
+  reservationId: string;
+}
+
 /**
- * The per-call hot path: one Lua script in Redis per debit. Postgres is read only when Redis does not
- * hold the key (first use, or after Redis lost its data) and, at most every few seconds per key, when a
- * balance looks too low, in case a top-up committed in Postgres never reached Redis.
+ * The per-call hot path: one Lua script in Redis per debit, reservation, capture or release. Postgres is
+ * read only when Redis does not hold the key (first use, or after Redis lost its data) and, at most every
+ * few seconds per key, when a balance looks too low, in case a top-up committed in Postgres never reached
+ * Redis. A priced call reserves its price, then captures it on data in hand or releases it on failure;
+ * a hold neither captured nor released is given back by the HoldSweeper after `holdMs`.
  */
 @Injectable()
 export class CreditService {
@@ -43,77 +52,75 @@ export class CreditService {
     @Inject(CreditStore) private readonly store: CreditStore,
     @Inject(KeyRepository) private readonly keys: KeyRepository,
     @Inject(UNKNOWN_KEY_TTL_MS) private readonly unknownKeyTtlMs: number,
+    @Inject(CREDIT_HOLD_MS) private readonly holdMs: number,
   ) {}
 
+  /** One step, for data already in hand: the debit goes to the ledger at once. */
   async debit(request: unknown): Promise<DebitReply> {
     const input = readDebitRequest(request);
-    return usingStores('debit', () => this.debitValid(input));
+    return usingStores('debit', async () => {
+      const debitId = randomUUID();
+      const balance = await this.spend(input, () =>
+        this.store.debit(input.keyHash, { debitId, amount: input.amount, route: input.route, chargedAtMs: Date.now() }),
+      );
+      return { debitId, balance: balance.toString() };
+    });
+  }
+
+  /** Holds the price until it is captured or released, or for `holdMs` at most. */
+  async reserve(request: unknown): Promise<ReserveReply> {
+    const input = readDebitRequest(request);
+    return usingStores('reserve', async () => {
+      const hold = { ...input, reservationId: randomUUID() };
+      const balance = await this.spend(input, () => this.store.reserve(hold, Date.now() + this.holdMs));
+      return { reservationId: hold.reservationId, balance: balance.toString() };
+    });
+  }
+
+  /** Spends a hold; one that lapsed is charged afresh if the balance allows, or refused with nothing charged. */
+  async capture(request: unknown): Promise<CaptureReply> {
+    const hold = readHoldRequest(request);
+    return usingStores('capture', async () => {
+      const balance = await this.spend(hold, () => this.store.capture(hold, hold.route, Date.now()));
+      return { debitId: hold.reservationId, balance: balance.toString() };
+    });
+  }
+
+  async release(request: unknown): Promise<ReleaseReply> {
+    const hold = readHoldRequest(request);
+    return usingStores('release', async () => ({ released: await this.store.release(hold) }));
   }
 
   /**
-   * `payments.credits.debit.batch`: each item debited exactly as {@link debit} would, and answered on
-   * its own (a bad item, an unknown key or an empty balance fails that item only). The first attempt of
-   * every valid item goes to Redis in one pipelined round trip; an item that needs more (its key loaded
-   * from Postgres, a low balance re-read) continues alone on the single-debit path.
+   * A batch subject (`payments.credits.*.batch`): each item handled exactly as alone, and answered on its
+   * own (a bad item, an unknown key or an empty balance fails that item only). Every item's first script
+   * is issued in the same turn, so the auto-pipelined connection sends them to Redis in one round trip;
+   * an item that needs more (its key loaded from Postgres, a low balance re-read) continues alone.
    */
-  async debitBatch(request: unknown): Promise<BatchItemResult<DebitReply>[]> {
+  async batch<R>(request: unknown, handle: (item: unknown) => Promise<R>): Promise<BatchItemResult<R>[]> {
     const items = (request as { items?: unknown } | null)?.items;
     if (!Array.isArray(items) || items.length === 0 || items.length > MAX_BATCH_ITEMS) {
-      throw invalidArgument(`items must be an array of 1 to ${MAX_BATCH_ITEMS} debit requests`);
+      throw invalidArgument(`items must be an array of 1 to ${MAX_BATCH_ITEMS} requests`);
     }
-    const inputs = items.map((item): DebitInput | WireException => {
-      try {
-        return readDebitRequest(item);
-      } catch (error) {
-        return error as WireException;
-      }
-    });
-    const valid = inputs.flatMap((input, index) => (input instanceof WireException ? [] : [{ index, input }]));
-    const firstTries = valid.map(({ input }) => ({
-      keyHash: input.keyHash,
-      debit: { debitId: randomUUID(), amount: input.amount, route: input.route, chargedAtMs: Date.now() },
-    }));
-    let outcomes: Array<DebitOutcome | Error>;
-    try {
-      outcomes = firstTries.length === 0 ? [] : await this.store.debitMany(firstTries);
-    } catch (error) {
-      // The round trip itself failed: every item reports it through usingStores, as a lone debit would.
-      outcomes = firstTries.map(() => error as Error);
-    }
-    const positionOf = new Map(valid.map(({ index }, position) => [index, position]));
-    const results = inputs.map((input, index): Promise<BatchItemResult<DebitReply>> => {
-      const position = positionOf.get(index);
-      if (input instanceof WireException || position === undefined) return Promise.resolve(failed(input));
-      const outcome = outcomes[position];
-      const { debitId } = firstTries[position].debit;
-      return usingStores('debit', () =>
-        outcome instanceof Error ? Promise.reject(outcome) : this.debitValid(input, { debitId, outcome }),
-      ).then(
-        (value): BatchItemResult<DebitReply> => ({ ok: true, value }),
-        (error: unknown) => failed(error),
-      );
-    });
-    return Promise.all(results);
+    return Promise.all(
+      items.map((item) =>
+        handle(item).then(
+          (value): BatchItemResult<R> => ({ ok: true, value }),
+          (error: unknown) => failed(error),
+        ),
+      ),
+    );
   }
 
-  /** Debits a validated request; `firstTry` is the outcome of an attempt already made (in a batch). */
-  private async debitValid(
-    input: DebitInput,
-    firstTry?: { debitId: string; outcome: DebitOutcome },
-  ): Promise<DebitReply> {
+  /**
+   * Runs `attempt` (a debit, reservation or capture script) until it answers: loads a key Redis does not
+   * hold, re-reads a low balance once; resolves with the balance left, or throws the refusal.
+   */
+  private async spend(input: DebitInput, attempt: () => Promise<DebitOutcome>): Promise<bigint> {
     let resynced = false;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const tried = attempt === 0 ? firstTry : undefined;
-      const debitId = tried?.debitId ?? randomUUID();
-      const outcome =
-        tried?.outcome ??
-        (await this.store.debit(input.keyHash, {
-          debitId,
-          amount: input.amount,
-          route: input.route,
-          chargedAtMs: Date.now(),
-        }));
-      if (outcome.kind === 'ok') return { debitId, balance: outcome.balance.toString() };
+    for (let tries = 0; tries < MAX_ATTEMPTS; tries += 1) {
+      const outcome = await attempt();
+      if (outcome.kind === 'ok') return outcome.balance;
       if (outcome.kind === 'missing') {
         if ((await this.load(input.keyHash)) === 'unknown') throw refusal({ kind: 'unknown' });
         continue;
@@ -202,6 +209,16 @@ function readKeyHash(request: unknown): string {
     throw invalidArgument('keyHash must be the SHA-256 of the key in lowercase hex');
   }
   return keyHash;
+}
+
+const RESERVATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function readHoldRequest(request: unknown): HoldInput {
+  const input = readDebitRequest(request);
+  const reservationId = (request as { reservationId?: unknown }).reservationId;
+  if (typeof reservationId !== 'string' || !RESERVATION_ID.test(reservationId))
+    throw invalidArgument('reservationId must be the id payments.credits.reserve answered');
+  return { ...input, reservationId };
 }
 
 function readDebitRequest(request: unknown): DebitInput {

@@ -2,7 +2,15 @@ import type { RedisClient } from '@appcat/redis';
 import { Inject, Injectable } from '@nestjs/common';
 import { PAYMENTS_REDIS } from '../payments-tokens.js';
 import { CreditKeyspace } from './credit-keyspace.js';
-import { BALANCE_SCRIPT, DEBIT_SCRIPT, MARK_UNKNOWN_SCRIPT, SYNC_SCRIPT } from './credit-scripts.js';
+import {
+  BALANCE_SCRIPT,
+  CAPTURE_SCRIPT,
+  DEBIT_SCRIPT,
+  MARK_UNKNOWN_SCRIPT,
+  RELEASE_SCRIPT,
+  RESERVE_SCRIPT,
+  SYNC_SCRIPT,
+} from './credit-scripts.js';
 
 /** What Redis knows about a key, as of one script run. */
 export type DebitOutcome =
@@ -36,7 +44,48 @@ export interface LedgerDebit {
   chargedAtMs: number;
 }
 
+/** One call's price held on a key: reserved, not yet spent. */
+export interface CreditHold {
+  keyHash: string;
+  reservationId: string;
+  amount: bigint;
+}
+
+/**
+ * A hold as its shard's sorted set keeps it: the member names the key and the amount, so the sweeper
+ * can give it back knowing nothing else. Key hashes are hex and reservation ids UUIDs: no `:` inside.
+ */
+export function holdMember(hold: CreditHold): string {
+  return `${hold.keyHash}:${hold.reservationId}:${hold.amount}`;
+}
+
+export function parseHoldMember(member: string): CreditHold | undefined {
+  const [keyHash, reservationId, amount, extra] = member.split(':');
+  if (extra !== undefined || !keyHash || !reservationId || !/^[1-9][0-9]*$/.test(amount ?? '')) return undefined;
+  return { keyHash, reservationId, amount: BigInt(amount) };
+}
+
 interface CreditCommands {
+  creditReserve(
+    keyHashKey: string,
+    unknownKey: string,
+    holds: string,
+    amount: string,
+    member: string,
+    deadlineMs: string,
+  ): Promise<string[]>;
+  creditCapture(
+    keyHashKey: string,
+    unknownKey: string,
+    holds: string,
+    stream: string,
+    amount: string,
+    member: string,
+    debitId: string,
+    route: string,
+    at: string,
+  ): Promise<string[]>;
+  creditRelease(keyHashKey: string, holds: string, member: string, amount: string): Promise<number>;
   creditDebit(
     keyHashKey: string,
     unknownKey: string,
@@ -78,6 +127,9 @@ export class CreditStore {
     @Inject(CreditKeyspace) readonly keyspace: CreditKeyspace,
   ) {
     redis.defineCommand('creditDebit', { numberOfKeys: 3, lua: DEBIT_SCRIPT });
+    redis.defineCommand('creditReserve', { numberOfKeys: 3, lua: RESERVE_SCRIPT });
+    redis.defineCommand('creditCapture', { numberOfKeys: 4, lua: CAPTURE_SCRIPT });
+    redis.defineCommand('creditRelease', { numberOfKeys: 2, lua: RELEASE_SCRIPT });
     redis.defineCommand('creditBalance', { numberOfKeys: 2, lua: BALANCE_SCRIPT });
     redis.defineCommand('creditSync', { numberOfKeys: 2, lua: SYNC_SCRIPT });
     redis.defineCommand('creditMarkUnknown', { numberOfKeys: 2, lua: MARK_UNKNOWN_SCRIPT });
@@ -98,20 +150,56 @@ export class CreditStore {
     return parseOutcome(reply) as DebitOutcome;
   }
 
-  /**
-   * Several debits in one round trip: one DEBIT_SCRIPT call per item, issued in the same turn on the
-   * auto-pipelined connection, so ioredis sends them as one pipeline (one per node on a Redis Cluster,
-   * where an explicit pipeline must stay in one slot). Each debit is as atomic as alone, and two items
-   * of one key are applied in order. An item whose script failed comes back as its Error; the others stand.
-   */
-  async debitMany(debits: Array<{ keyHash: string; debit: LedgerDebit }>): Promise<Array<DebitOutcome | Error>> {
-    return Promise.all(
-      debits.map(({ keyHash, debit }) =>
-        this.debit(keyHash, debit).catch((error: unknown) =>
-          error instanceof Error ? error : new Error(String(error)),
-        ),
-      ),
+  /** Holds `hold.amount` on the key until `deadlineMs` unless that would take the balance below zero. */
+  async reserve(hold: CreditHold, deadlineMs: number): Promise<DebitOutcome> {
+    const reply = await this.redis.creditReserve(
+      this.keyspace.keyOf(hold.keyHash),
+      this.keyspace.unknownMarkerOf(hold.keyHash),
+      this.keyspace.holdsOf(hold.keyHash),
+      hold.amount.toString(),
+      holdMember(hold),
+      String(deadlineMs),
     );
+    return parseOutcome(reply) as DebitOutcome;
+  }
+
+  /** Spends a hold: the ledger gets the debit (its id the reservation's); a lapsed hold is charged afresh. */
+  async capture(hold: CreditHold, route: string, chargedAtMs: number): Promise<DebitOutcome> {
+    const reply = await this.redis.creditCapture(
+      this.keyspace.keyOf(hold.keyHash),
+      this.keyspace.unknownMarkerOf(hold.keyHash),
+      this.keyspace.holdsOf(hold.keyHash),
+      this.keyspace.streamOf(hold.keyHash),
+      hold.amount.toString(),
+      holdMember(hold),
+      hold.reservationId,
+      route,
+      String(chargedAtMs),
+    );
+    return parseOutcome(reply) as DebitOutcome;
+  }
+
+  /** Gives a hold back; false when it was already captured or released. */
+  async release(hold: CreditHold): Promise<boolean> {
+    const released = await this.redis.creditRelease(
+      this.keyspace.keyOf(hold.keyHash),
+      this.keyspace.holdsOf(hold.keyHash),
+      holdMember(hold),
+      hold.amount.toString(),
+    );
+    return released === 1;
+  }
+
+  /** Up to `limit` holds of one shard whose deadline is at or before `nowMs`. */
+  async lapsedHolds(holdSet: string, nowMs: number, limit: number): Promise<CreditHold[]> {
+    const members = await this.redis.zrangebyscore(holdSet, '-inf', String(nowMs), 'LIMIT', 0, limit);
+    return members.flatMap((member) => parseHoldMember(member) ?? []);
+  }
+
+  /** Every open hold of one shard. */
+  async openHolds(holdSet: string): Promise<CreditHold[]> {
+    const members = await this.redis.zrange(holdSet, '0', '-1');
+    return members.flatMap((member) => parseHoldMember(member) ?? []);
   }
 
   async balance(keyHash: string): Promise<BalanceOutcome> {

@@ -1,11 +1,24 @@
-import { type BalanceReply, type BatchReply, type DebitReply, QueueGroup, Subject } from '@appcat/contracts';
+import {
+  type BalanceReply,
+  type BatchItemResult,
+  type BatchReply,
+  type CaptureReply,
+  type DebitReply,
+  QueueGroup,
+  type ReleaseReply,
+  type ReserveReply,
+  Subject,
+} from '@appcat/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { WireException } from '@appcat/microservice';
 import { PaymentsMetrics } from '@appcat/ops';
 import { CreditService } from '../credits/credit-service.js';
 
-/** The gateway's calls. Queue-grouped: each request is handled, and each call debited, by one replica. */
+/**
+ * The gateway's calls. Queue-grouped: each request is handled, and each call debited, by one replica.
+ * Each subject has a batch twin taking the requests a gateway made in one loop turn, one result per item.
+ */
 @Controller()
 export class CreditsController {
   constructor(
@@ -14,9 +27,54 @@ export class CreditsController {
   ) {}
 
   @MessagePattern(Subject.CreditsDebit, { queue: QueueGroup.Payments })
-  async debit(@Payload() request: unknown): Promise<DebitReply> {
+  debit(@Payload() request: unknown): Promise<DebitReply> {
+    return this.counted(this.credits.debit(request));
+  }
+
+  @MessagePattern(Subject.CreditsDebitBatch, { queue: QueueGroup.Payments })
+  debitBatch(@Payload() request: unknown): Promise<BatchReply<DebitReply>> {
+    return this.countedBatch(this.credits.batch(request, (item) => this.credits.debit(item)));
+  }
+
+  @MessagePattern(Subject.CreditsReserve, { queue: QueueGroup.Payments })
+  reserve(@Payload() request: unknown): Promise<ReserveReply> {
+    return this.credits.reserve(request);
+  }
+
+  @MessagePattern(Subject.CreditsReserveBatch, { queue: QueueGroup.Payments })
+  async reserveBatch(@Payload() request: unknown): Promise<BatchReply<ReserveReply>> {
+    return { results: await this.credits.batch(request, (item) => this.credits.reserve(item)) };
+  }
+
+  /** A captured hold is a debit, counted as one. */
+  @MessagePattern(Subject.CreditsCapture, { queue: QueueGroup.Payments })
+  capture(@Payload() request: unknown): Promise<CaptureReply> {
+    return this.counted(this.credits.capture(request));
+  }
+
+  @MessagePattern(Subject.CreditsCaptureBatch, { queue: QueueGroup.Payments })
+  captureBatch(@Payload() request: unknown): Promise<BatchReply<CaptureReply>> {
+    return this.countedBatch(this.credits.batch(request, (item) => this.credits.capture(item)));
+  }
+
+  @MessagePattern(Subject.CreditsRelease, { queue: QueueGroup.Payments })
+  release(@Payload() request: unknown): Promise<ReleaseReply> {
+    return this.credits.release(request);
+  }
+
+  @MessagePattern(Subject.CreditsReleaseBatch, { queue: QueueGroup.Payments })
+  async releaseBatch(@Payload() request: unknown): Promise<BatchReply<ReleaseReply>> {
+    return { results: await this.credits.batch(request, (item) => this.credits.release(item)) };
+  }
+
+  @MessagePattern(Subject.CreditsBalance, { queue: QueueGroup.Payments })
+  balance(@Payload() request: unknown): Promise<BalanceReply> {
+    return this.credits.balance(request);
+  }
+
+  private async counted<T>(debited: Promise<T>): Promise<T> {
     try {
-      const reply = await this.credits.debit(request);
+      const reply = await debited;
       this.metrics.debits.inc({ outcome: 'ok' });
       return reply;
     } catch (error) {
@@ -25,16 +83,9 @@ export class CreditsController {
     }
   }
 
-  /** Coalesced debits from one gateway loop turn: one result per item, each counted as a debit. */
-  @MessagePattern(Subject.CreditsDebitBatch, { queue: QueueGroup.Payments })
-  async debitBatch(@Payload() request: unknown): Promise<BatchReply<DebitReply>> {
-    const results = await this.credits.debitBatch(request);
+  private async countedBatch<T>(debited: Promise<BatchItemResult<T>[]>): Promise<BatchReply<T>> {
+    const results = await debited;
     for (const result of results) this.metrics.debits.inc({ outcome: result.ok ? 'ok' : result.error.code });
     return { results };
-  }
-
-  @MessagePattern(Subject.CreditsBalance, { queue: QueueGroup.Payments })
-  balance(@Payload() request: unknown): Promise<BalanceReply> {
-    return this.credits.balance(request);
   }
 }

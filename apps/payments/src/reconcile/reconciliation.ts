@@ -11,7 +11,8 @@ import { WireException } from '@appcat/microservice';
 import type { RedisClient } from '@appcat/redis';
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { CreditStore } from '../credits/credit-store.js';
+import { type CreditHold, CreditStore } from '../credits/credit-store.js';
+import { HoldSweeper } from '../credits/hold-sweeper.js';
 import { parseLedgerEntry } from '../ledger/ledger-batch.js';
 import { PAYMENTS_REDIS, PG_POOL } from '../payments-tokens.js';
 import { SettlementRecords } from '../x402/settlement-records.js';
@@ -63,7 +64,7 @@ SELECT
 /**
  * Proves the books (docs/credits.md "Reconciliation"): for every key, Postgres's running totals equal the
  * rows they sum and every debit is one call's price, and the live balance in Redis equals top-ups − spent −
- * the debits still on their way to Postgres. x402: every x402 top-up has its settlement and every top-up
+ * the debits still on their way to Postgres − the credit its open holds keep. x402: every x402 top-up has its settlement and every top-up
  * settlement credited a key; no payment was settled twice. Waits for the write-behind first, so on a
  * quiet system the answer is exact; with traffic running, `pending` is expected.
  */
@@ -75,6 +76,7 @@ export class Reconciliation {
     /** Also names the ledger's shards, each checked on its own (on a Redis Cluster they live on different primaries). */
     @Inject(CreditStore) private readonly store: CreditStore,
     @Inject(SettlementRecords) private readonly settlements: SettlementRecords,
+    @Inject(HoldSweeper) private readonly holds: HoldSweeper,
   ) {}
 
   async run(request: AdminReconcileRequest | undefined): Promise<AdminReconcileReply> {
@@ -113,13 +115,21 @@ export class Reconciliation {
     return reply;
   }
 
-  /** Until the ledger's streams and the queued settlement records are empty (moving the records itself), or the deadline. */
+  /**
+   * Until the ledger's streams, the queued settlement records and the credit holds are empty (moving the
+   * records and giving back lapsed holds itself), or the deadline.
+   */
   private async waitForWriteBehind(deadline: number): Promise<void> {
     await this.settlements.flush();
     for (;;) {
       await this.settlements.drainPending().catch(() => undefined);
-      const [ledger, queued] = await Promise.all([this.ledgerLength(), this.settlements.pendingCount()]);
-      if ((ledger === 0 && queued === 0) || Date.now() >= deadline) return;
+      await this.holds.sweep();
+      const [ledger, queued, held] = await Promise.all([
+        this.ledgerLength(),
+        this.settlements.pendingCount(),
+        this.openHolds(),
+      ]);
+      if ((ledger === 0 && queued === 0 && held.length === 0) || Date.now() >= deadline) return;
       await sleep(POLL_MS);
     }
   }
@@ -128,17 +138,21 @@ export class Reconciliation {
     const keys = (await this.pool.query<PostgresKey>(KEYS_SQL, [PRICE_PER_CALL_MICROS.toString()])).rows;
     const settlements = await this.checkSettlements();
     const pendingByKey = await this.pendingDebits();
+    const holds = await this.openHolds();
+    const heldByKey = new Map<string, bigint>();
+    for (const hold of holds) heldByKey.set(hold.keyHash, (heldByKey.get(hold.keyHash) ?? 0n) + hold.amount);
     const balances = await this.store.peekBalances(keys.map((key) => key.key_hash));
 
     const differences: KeyReconciliation[] = [];
-    const totals = { toppedUp: 0n, spent: 0n, debits: 0, pending: 0n, redisBalance: 0n };
+    const totals = { toppedUp: 0n, spent: 0n, debits: 0, pending: 0n, held: 0n, redisBalance: 0n };
     let ledgerBacklog = 0;
     for (const count of pendingByKey.values()) ledgerBacklog += count.entries;
     for (const key of keys) {
       const toppedUp = BigInt(key.topped_up_micros);
       const spent = BigInt(key.spent_micros);
       const pending = pendingByKey.get(key.id)?.amount ?? 0n;
-      const expected = toppedUp - spent - pending;
+      const held = heldByKey.get(key.key_hash) ?? 0n;
+      const expected = toppedUp - spent - pending - held;
       const redis = balances.get(key.key_hash) ?? null;
       const difference = redis === null ? 0n : redis - expected;
       let status: KeyReconciliationStatus;
@@ -147,12 +161,13 @@ export class Reconciliation {
       else if (redis === null) status = 'not_loaded';
       else if (difference > 0n) status = 'forgiven';
       else if (difference < 0n) status = 'short';
-      else status = pending > 0n ? 'pending' : 'ok';
+      else status = pending > 0n || held > 0n ? 'pending' : 'ok';
 
       totals.toppedUp += toppedUp;
       totals.spent += spent;
       totals.debits += Number(key.debits);
       totals.pending += pending;
+      totals.held += held;
       totals.redisBalance += redis ?? 0n;
       if (status === 'ok' || status === 'not_loaded') continue;
       differences.push({
@@ -164,6 +179,7 @@ export class Reconciliation {
         debitRows: key.debit_rows,
         debits: Number(key.debits),
         pending: pending.toString(),
+        held: held.toString(),
         expectedBalance: expected.toString(),
         redisBalance: redis === null ? null : redis.toString(),
         difference: difference.toString(),
@@ -176,20 +192,27 @@ export class Reconciliation {
       settlements.topUpsWithoutSettlement.length === 0 &&
       settlements.settlementsWithoutTopUp.length === 0;
     return {
-      exact: differences.length === 0 && ledgerBacklog === 0 && settlementsExact,
+      exact: differences.length === 0 && ledgerBacklog === 0 && holds.length === 0 && settlementsExact,
       keysChecked: keys.length,
       differences,
       ledgerBacklog,
+      openHolds: holds.length,
       totals: {
         toppedUp: totals.toppedUp.toString(),
         spent: totals.spent.toString(),
         debits: totals.debits,
         pending: totals.pending.toString(),
+        held: totals.held.toString(),
         redisBalance: totals.redisBalance.toString(),
       },
       settlements,
       checkedAt: new Date().toISOString(),
     };
+  }
+
+  private async openHolds(): Promise<CreditHold[]> {
+    const shards = await Promise.all(this.store.keyspace.holdSets.map((holdSet) => this.store.openHolds(holdSet)));
+    return shards.flat();
   }
 
   private async ledgerLength(): Promise<number> {
