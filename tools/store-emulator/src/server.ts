@@ -13,6 +13,7 @@ import { json, type EmulatorRequest, type EmulatorResponse, type Route } from '.
 import { DEFAULT_TOKEN_LIFETIME_S, tokenIssuedAt, webCatalogueToken } from './render/store-page.js';
 import { ampApiRoutes } from './routes/amp-api.js';
 import { itunesRoutes } from './routes/itunes.js';
+import { sameOriginRoutes } from './routes/same-origin.js';
 import { webRoutes } from './routes/web.js';
 
 export type { RequestFault, RequestHook } from './control/request-fault.js';
@@ -111,6 +112,7 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
       () => drift,
     ),
     ...ampApiRoutes(catalogue, currentToken, () => drift),
+    ...sameOriginRoutes(catalogue, () => drift),
     ...webRoutes(
       catalogue,
       currentToken,

@@ -55,6 +55,7 @@ describe('control API: faults, stats and the emulated rate limit over HTTP', () 
         'amp-apps': 1,
         'amp-app-bundles': 1,
         'amp-search': 1,
+        'same-origin': 0,
         other: 1,
       },
       faulted: 0,

@@ -7,6 +7,8 @@ import { soldIn, type Storefront } from './storefronts.js';
 const Derived = { Rating: 11, Reviews: 12, Similar: 13 } as const;
 
 export const MAX_REVIEWS = 500;
+/** Ratings in a storefront from which an app always has written reviews there. */
+export const REVIEWED_AT_RATINGS = 1000;
 
 export interface StorefrontRating {
   average: number;
@@ -102,12 +104,20 @@ export class Catalogue {
     return front.tiers[tier];
   }
 
+  /**
+   * Reviews the feed holds for the app there. An app rated by at least {@link REVIEWED_AT_RATINGS}
+   * people in a storefront has written reviews there, as on the real store (the catalog relies on it
+   * to tell an empty feed that lies from one that does not).
+   */
   reviewCount(app: App, front: Storefront): number {
     if (!soldIn(app.storefronts, front)) return 0;
     if (app.reviewsByStorefront) return app.reviewsByStorefront[front.code] ?? 0;
-    if (app.reviewVolume >= MAX_REVIEWS || front.code === 'us') return app.reviewVolume;
-    const rng = new Random(this.seed, Derived.Reviews, app.trackId, front.bit);
-    return Math.min(MAX_REVIEWS, Math.round(app.reviewVolume * (0.3 + rng.next() * 0.9)));
+    let count = app.reviewVolume;
+    if (app.reviewVolume < MAX_REVIEWS && front.code !== 'us') {
+      const rng = new Random(this.seed, Derived.Reviews, app.trackId, front.bit);
+      count = Math.min(MAX_REVIEWS, Math.round(app.reviewVolume * (0.3 + rng.next() * 0.9)));
+    }
+    return count > 0 || this.rating(app, front).count < REVIEWED_AT_RATINGS ? count : 1 + (app.trackId % 20);
   }
 
   /** "Customers also bought": mostly apps of the same genre, a few others, none of the app itself. */

@@ -1,7 +1,8 @@
 /**
  * The upstream endpoints the emulator serves, by name: what stats count, what faults and the rate
  * limit match. Names follow Apple's hosts: iTunes Search/Lookup and the reviews feed
- * (itunes.apple.com), store pages (apps.apple.com), the web catalogue (amp-api).
+ * (itunes.apple.com), store pages (apps.apple.com), the web catalogue (amp-api), the catalogue the
+ * site reads through its own origin (apps.apple.com/api/apps/v1/catalog/…).
  */
 export const ENDPOINTS = [
   'search',
@@ -11,10 +12,12 @@ export const ENDPOINTS = [
   'amp-apps',
   'amp-app-bundles',
   'amp-search',
+  'same-origin',
   'other',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
+const SAME_ORIGIN_PATH = /^\/api\/apps\/v1\/catalog\//;
 const AMP_PATH = /^\/v1\/catalog\/[^/]+\/(apps|app-bundles|search)(?:\/|$)/;
 const FEED_PATH = /^\/[A-Za-z]{2}\/rss\/customerreviews\//i;
 const PAGE_PATH = /^\/[a-z]{2}\/(app|app-bundle|developer)(?:\/|$)/;
@@ -25,6 +28,7 @@ export function endpointOf(path: string): Endpoint {
   if (path === '/search') return 'search';
   if (path === '/lookup') return 'lookup';
   if (FEED_PATH.test(path)) return 'reviews';
+  if (SAME_ORIGIN_PATH.test(path)) return 'same-origin';
   const amp = AMP_PATH.exec(path);
   if (amp) return `amp-${amp[1]}` as Endpoint;
   if (PAGE_PATH.test(path) || ASSET_PATH.test(path)) return 'page';

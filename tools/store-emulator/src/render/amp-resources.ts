@@ -1,6 +1,7 @@
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { App, Bundle, Developer } from '../catalogue/model.js';
-import { formatPrice, type Storefront } from '../catalogue/storefronts.js';
+import type { Review } from '../catalogue/reviews.js';
+import { formatPrice, soldIn, type Storefront } from '../catalogue/storefronts.js';
 import { artworkTemplate, screenshotUrls } from './artwork.js';
 
 /**
@@ -139,6 +140,52 @@ export function bundleResource(
         data: bundle.apps.map((app) => (include.apps ? appResource(catalogue, app, front) : appIdentifier(front, app))),
       },
       developer: developerRelationship(front, bundle.developer),
+    },
+  };
+}
+
+/** A developer (the same-origin catalogue's `developers/{id}`), its apps in full with `include=apps`. */
+export function developerResource(
+  catalogue: Catalogue,
+  developer: Developer,
+  front: Storefront,
+  include: { apps?: boolean } = {},
+): Resource {
+  const href = `/v1/catalog/${front.code}/developers/${developer.id}`;
+  const apps = developer.apps
+    .filter((app) => soldIn(app.storefronts, front))
+    .sort((a, b) => b.ratingCount - a.ratingCount || a.index - b.index);
+  return {
+    id: String(developer.id),
+    type: 'developers',
+    href,
+    attributes: {
+      name: developer.name,
+      url: `https://apps.apple.com/${front.code}/developer/${encodeURIComponent(developer.slug)}/id${developer.id}`,
+      genreNames: [...new Set(apps.map((app) => app.genre.name))],
+    },
+    relationships: {
+      apps: {
+        href: `${href}/apps`,
+        data: apps.map((app) => (include.apps ? appResource(catalogue, app, front) : appIdentifier(front, app))),
+      },
+    },
+  };
+}
+
+/** A review as the same-origin catalogue's `apps/{id}/reviews` gives it (`type: "user-reviews"`). */
+export function userReviewResource(review: Review): Resource {
+  return {
+    id: String(review.id),
+    type: 'user-reviews',
+    href: '',
+    attributes: {
+      date: review.updated,
+      review: review.content,
+      rating: review.rating,
+      isEdited: false,
+      userName: review.userName,
+      title: review.title,
     },
   };
 }

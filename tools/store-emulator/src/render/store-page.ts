@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DriftSettings } from '../control/drift.js';
+import { serializedDataScript } from './page-data.js';
 import { escapeXml } from './reviews-feed.js';
 
 /** About half a year, as Apple's web tokens run. */
@@ -46,7 +47,7 @@ export function moduleScriptPath(token: string): string {
  * module script (`<script type="module" crossorigin src="/assets/index~….js">`), and the web
  * catalogue token is a string literal inside that script. The old site put it in the
  * `web-experience-app/config/environment` meta tag as URL-encoded JSON (`MEDIA_API.token`); the
- * drift settings can bring that back.
+ * drift settings can bring that back, put it in the serialized server data, or leave it out (2026).
  */
 export function storePageHtml(options: {
   title: string;
@@ -54,6 +55,8 @@ export function storePageHtml(options: {
   token: string;
   canonical: string;
   drift: DriftSettings;
+  /** The page's serialized server data (left out with the drift `pageData: "none"`). */
+  serverData?: Record<string, unknown>;
 }): string {
   const script = moduleScriptPath(options.token);
   const legacyConfig = {
@@ -66,6 +69,11 @@ export function storePageHtml(options: {
     options.drift.token === 'meta-tag'
       ? `\n<meta name="web-experience-app/config/environment" content="${encodeURIComponent(JSON.stringify(legacyConfig))}">`
       : '';
+  const withToken =
+    options.drift.token === 'serialized-data'
+      ? { ...options.serverData, environment: { MEDIA_API: { token: options.token } } }
+      : options.serverData;
+  const serverData = options.drift.pageData === 'serialized' && withToken ? `\n${serializedDataScript(withToken)}` : '';
   return `<!DOCTYPE html>
 <html dir="ltr" lang="${escapeXml(options.lang)}">
 <head>
@@ -76,7 +84,7 @@ export function storePageHtml(options: {
 <script type="module" crossorigin src="${script}"></script>
 <link rel="stylesheet" crossorigin href="/assets/index~3f9c1a7d2e.css">
 </head>
-<body><div id="app"><h1>${escapeXml(options.title)}</h1></div></body>
+<body><div id="app"><h1>${escapeXml(options.title)}</h1></div>${serverData}</body>
 </html>
 `;
 }

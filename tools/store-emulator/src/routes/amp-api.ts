@@ -3,12 +3,12 @@ import { hash } from '../catalogue/random.js';
 import { storefront, type Storefront } from '../catalogue/storefronts.js';
 import { empty, json, type EmulatorRequest, type EmulatorResponse, type Route } from '../http.js';
 import type { DriftSettings } from '../control/drift.js';
-import { appResource, bundleResource, type Resource } from '../render/amp-resources.js';
+import { appResource, bundleResource, developerResource, type Resource } from '../render/amp-resources.js';
 
 const SEARCH_MAX_LIMIT = 25;
 const SEARCH_TYPES = ['apps', 'app-bundles'] as const;
 
-function apiError(status: number, title: string, detail: string, seed: string): EmulatorResponse {
+export function apiError(status: number, title: string, detail: string, seed: string): EmulatorResponse {
   const id = hash(status, ...Array.from(seed, (c) => c.charCodeAt(0)))
     .toString(16)
     .toUpperCase()
@@ -38,47 +38,62 @@ export function ampApiRoutes(catalogue: Catalogue, currentToken: () => string, d
       if (!match) return undefined;
       if (request.headers.authorization !== `Bearer ${currentToken()}`) return empty(401);
       const [, cc, collection, id] = match;
-      if (!/^[a-z]{2}$/.test(cc))
-        return apiError(400, 'Invalid Storefront', `Storefront "${cc}" is not valid`, request.path);
-      const front = storefront(cc);
-      if (collection === 'search') return id === undefined ? search(catalogue, front, request, drift()) : undefined;
-      const includeRelated =
-        collection === 'apps' ? includes(request.query, 'customers-also-bought-apps') : includes(request.query, 'apps');
-      const render = (itemId: string): Resource | undefined => {
-        if (!front || !/^\d{1,19}$/.test(itemId)) return undefined;
-        if (collection === 'apps') {
-          const app = catalogue.app(Number(itemId), front);
-          return (
-            app &&
-            appResource(catalogue, app, front, {
-              similar: includeRelated ? sparseLimit(request.query, 'apps:customers-also-bought-apps') : undefined,
-            })
-          );
-        }
-        const bundle = catalogue.bundle(Number(itemId), front);
-        return bundle && bundleResource(catalogue, bundle, front, { apps: includeRelated });
-      };
-      if (id !== undefined) {
-        if (!/^\d{1,19}$/.test(id))
-          return apiError(
-            400,
-            'Invalid Parameter Value',
-            `Resource id "${decodeURIComponent(id)}" is not valid`,
-            request.path,
-          );
-        const resource = render(id);
-        return resource
-          ? json(200, { data: [resource] })
-          : apiError(404, 'Resource Not Found', 'Resource with requested id was not found', request.path);
-      }
-      const ids = (request.query.get('ids') ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      if (ids.length === 0) return apiError(400, 'Missing Parameter', 'Parameter "ids" is required', request.path);
-      return json(200, { data: ids.map(render).filter((r): r is Resource => r !== undefined) });
+      return catalogueAnswer(catalogue, request, { cc, collection, id }, drift());
     },
   ];
+}
+
+/** One request of the catalogue, by either door (amp-api or the site's same-origin path). */
+export function catalogueAnswer(
+  catalogue: Catalogue,
+  request: EmulatorRequest,
+  target: { cc: string; collection: string; id: string | undefined },
+  drift: DriftSettings,
+): EmulatorResponse | undefined {
+  const { cc, collection, id } = target;
+  if (!/^[a-z]{2}$/.test(cc))
+    return apiError(400, 'Invalid Storefront', `Storefront "${cc}" is not valid`, request.path);
+  const front = storefront(cc);
+  if (collection === 'search') return id === undefined ? search(catalogue, front, request, drift) : undefined;
+  const includeRelated =
+    collection === 'apps' ? includes(request.query, 'customers-also-bought-apps') : includes(request.query, 'apps');
+  const render = (itemId: string): Resource | undefined => {
+    if (!front || !/^\d{1,19}$/.test(itemId)) return undefined;
+    if (collection === 'apps') {
+      const app = catalogue.app(Number(itemId), front);
+      return (
+        app &&
+        appResource(catalogue, app, front, {
+          similar: includeRelated ? sparseLimit(request.query, 'apps:customers-also-bought-apps') : undefined,
+        })
+      );
+    }
+    if (collection === 'developers') {
+      const developer = catalogue.developer(Number(itemId), front);
+      return developer && developerResource(catalogue, developer, front, { apps: includeRelated });
+    }
+    const bundle = catalogue.bundle(Number(itemId), front);
+    return bundle && bundleResource(catalogue, bundle, front, { apps: includeRelated });
+  };
+  if (id !== undefined) {
+    if (!/^\d{1,19}$/.test(id))
+      return apiError(
+        400,
+        'Invalid Parameter Value',
+        `Resource id "${decodeURIComponent(id)}" is not valid`,
+        request.path,
+      );
+    const resource = render(id);
+    return resource
+      ? json(200, { data: [resource] })
+      : apiError(404, 'Resource Not Found', 'Resource with requested id was not found', request.path);
+  }
+  const ids = (request.query.get('ids') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (ids.length === 0) return apiError(400, 'Missing Parameter', 'Parameter "ids" is required', request.path);
+  return json(200, { data: ids.map(render).filter((r): r is Resource => r !== undefined) });
 }
 
 /** `sparseLimit[type:relationship]=N` caps a relationship's items; without it, all of them. */

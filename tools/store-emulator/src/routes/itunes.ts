@@ -16,11 +16,41 @@ const NO_RESULTS = { resultCount: 0, results: [] };
  * (`/{cc}/rss/customerreviews/.../xml`), as served by itunes.apple.com.
  */
 export function itunesRoutes(catalogue: Catalogue, baseUrl: () => string, drift: () => DriftSettings): Route[] {
+  const burst = new FeedBurst();
   return [
     (r) => (r.path === '/search' ? search(catalogue, r) : undefined),
     (r) => (r.path === '/lookup' ? lookup(catalogue, r) : undefined),
-    (r) => reviewsFeed(catalogue, r, baseUrl(), drift()),
+    (r) => reviewsFeed(catalogue, r, baseUrl(), drift(), burst),
   ];
+}
+
+const BURST_WINDOW_MS = 60_000;
+
+/** Feed requests of the last minute, for the drift `reviewsFeed: "empty-after-burst"` (2026-09 reports). */
+class FeedBurst {
+  private readonly times: number[] = [];
+
+  /** Counts this request; answers whether it is past the first `allowed` of the window. */
+  exceeded(allowed: number, now = Date.now()): boolean {
+    while (this.times.length > 0 && this.times[0] <= now - BURST_WINDOW_MS) this.times.shift();
+    this.times.push(now);
+    return this.times.length > allowed;
+  }
+}
+
+/** Whether the feed answers its empty envelope for this request, as the 2026 drifts make it. */
+function feedEmptied(drift: DriftSettings, burst: FeedBurst, optionsPath: string): boolean {
+  const exceeded = burst.exceeded(drift.feedBurst);
+  switch (drift.reviewsFeed) {
+    case 'entries':
+      return false;
+    case 'empty':
+      return true;
+    case 'empty-after-burst':
+      return exceeded;
+    case 'empty-one-form':
+      return /^\/page=/i.test(optionsPath);
+  }
 }
 
 function search(catalogue: Catalogue, request: EmulatorRequest): EmulatorResponse {
@@ -100,6 +130,7 @@ function reviewsFeed(
   request: EmulatorRequest,
   base: string,
   drift: DriftSettings,
+  burst: FeedBurst,
 ): EmulatorResponse | undefined {
   const match = FEED_PATH.exec(request.path);
   if (!match) return undefined;
@@ -119,8 +150,9 @@ function reviewsFeed(
   const front = storefront(country);
   const asJson = match[3].toLowerCase() === 'json';
   // The JSON form answers any client, as scrapers use it; the XML form only iTunes-like ones.
+  const emptied = feedEmptied(drift, burst, match[2]);
   const app =
-    front && (asJson || isItunesLikeUserAgent(request.headers['user-agent']))
+    front && !emptied && (asJson || isItunesLikeUserAgent(request.headers['user-agent']))
       ? catalogue.app(Number(trackId), front)
       : undefined;
   const all = app && front ? sortReviews(generateReviews(catalogue, app, front), sort) : [];

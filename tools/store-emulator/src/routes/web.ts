@@ -1,7 +1,8 @@
 import type { Catalogue } from '../catalogue/catalogue.js';
-import { storefront } from '../catalogue/storefronts.js';
+import { soldIn, storefront } from '../catalogue/storefronts.js';
 import type { DriftSettings } from '../control/drift.js';
 import { text, type Route } from '../http.js';
+import { appPageData, bundlePageData } from '../render/page-data.js';
 import { moduleScriptJs, moduleScriptPath, notFoundHtml, storePageHtml } from '../render/store-page.js';
 
 const PAGE_PATH = /^\/([a-z]{2})\/(app|app-bundle|developer)(?:\/[^/]+)?\/id(\d{1,19})$/;
@@ -29,20 +30,24 @@ export function webRoutes(
       const [, cc, kind, idText] = match;
       const front = storefront(cc);
       const id = Number(idText);
-      const title = !front
-        ? undefined
-        : kind === 'app'
-          ? catalogue.app(id, front)?.name
-          : kind === 'app-bundle'
-            ? catalogue.bundle(id, front)?.name
-            : catalogue.developer(id, front)?.name;
-      if (title === undefined || !front) return text(404, notFoundHtml(), 'text/html; charset=utf-8');
+      if (!front) return text(404, notFoundHtml(), 'text/html; charset=utf-8');
+      const app = kind === 'app' ? catalogue.app(id, front) : undefined;
+      const bundle = kind === 'app-bundle' ? catalogue.bundle(id, front) : undefined;
+      const title =
+        app?.name ?? bundle?.name ?? (kind === 'developer' ? catalogue.developer(id, front)?.name : undefined);
+      if (title === undefined) return text(404, notFoundHtml(), 'text/html; charset=utf-8');
+      const serverData = app
+        ? appPageData(catalogue, app, front)
+        : bundle
+          ? bundlePageData(bundle, front, (member) => soldIn(member.storefronts, front))
+          : undefined;
       const html = storePageHtml({
         title: `${title} on the App Store`,
         lang: front.locale,
         token: currentToken(),
         canonical: `${baseUrl()}${request.path}`,
         drift: drift(),
+        serverData,
       });
       return text(200, html, 'text/html; charset=utf-8');
     },
