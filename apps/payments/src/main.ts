@@ -1,7 +1,7 @@
 import { runService } from '@appcat/ops';
 import { createPaymentsApp } from './app.js';
 import { readPaymentsConfig } from './config/payments-config.js';
-import { X402Payments } from './x402/x402-payments.js';
+import { FacilitatorCheck } from './x402/facilitator-check.js';
 
 void runService({
   name: 'payments',
@@ -13,7 +13,7 @@ void runService({
   },
   // Not ready until the facilitator's /supported is read; a configured network it lacks fails start-up.
   startupCheck: async (app, config) => {
-    await app.get(X402Payments).facilitatorCheck;
+    await app.get(FacilitatorCheck).outcome();
     return `x402 facilitator ${config.x402.facilitatorUrl} supports ${config.x402.networks.map((n) => n.name).join(', ')}`;
   },
 });

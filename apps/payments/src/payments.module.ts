@@ -21,7 +21,10 @@ import {
   X402_CONFIG,
 } from './payments-tokens.js';
 import { Reconciliation } from './reconcile/reconciliation.js';
-import { X402Payments } from './x402/x402-payments.js';
+import { FacilitatorCheck } from './x402/facilitator-check.js';
+import { FacilitatorConnection } from './x402/facilitator-connection.js';
+import { PaymentHolds } from './x402/payment-holds.js';
+import { X402Offers } from './x402/x402-offers.js';
 import { X402TopUps } from './x402/x402-top-ups.js';
 
 @Module({})
@@ -50,7 +53,10 @@ export class PaymentsModule {
         CreditService,
         HoldSweeper,
         KeyService,
-        X402Payments,
+        FacilitatorConnection,
+        FacilitatorCheck,
+        X402Offers,
+        PaymentHolds,
         X402TopUps,
         Reconciliation,
         IdempotencyRecords,

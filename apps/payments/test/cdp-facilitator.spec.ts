@@ -72,17 +72,19 @@ describe('payments with X402_FACILITATOR=cdp against the dev facilitator checkin
     ['an EC key', EC_KEY],
   ])('reads /supported and settles a real payment, every request signed with %s', async (_kind, key) => {
     const refusedBefore = stack.facilitator.stats().refusedUnauthorized;
-    const { payments: x402, records } = payments(key);
-    await x402.checkFacilitator(50);
+    const { check, offers, holds, records } = payments(key);
+    await check.run(50);
     const offer = { price: '3000', networks: 'standard' } as const;
     const resource = { url: 'http://127.0.0.1/api/apps/1', description: 'one call', mimeType: 'application/json' };
-    const accepts = await x402.accepts(offer);
+    const accepts = await offers.accepts(offer);
     const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(stack.evmPayerKey) });
     const payload = await client.createPaymentPayload({ x402Version: 2, resource, accepts: accepts as never });
 
     const chain = stack.chain('base');
     const before = await chain.balanceOf(chain.accounts.payTo.address);
-    const settled = await x402.settle(encodePaymentSignatureHeader(payload), offer, resource, {
+    const signature = encodePaymentSignatureHeader(payload);
+    const hold = await holds.authorize(signature, offer, resource);
+    const settled = await holds.settle(signature, hold, resource, {
       purpose: 'call',
       route: 'apps.get',
       requestId: 'cdp-test',

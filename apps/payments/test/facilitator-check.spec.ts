@@ -32,7 +32,7 @@ describe('payments checks the facilitator at start-up', () => {
     return f;
   };
   const payments = (url: string) =>
-    x402Payments(readPaymentsConfig({ X402_FACILITATOR_URL: url }), { redis, pool }).payments;
+    x402Payments(readPaymentsConfig({ X402_FACILITATOR_URL: url }), { redis, pool }).check;
 
   beforeAll(async () => {
     redisServer = await startRedisServer();
@@ -48,31 +48,31 @@ describe('payments checks the facilitator at start-up', () => {
 
   it('passes when the facilitator supports every configured network', async () => {
     const x402 = payments((await facilitator(0, EVM_NETWORKS)).url);
-    expect(x402.facilitatorChecked).toBe(false);
-    await x402.checkFacilitator(50);
-    expect(x402.facilitatorChecked).toBe(true);
+    expect(x402.passed).toBe(false);
+    await x402.run(50);
+    expect(x402.passed).toBe(true);
   });
 
   it('fails naming the network and the facilitator when a configured network is not supported', async () => {
     const { url } = await facilitator(0, ['eip155:8453', 'eip155:137'], false);
     const x402 = payments(url);
-    await expect(x402.checkFacilitator(50)).rejects.toThrow(
+    await expect(x402.run(50)).rejects.toThrow(
       `x402: the facilitator at ${url} does not support monad (eip155:143), solana (${SOLANA}), arbitrum (eip155:42161)`,
     );
-    expect(x402.facilitatorChecked).toBe(false);
+    expect(x402.passed).toBe(false);
   });
 
   it('keeps retrying while the facilitator is down, and passes once it answers', async () => {
     const port = await freePort();
     const x402 = payments(`http://127.0.0.1:${port}`);
     let settled = false;
-    const check = x402.checkFacilitator(50).finally(() => (settled = true));
+    const check = x402.run(50).finally(() => (settled = true));
     // Several attempts fail against the closed port; the check neither passes nor gives up.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(settled).toBe(false);
-    expect(x402.facilitatorChecked).toBe(false);
+    expect(x402.passed).toBe(false);
     await facilitator(port, EVM_NETWORKS);
     await check;
-    expect(x402.facilitatorChecked).toBe(true);
+    expect(x402.passed).toBe(true);
   });
 });

@@ -247,58 +247,6 @@ describe('facilitator client', () => {
     });
   });
 
-  describe('a settle request prepared ahead (while the replay claim travels)', () => {
-    const settled = { success: true, transaction: '0xtx', network: 'eip155:8453', payer: '0xpayer' };
-    const quiet = () => new Promise((resolve) => setTimeout(resolve, 50));
-
-    it('sends nothing until settle is called with the same payload, then exactly what an unprepared one sends', async () => {
-      answer = { status: 200, body: JSON.stringify(settled) };
-      const client = ours({ token: 'secret' });
-      seen = [];
-      await client.settle(payload, requirements);
-      const unprepared = seen;
-
-      seen = [];
-      await client.prepareSettle(payload, requirements);
-      await quiet();
-      expect(seen).toEqual([]);
-      await expect(client.settle(payload, requirements)).resolves.toMatchObject({ success: true, transaction: '0xtx' });
-      expect(seen).toHaveLength(1);
-      expect(JSON.parse(seen[0].body)).toEqual(JSON.parse(unprepared[0].body));
-      expect(seen[0].headers.authorization).toBe('Bearer secret');
-    });
-
-    it('is never sent once discarded; settle then sends its own', async () => {
-      answer = { status: 200, body: JSON.stringify(settled) };
-      const client = ours();
-      seen = [];
-      await client.prepareSettle(payload, requirements);
-      client.discardPrepared(payload);
-      await quiet();
-      expect(seen).toEqual([]);
-      await client.settle(payload, requirements);
-      expect(seen).toHaveLength(1);
-    });
-
-    it('is not the one sent for other requirements or another payload', async () => {
-      answer = { status: 200, body: JSON.stringify(settled) };
-      const client = ours();
-      const other = { ...requirements, amount: '4000' };
-      seen = [];
-      await client.prepareSettle(payload, requirements);
-      await client.settle(payload, other);
-      await client.prepareSettle(payload, requirements);
-      await client.settle({ ...payload }, requirements);
-      await quiet();
-      expect(
-        seen.map(
-          (request) =>
-            (JSON.parse(request.body) as { paymentRequirements: { amount: string } }).paymentRequirements.amount,
-        ),
-      ).toEqual(['4000', requirements.amount]);
-    });
-  });
-
   it('keeps one connection open across calls', async () => {
     answer = { status: 200, body: JSON.stringify({ isValid: true }) };
     const client = ours();

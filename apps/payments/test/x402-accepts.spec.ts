@@ -59,7 +59,7 @@ describe('x402 accepts lists', () => {
         ...env,
       }),
       { redis, pool },
-    ).payments;
+    ).offers;
 
   it('lists Base first, then Monad and Solana; the extended set adds Polygon and Arbitrum', async () => {
     supported = ['eip155:8453', 'eip155:143', SOLANA, 'eip155:137', 'eip155:42161'];
@@ -83,8 +83,8 @@ describe('x402 accepts lists', () => {
     });
     const extended = await x402.accepts({ price: '3000', networks: 'extended' });
     expect(extended.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', SOLANA, 'eip155:137', 'eip155:42161']);
-    // Every entry declares the upfront flow: the payment is settled (and so verified) before delivery, with no /verify.
-    expect(extended.map((a) => (a.extra as { paymentFlow?: string }).paymentFlow)).toEqual(Array(5).fill('upfront'));
+    // No entry declares a payment flow: x402's default one, checked before the call and settled after it.
+    expect(extended.map((a) => (a.extra as { paymentFlow?: string }).paymentFlow)).toEqual(Array(5).fill(undefined));
     expect((await x402.accepts({ price: '5000000', networks: 'standard' })).map((a) => a.amount)).toEqual([
       '5000000',
       '5000000',

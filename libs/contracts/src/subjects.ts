@@ -14,8 +14,13 @@ import type {
 import type {
   X402AcceptsReply,
   X402AcceptsRequest,
+  X402AuthorizeRequest,
+  X402Hold,
   X402PayRequest,
   X402Receipt,
+  X402ReleaseReply,
+  X402ReleaseRequest,
+  X402SettleRequest,
   X402TopUpReply,
   X402TopUpRequest,
 } from './x402.js';
@@ -55,8 +60,14 @@ export const Subject = {
 
   /** The x402 `accepts` list for an offer: {@link X402AcceptsRequest} → {@link X402AcceptsReply}. */
   X402Accepts: 'payments.x402.accepts',
-  /** Verify and settle an x402 payment for a call: {@link X402PayRequest} → {@link X402Receipt}. */
+  /** Verify and settle an x402 payment for a call at once: {@link X402PayRequest} → {@link X402Receipt}. */
   X402Pay: 'payments.x402.pay',
+  /** Check an x402 payment for a call and claim it, taking nothing: {@link X402AuthorizeRequest} → {@link X402Hold}. */
+  X402Authorize: 'payments.x402.authorize',
+  /** Settle a held payment once the call's data is in hand: {@link X402SettleRequest} → {@link X402Receipt}. */
+  X402Settle: 'payments.x402.settle',
+  /** Give a held payment back after a failed call: {@link X402ReleaseRequest} → {@link X402ReleaseReply}. */
+  X402Release: 'payments.x402.release',
   /** Create or recharge a key with an x402 payment: {@link X402TopUpRequest} → {@link X402TopUpReply}. */
   CreditsTopUp: 'payments.credits.topup',
 
@@ -115,6 +126,9 @@ export interface GatewayRpcShapes {
   [Subject.CreditsBalance]: { request: BalanceRequest; reply: BalanceReply };
   [Subject.X402Accepts]: { request: X402AcceptsRequest; reply: X402AcceptsReply };
   [Subject.X402Pay]: { request: X402PayRequest; reply: X402Receipt };
+  [Subject.X402Authorize]: { request: X402AuthorizeRequest; reply: X402Hold };
+  [Subject.X402Settle]: { request: X402SettleRequest; reply: X402Receipt };
+  [Subject.X402Release]: { request: X402ReleaseRequest; reply: X402ReleaseReply };
   [Subject.CreditsTopUp]: { request: X402TopUpRequest; reply: X402TopUpReply };
   [Subject.CatalogFetch]: { request: CatalogRequest; reply: CatalogReply };
   [Subject.CatalogPeek]: { request: CatalogRequest; reply: CatalogPeekReply };

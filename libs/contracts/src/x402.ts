@@ -52,6 +52,47 @@ export interface X402PayRequest {
   requestId: string;
 }
 
+/**
+ * payments.x402.authorize: check one payment for one priced call and claim it against replays, without
+ * taking the money (the fields of {@link X402PayRequest}). Answers the {@link X402Hold} to settle or release.
+ */
+export type X402AuthorizeRequest = X402PayRequest;
+
+/**
+ * A payment checked and claimed, not yet settled: what any payments replica needs to settle or release
+ * it. Opaque to the gateway, which sends it back as it came.
+ */
+export interface X402Hold {
+  /** The payment's identity (network, payer, nonce; or the payer's Solana signatures): its claim's name. */
+  paymentId: string;
+  /** This authorization's own mark on the claim: a release by anyone else changes nothing. */
+  claim: string;
+  /** The offered requirement the payment was checked against, and is settled against. */
+  requirement: X402Requirement;
+  /** Until when (epoch ms) the payment could still settle: its claim, then its "used" mark, lasts that long. */
+  settleableUntilMs: number;
+}
+
+/** payments.x402.settle: take the money of a held payment once the call's data is in hand → {@link X402Receipt}. */
+export interface X402SettleRequest {
+  paymentSignature: string;
+  hold: X402Hold;
+  resource: X402Resource;
+  /** The route paid for, kept with the settlement record. */
+  route: string;
+  requestId: string;
+}
+
+/** payments.x402.release: give a held payment back after the call failed, so it can buy the retry. */
+export interface X402ReleaseRequest {
+  hold: X402Hold;
+}
+
+export interface X402ReleaseReply {
+  /** False when the claim was no longer this hold's (already settled, released, or expired). */
+  released: boolean;
+}
+
 /** A settled payment. */
 export interface X402Receipt {
   /** base64 `SettleResponse` for the `payment-response` header, trimmed to stay small. */

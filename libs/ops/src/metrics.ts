@@ -92,7 +92,7 @@ export class PaymentsMetrics {
     this.settlementSeconds = latencyHistogram(
       registry,
       'appcat_x402_settlement_seconds',
-      'x402 payment latency in payments, from the replay claim to the facilitator settlement',
+      'x402 settlement latency in payments: the facilitator settling a held payment, and its record',
       ['network', 'outcome'],
     );
     this.facilitatorRequestSeconds = latencyHistogram(

@@ -69,7 +69,7 @@ describe('x402 on Solana through every service', () => {
       asset: USDC_MINT,
       payTo,
       maxTimeoutSeconds: expect.any(Number),
-      extra: { feePayer: SOLANA_DEV_ACCOUNTS.feePayer.address, paymentFlow: 'upfront' },
+      extra: { feePayer: SOLANA_DEV_ACCOUNTS.feePayer.address },
     });
   });
 
@@ -125,12 +125,12 @@ describe('x402 on Solana through every service', () => {
         const stranger = (await generateKeyPairSigner()).address;
         return signedFor('/api/apps/1', {}, (offer) => ({ ...offer, payTo: stranger }));
       },
-      /settlement failed: invalid_exact_svm_payload_recipient_mismatch/,
+      /payment is not addressed to this service/,
     ],
     [
       'too small an amount',
       () => signedFor('/api/apps/1', {}, (offer) => ({ ...offer, amount: '2999' })),
-      /settlement failed: invalid_exact_svm_payload_amount_mismatch/,
+      /payment transfer amount does not match the price \(3000 required\)/,
     ],
     [
       'an expired blockhash',
@@ -154,7 +154,7 @@ describe('x402 on Solana through every service', () => {
           payload: { transaction: Buffer.from(bytes).toString('base64') },
         });
       },
-      /settlement failed: invalid_exact_svm_payload_signature_invalid/,
+      /payment transaction signature does not verify/,
     ],
   ])(
     'a Solana payment with %s → 402 naming the reason, nothing delivered, nothing paid',

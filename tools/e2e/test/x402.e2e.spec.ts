@@ -7,9 +7,10 @@ import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { X402PaymentService } from '@appcat/gateway';
 import { X402Keyspace } from '@appcat/payments';
 import { Redis } from 'ioredis';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { System } from './support/system.js';
 
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -66,7 +67,7 @@ describe('x402 through every service', () => {
         amount: '3000',
         asset: BASE_USDC,
         payTo,
-        extra: { name: 'USD Coin', version: '2', paymentFlow: 'upfront' },
+        extra: { name: 'USD Coin', version: '2' },
       }),
       expect.objectContaining({
         scheme: 'exact',
@@ -74,7 +75,7 @@ describe('x402 through every service', () => {
         amount: '3000',
         asset: MONAD_USDC,
         payTo,
-        extra: { name: 'USDC', version: '2', paymentFlow: 'upfront' },
+        extra: { name: 'USDC', version: '2' },
       }),
       expect.objectContaining({
         scheme: 'exact',
@@ -90,7 +91,7 @@ describe('x402 through every service', () => {
     const asked = system.facilitator!.stats();
     const res = await paidFetch(system.baseUrl + '/api/apps/284882215');
     expect(res.status).toBe(200);
-    // One facilitator request: the upfront flow settles (the facilitator verifying as it settles) with no /verify first.
+    // One facilitator request: the payment is checked here (signature included) and settled, with no /verify.
     const stats = system.facilitator!.stats();
     expect([stats.verifyCalls - asked.verifyCalls, stats.settleCalls - asked.settleCalls]).toEqual([0, 1]);
     const body = (await res.json()) as { data: { results: { trackId: number }[] } };
@@ -121,7 +122,7 @@ describe('x402 through every service', () => {
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 402)).toHaveLength(4);
     expect((await system.chain!.balanceOf(payTo)) - before).toBe(6000n);
-    // The copies that lost the claim had a settle request built (while the claim travelled), never sent.
+    // The copies that lost the claim never reached the facilitator.
     expect(system.facilitator!.stats().settleCalls - settlesBefore).toBe(2);
   });
 
@@ -173,7 +174,7 @@ describe('x402 through every service', () => {
           const evm = p.payload as { signature: string };
           evm.signature = evm.signature.slice(0, -4) + (evm.signature.endsWith('aaaa') ? 'bbbb' : 'aaaa');
         }),
-      /settlement failed: invalid_exact_evm_signature/,
+      /payment rejected: invalid_exact_evm_signature/,
     ],
     [
       'an expired authorization',
@@ -315,5 +316,68 @@ describe('x402 through every service', () => {
     }
     // The payload was not used: it can still buy the call.
     expect((await send('/api/apps/284882215', signature)).status).toBe(200);
+  });
+
+  describe('a payment the gateway holds while it fetches (X402PaymentService.authorize)', () => {
+    const path = '/api/apps/284882215';
+    const offer = { price: '3000', networks: 'standard' } as const;
+    const resource = () => ({
+      url: system.baseUrl + path,
+      description: 'Look up an app by id',
+      mimeType: 'application/json',
+    });
+    const held = (signature: string) =>
+      system.gateway.get(X402PaymentService).authorize(signature, offer, resource(), 'apps.get', 'hold-test');
+
+    it('takes nothing until captured: a failed call releases it, and the same payment then buys the retry, once', async () => {
+      const before = await system.chain!.balanceOf(payTo);
+      const asked = system.facilitator!.stats();
+      const signature = await signedFor(path);
+      const hold = await held(signature);
+      expect(await system.chain!.balanceOf(payTo)).toBe(before);
+      hold.release(); // the fetch failed
+      const retry = await send(path, signature);
+      expect(retry.status).toBe(200);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+      const stats = system.facilitator!.stats();
+      expect([stats.verifyCalls - asked.verifyCalls, stats.settleCalls - asked.settleCalls]).toEqual([0, 1]);
+      expect((await send(path, signature)).body.message).toBe('payment already used');
+    });
+
+    it('settles on capture, with the receipt; a release after it gives nothing back', async () => {
+      const before = await system.chain!.balanceOf(payTo);
+      const signature = await signedFor(path);
+      const hold = await held(signature);
+      const charge = await hold.capture();
+      expect(charge).toMatchObject({
+        method: 'x402',
+        receipt: { network: 'eip155:8453', payer: system.chain!.accounts.payer.address },
+      });
+      hold.release();
+      expect((await send(path, signature)).body.message).toBe('payment already used');
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+    });
+
+    it('a worthless payment is refused by authorize itself, with a fresh challenge naming the reason', async () => {
+      const signature = await signedFor(path, {}, (p) => {
+        (p.payload as { authorization: { value: string } }).authorization.value = '1';
+      });
+      await expect(held(signature)).rejects.toMatchObject({
+        status: 402,
+        message: 'payment authorization value does not match the price (3000 required)',
+        headers: { 'payment-required': expect.any(String) },
+      });
+    });
+
+    it('a settle that fails rejects the capture with a 402 naming the reason, and nothing is taken', async () => {
+      const poor = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) });
+      const signature = encodePaymentSignatureHeader(await poor.createPaymentPayload(await challenge(path)));
+      const hold = await held(signature);
+      await expect(hold.capture()).rejects.toMatchObject({
+        status: 402,
+        message: expect.stringMatching(/^settlement failed: \S+/),
+        headers: { 'payment-required': expect.any(String) },
+      });
+    });
   });
 });

@@ -6,7 +6,7 @@ import type { GatewayConfig } from '../config.js';
 import { OK_MESSAGE, envelope, type Envelope } from '../envelope/envelope.js';
 import { HttpError } from '../errors/http-error.js';
 import { PAYMENT_RESPONSE_HEADER, PaymentChallenge } from '../payment/payment-challenge.js';
-import { PAYMENT_SIGNATURE_HEADER, readBearerKeyHash, readPaymentCredentials } from '../payment/payment-credentials.js';
+import { readBearerKeyHash, readPaymentCredentials, readPaymentSignature } from '../payment/payment-credentials.js';
 import { X402PaymentService } from '../payment/x402-payment.service.js';
 import { topUpCallName } from '../idempotency/call-names.js';
 import { RememberedCalls } from '../idempotency/remembered-calls.js';
@@ -54,10 +54,9 @@ export class CreditsController {
       description: `Prepaid credit for the App Store catalog: USD ${formatUsd(amount)}${keyHash ? ' added to your key' : ' on a new API key'}`,
       mimeType: 'application/json',
     };
-    const signature = request.headers[PAYMENT_SIGNATURE_HEADER];
-    if (signature === undefined) throw await this.challenge.required(topUpOffer(amount), resource, request.id);
+    const paymentSignature = readPaymentSignature(request.headers);
+    if (paymentSignature === undefined) throw await this.challenge.required(topUpOffer(amount), resource, request.id);
 
-    const paymentSignature = Array.isArray(signature) ? signature.join(',') : signature;
     const paid = (receipt: X402Receipt) => reply.header(PAYMENT_RESPONSE_HEADER, receipt.paymentResponse);
     const top: X402TopUpRequest = {
       paymentSignature,

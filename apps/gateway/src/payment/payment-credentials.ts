@@ -16,15 +16,19 @@ const BEARER = /^Bearer +(\S+) *$/i;
  */
 export function readPaymentCredentials(headers: IncomingHttpHeaders): PaymentCredentials {
   const authorization = headers.authorization;
-  const signature = headers[PAYMENT_SIGNATURE_HEADER];
-  if (authorization !== undefined && signature !== undefined) {
+  const paymentSignature = readPaymentSignature(headers);
+  if (authorization !== undefined && paymentSignature !== undefined) {
     throw new HttpError(400, 'authorization and payment-signature cannot be combined: pay with one');
   }
-  if (signature !== undefined) {
-    return { kind: 'x402', paymentSignature: Array.isArray(signature) ? signature.join(',') : signature };
-  }
+  if (paymentSignature !== undefined) return { kind: 'x402', paymentSignature };
   if (authorization === undefined) return { kind: 'none' };
   return { kind: 'credits', keyHash: readBearerKeyHash(authorization) };
+}
+
+/** The `payment-signature` header, its values joined if it came more than once (payments then refuses it). */
+export function readPaymentSignature(headers: IncomingHttpHeaders): string | undefined {
+  const signature = headers[PAYMENT_SIGNATURE_HEADER];
+  return Array.isArray(signature) ? signature.join(',') : signature;
 }
 
 /** The hash of the key in an `Authorization: Bearer <key>` header; 401 for anything else. */

@@ -10,7 +10,9 @@ import {
 import type { RpcResult } from '@appcat/microservice';
 import { Injectable } from '@nestjs/common';
 import { httpErrorFor } from '../errors/http-status.js';
+import type { Charge } from '../priced/priced-result.js';
 import { PaymentChallenge } from './payment-challenge.js';
+import type { PaymentHold } from './payment-hold.js';
 import { X402Client } from './x402.client.js';
 
 const REFUSED_PAYMENT: ReadonlySet<ErrorCode> = new Set([
@@ -41,6 +43,40 @@ export class X402PaymentService {
     return this.refusingWithChallenge(offer, resource, requestId, () =>
       this.x402.pay({ paymentSignature, offer, resource, route, requestId }),
     );
+  }
+
+  /**
+   * Checks and claims a payment for `offer` on `resource`, taking nothing: the hold settles it on
+   * `capture()`, once the data is in hand, or gives it back on `release()` so it can buy a retry. A
+   * payment that buys nothing rejects as `pay` does (402 with a fresh challenge and the reason).
+   */
+  async authorize(
+    paymentSignature: string,
+    offer: X402Offer,
+    resource: X402Resource,
+    route: string,
+    requestId: string,
+  ): Promise<PaymentHold> {
+    const hold = await this.refusingWithChallenge(offer, resource, requestId, () =>
+      this.x402.authorize({ paymentSignature, offer, resource, route, requestId }),
+    );
+    let state: 'held' | 'captured' | 'released' = 'held';
+    return {
+      capture: async (): Promise<Charge> => {
+        if (state !== 'held') throw new Error(`x402 hold ${state} cannot be captured`);
+        state = 'captured';
+        const receipt = await this.refusingWithChallenge(offer, resource, requestId, () =>
+          this.x402.settle({ paymentSignature, hold, resource, route, requestId }),
+        );
+        return { method: 'x402', receipt };
+      },
+      release: () => {
+        // After a capture, payments has settled the claim's fate itself (used, refused, or given back).
+        if (state !== 'held') return;
+        state = 'released';
+        void this.x402.release({ hold }, requestId);
+      },
+    };
   }
 
   async topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {

@@ -1,9 +1,14 @@
 import {
   acceptsKey,
   Subject,
+  type X402AuthorizeRequest,
+  type X402Hold,
   type X402Offer,
   type X402PayRequest,
   type X402Receipt,
+  type X402ReleaseReply,
+  type X402ReleaseRequest,
+  type X402SettleRequest,
   type X402Requirement,
   type X402TopUpReply,
   type X402TopUpRequest,
@@ -46,6 +51,25 @@ export class X402Client {
       requestId: request.requestId,
       timeoutMs: this.config.x402PayTimeoutMs,
     });
+  }
+
+  /** Checks and claims a payment; may wait on the facilitator's /verify. */
+  authorize(request: X402AuthorizeRequest): Promise<RpcResult<X402Hold>> {
+    return this.rpc.result(Subject.X402Authorize, request, {
+      requestId: request.requestId,
+      timeoutMs: this.config.x402PayTimeoutMs,
+    });
+  }
+
+  settle(request: X402SettleRequest): Promise<RpcResult<X402Receipt>> {
+    return this.rpc.result(Subject.X402Settle, request, {
+      requestId: request.requestId,
+      timeoutMs: this.config.x402PayTimeoutMs,
+    });
+  }
+
+  release(request: X402ReleaseRequest, requestId: string): Promise<RpcResult<X402ReleaseReply>> {
+    return this.rpc.result(Subject.X402Release, request, { requestId });
   }
 
   topUp(request: X402TopUpRequest): Promise<RpcResult<X402TopUpReply>> {

@@ -1,4 +1,4 @@
-import { type ClientRequest, Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import {
@@ -49,11 +49,6 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
   private readonly send: typeof httpRequest;
 
   private readonly observe: FacilitatorObserver;
-  /** Settle requests built ahead by prepareSettle, by the payload they carry. */
-  private readonly prepared = new WeakMap<
-    PaymentPayload,
-    { requirements: PaymentRequirements; request: OpenRequest }
-  >();
 
   constructor(config: FacilitatorConfig & { url: string; observe: FacilitatorObserver }) {
     super(config);
@@ -138,95 +133,45 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     return pick(data, SETTLE_FIELDS) as unknown as SettleResponse;
   }
 
-  /**
-   * Builds the settle request for `paymentPayload` ahead of time, while the caller waits on something
-   * else (X402Payments: the replay claim's Redis round trip): its body, headers and connection are
-   * made ready, and nothing is sent. `settle` with the same payload and requirements then sends it;
-   * any other settle builds its own. A prepared request that will not be sent must be discarded.
-   */
-  async prepareSettle(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<void> {
-    this.discardPrepared(paymentPayload);
-    const request = await this.open('settle', paymentPayload, paymentRequirements);
-    this.prepared.set(paymentPayload, { requirements: paymentRequirements, request });
-  }
-
-  /** Drops the request prepareSettle built for `paymentPayload`, if it was not sent. */
-  discardPrepared(paymentPayload: PaymentPayload): void {
-    this.prepared.get(paymentPayload)?.request.discard();
-    this.prepared.delete(paymentPayload);
-  }
-
-  private post(
+  /** Sends one request, headers and body in one write, and reads the whole answer. */
+  private async post(
     operation: Operation,
     paymentPayload: PaymentPayload,
     paymentRequirements: PaymentRequirements,
   ): Promise<{ status: number; text: string }> {
-    const prepared = operation === 'settle' ? this.prepared.get(paymentPayload) : undefined;
-    if (prepared) {
-      this.prepared.delete(paymentPayload);
-      if (prepared.requirements === paymentRequirements) return prepared.request.send();
-      prepared.request.discard();
-    }
-    return this.open(operation, paymentPayload, paymentRequirements).then((request) => request.send());
-  }
-
-  /** A request made ready to send: headers and body in one write once sent. */
-  private async open(
-    operation: Operation,
-    paymentPayload: PaymentPayload,
-    paymentRequirements: PaymentRequirements,
-  ): Promise<OpenRequest> {
     const body = jsonBody({ x402Version: paymentPayload.x402Version, paymentPayload, paymentRequirements });
     const auth = (await this.createAuthHeaders(operation)).headers;
     const signal = AbortSignal.timeout(this.timeoutMs);
-    let request!: ClientRequest;
-    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      request = this.send(
-        this.endpoints[operation],
-        {
-          method: 'POST',
-          agent: this.agent,
-          signal,
-          headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (response: IncomingMessage) => {
-          let text = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => (text += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-          response.on('error', reject);
-          response.on('close', () => {
-            if (!response.complete)
-              reject(new Error(`facilitator ${operation} connection closed before the answer was complete`));
-          });
-        },
-      );
-      request.on('error', reject);
-    });
-    // Until sent, a failure (or a discard) has nobody waiting for it.
-    answer.catch(() => undefined);
-    return {
-      send: async () => {
-        // Prepared too long ago (its wait outlasted the timeout): it was never sent, so it cannot have settled.
-        if (signal.aborted)
-          throw new Error(`facilitator ${operation} not sent: ${this.timeoutMs} ms passed before it could be`);
+    try {
+      return await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = this.send(
+          this.endpoints[operation],
+          {
+            method: 'POST',
+            agent: this.agent,
+            signal,
+            headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (response: IncomingMessage) => {
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+            response.on('error', reject);
+            response.on('close', () => {
+              if (!response.complete)
+                reject(new Error(`facilitator ${operation} connection closed before the answer was complete`));
+            });
+          },
+        );
+        request.on('error', reject);
         request.end(body);
-        try {
-          return await answer;
-        } catch (error) {
-          if (signal.aborted) throw new FacilitatorTimeoutError(operation, this.timeoutMs);
-          throw error;
-        }
-      },
-      discard: () => void request.destroy(),
-    };
+      });
+    } catch (error) {
+      if (signal.aborted) throw new FacilitatorTimeoutError(operation, this.timeoutMs);
+      throw error;
+    }
   }
-}
-
-/** A facilitator request made ready: `send` writes it and waits for the answer; `discard` drops it unsent. */
-interface OpenRequest {
-  send(): Promise<{ status: number; text: string }>;
-  discard(): void;
 }
 
 /**

@@ -30,16 +30,40 @@ function solanaPayerSignatures(transaction: string): string | undefined {
   }
 }
 
+/** Why a payload could not be claimed: it settled, another request holds it, or the facilitator refused it. */
+export type ClaimRefusal = 'used' | 'held' | 'refused';
+
+export type ClaimOutcome = { claimed: true; degraded: boolean } | { claimed: false; refusal: ClaimRefusal };
+
 /**
- * A short-lived claim on one payment payload, in Redis so every replica sees it: the second of two
- * identical payloads (sent twice, or five times at once) is answered "already used" at once, and is
- * never sent to the facilitator to settle (its verification, which changes nothing, may already be on
- * its way). The real guarantee of one delivery per payment is that a call is served only after its own
- * settlement succeeded, and a payload settles at most once on chain; the lock keeps duplicates from
- * settling and answers them fast.
+ * KEYS: the claim. ARGV: the holder's mark, then the new value ('' deletes). Changes the claim only while
+ * that holder has it, keeping its time to live.
+ */
+const TRANSITION_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
+return 1
+`;
+
+interface TransitionCommands {
+  paymentClaimTransition(lock: string, holder: string, next: string): Promise<number>;
+}
+
+/**
+ * The claim on one payment payload, in Redis so every replica sees it, held for as long as the payload
+ * could settle: "held:<mark>" from its authorization until it settles ("used") or is given back (the
+ * call failed: deleted, so the same payload can buy the retry) or refused by the facilitator
+ * ("refused"). A second copy is answered at once and never reaches the facilitator. The guarantee of one
+ * delivery per payment is that a call is delivered only after its own settlement succeeded, and a
+ * payload settles at most once on chain; the claim keeps copies from settling and answers them fast.
  */
 export class PaymentLock {
-  constructor(private readonly redis: RedisClient) {}
+  private readonly redis: RedisClient & TransitionCommands;
+
+  constructor(redis: RedisClient) {
+    redis.defineCommand('paymentClaimTransition', { numberOfKeys: 1, lua: TRANSITION_SCRIPT });
+    this.redis = redis as RedisClient & TransitionCommands;
+  }
 
   /** The identity of a payload: (network, payer, nonce) for EVM, the payer's transaction signature for Solana. */
   static identify(network: string, payload: unknown, rawHeader: string): string {
@@ -64,20 +88,39 @@ export class PaymentLock {
   }
 
   /**
-   * Claims the payload for `ttlMs`; false when another request holds or used it. When Redis is down
-   * the claim is granted (and says so): on-chain settlement still admits one winner.
+   * Claims the payload for `ttlMs` under `mark` (this authorization's own). When Redis is down the claim
+   * is granted (and says so): on-chain settlement still admits one winner.
    */
-  async claim(keys: PaymentKeys, ttlMs: number): Promise<{ claimed: boolean; degraded: boolean }> {
+  async claim(keys: PaymentKeys, ttlMs: number, mark: string): Promise<ClaimOutcome> {
+    let previous: unknown;
     try {
-      const result = await this.redis.set(keys.lock, 'settling', 'PX', ttlMs, 'NX');
-      return { claimed: result === 'OK', degraded: false };
+      previous = await this.redis.call('SET', keys.lock, held(mark), 'PX', String(ttlMs), 'NX', 'GET');
     } catch {
       return { claimed: true, degraded: true };
     }
+    if (previous === null) return { claimed: true, degraded: false };
+    return { claimed: false, refusal: previous === 'used' || previous === 'refused' ? previous : 'held' };
   }
 
-  /** Gives the payload back (it bought nothing and may be retried, e.g. after the facilitator was down). */
-  async release(keys: PaymentKeys): Promise<void> {
-    await this.redis.del(keys.lock).catch(() => undefined);
+  /** Gives the payload back if `mark` still holds it (it bought nothing and may be retried); never rejects. */
+  async release(keys: PaymentKeys, mark: string): Promise<boolean> {
+    return this.transition(keys, mark, '');
   }
+
+  /** Marks the payload refused by the facilitator if `mark` still holds it: a copy is refused at once for its life. */
+  async refuse(keys: PaymentKeys, mark: string): Promise<boolean> {
+    return this.transition(keys, mark, 'refused');
+  }
+
+  private async transition(keys: PaymentKeys, mark: string, next: string): Promise<boolean> {
+    try {
+      return (await this.redis.paymentClaimTransition(keys.lock, held(mark), next)) === 1;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function held(mark: string): string {
+  return `held:${mark}`;
 }

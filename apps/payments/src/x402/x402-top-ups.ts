@@ -10,7 +10,7 @@ import {
 import { WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KeyService } from '../keys/key-service.js';
-import { X402Payments } from './x402-payments.js';
+import { PaymentHolds } from './payment-holds.js';
 
 /**
  * Buying credit with x402: settle first, then create a key holding exactly the amount paid, or add it
@@ -22,7 +22,7 @@ export class X402TopUps {
   private readonly logger = new Logger('X402TopUps');
 
   constructor(
-    @Inject(X402Payments) private readonly payments: X402Payments,
+    @Inject(PaymentHolds) private readonly holds: PaymentHolds,
     @Inject(KeyService) private readonly keys: KeyService,
   ) {}
 
@@ -38,7 +38,8 @@ export class X402TopUps {
     // Refuse a recharge of an unknown or revoked key before any money moves.
     const existing = request.keyHash ? await this.keys.requireActive(request.keyHash) : null;
 
-    const settlement = await this.payments.settle(request.paymentSignature, topUpOffer(amount), request.resource, {
+    const hold = await this.holds.authorize(request.paymentSignature, topUpOffer(amount), request.resource);
+    const settlement = await this.holds.settle(request.paymentSignature, hold, request.resource, {
       purpose: 'topup',
       route: 'topup',
       requestId: request.requestId,

@@ -1,0 +1,197 @@
+import {
+  encodeX402Header,
+  ErrorCode,
+  type X402Hold,
+  type X402Offer,
+  type X402Receipt,
+  type X402Resource,
+} from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+import { PaymentsMetrics } from '@appcat/ops';
+import type { RedisClient } from '@appcat/redis';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { FacilitatorTimeoutError, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
+import { randomUUID } from 'node:crypto';
+import { PAYMENTS_REDIS } from '../payments-tokens.js';
+import { FacilitatorConnection } from './facilitator-connection.js';
+import { checkPaymentLocally } from './local-payment-check.js';
+import { type ClaimRefusal, PaymentLock } from './payment-lock.js';
+import { decodePaymentSignature, describe, facilitatorFailure, invalid, settlementFailed } from './payment-payload.js';
+import { paymentValidity } from './payment-validity.js';
+import { type SettlementRecord, SettlementRecords } from './settlement-records.js';
+import { X402Offers } from './x402-offers.js';
+
+/** What a payment buys, kept with its settlement record. */
+export interface PaidFor {
+  purpose: SettlementRecord['purpose'];
+  route: string;
+  requestId: string;
+}
+
+export interface Settlement {
+  receipt: X402Receipt;
+  amount: bigint;
+}
+
+/** The least time a settled payload stays marked used, whatever its hold said. */
+const MIN_USED_MS = 1_000;
+
+/**
+ * x402 payments held between the check and the charge. `authorize` checks a payment against the offer
+ * (locally, or with the facilitator's /verify where only the chain can tell) and claims it in Redis;
+ * `settle` takes the money once the data is in hand; `release` gives it back after a failure. Every
+ * replica can settle or release what another authorized: the hold travels with the request and the
+ * claim lives in Redis.
+ */
+@Injectable()
+export class PaymentHolds {
+  private readonly logger = new Logger('PaymentHolds');
+  private readonly lock: PaymentLock;
+
+  constructor(
+    @Inject(FacilitatorConnection) private readonly connection: FacilitatorConnection,
+    @Inject(X402Offers) private readonly offers: X402Offers,
+    @Inject(PAYMENTS_REDIS) redis: RedisClient,
+    @Inject(PaymentsMetrics) private readonly metrics: PaymentsMetrics,
+    @Inject(SettlementRecords) private readonly records: SettlementRecords,
+  ) {
+    this.lock = new PaymentLock(redis);
+  }
+
+  /**
+   * Checks a payment for `offer` on `resource` and claims it; nothing is charged. Every refusal is a
+   * typed WireException naming the reason, made before any upstream request can be.
+   */
+  async authorize(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<X402Hold> {
+    const payload = decodePaymentSignature(paymentSignature);
+    if (payload.resource?.url !== undefined && payload.resource.url !== resource.url) {
+      throw invalid('payment was made for another resource');
+    }
+    const requirement = await this.offers.requirementFor(payload, offer);
+    const kind = this.connection.network(requirement.network)?.kind ?? 'evm';
+    // A payload that cannot settle now, or could settle after its claim is gone, is refused here.
+    const validity = paymentValidity(kind, payload.payload, this.connection.config.maxTimeoutSeconds);
+    if (!validity.ok) throw invalid(validity.reason);
+    // Checked before claiming, so a forged copy cannot take the claim of a genuine payment.
+    const verdict = await checkPaymentLocally(kind, payload.payload, requirement);
+    if (verdict.kind === 'invalid') throw invalid(verdict.reason);
+
+    const paymentId = PaymentLock.identify(requirement.network, payload.payload, paymentSignature);
+    const keys = this.records.keyspace.keysOf(paymentId);
+    const mark = randomUUID();
+    const claim = await this.lock.claim(keys, validity.lockMs, mark);
+    if (!claim.claimed) throw replayed(claim.refusal);
+    if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
+    if (verdict.kind === 'undecided') {
+      try {
+        const verified = await this.connection.client.verify(payload, requirement);
+        if (!verified.isValid) throw invalid(`payment rejected: ${verified.invalidReason ?? 'invalid'}`);
+      } catch (error) {
+        const failure = this.failure(error);
+        if (failure.code === ErrorCode.PaymentInvalid) await this.lock.refuse(keys, mark);
+        else await this.lock.release(keys, mark);
+        throw failure;
+      }
+    }
+    return {
+      paymentId,
+      claim: mark,
+      requirement: requirement as X402Hold['requirement'],
+      settleableUntilMs: Date.now() + validity.lockMs,
+    };
+  }
+
+  /**
+   * Settles a held payment; resolves once the facilitator has settled it and the settlement is recorded.
+   * A refusal marks the payload refused; an unreachable facilitator gives it back (it bought nothing);
+   * one that did not answer in time keeps it held (it may have settled).
+   */
+  async settle(
+    paymentSignature: string,
+    hold: X402Hold,
+    resource: X402Resource,
+    paidFor: PaidFor,
+  ): Promise<Settlement> {
+    const payload = decodePaymentSignature(paymentSignature);
+    const requirement = hold.requirement as PaymentRequirements;
+    if (
+      !this.connection.server.findMatchingRequirements([requirement], payload) ||
+      PaymentLock.identify(requirement.network, payload.payload, paymentSignature) !== hold.paymentId
+    ) {
+      throw invalid('payment is not the one this hold was made for');
+    }
+    const keys = this.records.keyspace.keysOf(hold.paymentId);
+    const started = performance.now();
+    const observe = (outcome: string) =>
+      this.metrics.settlementSeconds.observe(
+        { network: requirement.network, outcome },
+        (performance.now() - started) / 1000,
+      );
+    let settled: SettleResponse;
+    try {
+      settled = await this.connection.server.settlePayment(payload, requirement);
+      if (!settled.success) throw settlementFailed(settled.errorReason);
+    } catch (error) {
+      const failure = this.failure(error);
+      if (failure.code === ErrorCode.PaymentSettlementFailed || failure.code === ErrorCode.PaymentInvalid)
+        await this.lock.refuse(keys, hold.claim);
+      else if (!(error instanceof FacilitatorTimeoutError)) await this.lock.release(keys, hold.claim);
+      observe(failure.code);
+      throw failure;
+    }
+    observe('settled');
+    const amount = BigInt(requirement.amount);
+    // Recorded before the reply, so no delivery goes out for a settlement reconciliation cannot see;
+    // one script queues the record and marks the payment used (Postgres gets the record right after).
+    await this.records.record(
+      {
+        paymentId: hold.paymentId,
+        network: settled.network,
+        transaction: settled.transaction,
+        payer: settled.payer ?? '',
+        amount,
+        purpose: paidFor.purpose,
+        route: paidFor.route,
+        requestId: paidFor.requestId,
+        resourceUrl: resource.url,
+        settledAtMs: Date.now(),
+      },
+      keys,
+      PaymentLock.used(Math.max(MIN_USED_MS, hold.settleableUntilMs - Date.now())),
+    );
+    const receipt: X402Receipt = {
+      paymentResponse: encodeX402Header({
+        success: true,
+        transaction: settled.transaction,
+        network: settled.network,
+        payer: settled.payer,
+        ...(settled.amount ? { amount: settled.amount } : {}),
+      }),
+      network: settled.network,
+      payer: settled.payer ?? '',
+      transaction: settled.transaction,
+    };
+    return { receipt, amount };
+  }
+
+  /** Gives a held payment back after a failed call, so the same payload can buy the retry. */
+  release(hold: X402Hold): Promise<boolean> {
+    return this.lock.release(this.records.keyspace.keysOf(hold.paymentId), hold.claim);
+  }
+
+  private failure(error: unknown): WireException {
+    const failure = facilitatorFailure(error);
+    if (failure.code === ErrorCode.FacilitatorUnavailable && !(error instanceof WireException))
+      this.logger.warn(`facilitator call failed: ${describe(error)}`);
+    return failure;
+  }
+}
+
+function replayed(refusal: ClaimRefusal): WireException {
+  const message = {
+    used: 'payment already used',
+    held: 'payment already used',
+    refused: 'payment already refused by the facilitator; sign a new one',
+  }[refusal];
+  return new WireException(ErrorCode.PaymentReplayed, message);
+}

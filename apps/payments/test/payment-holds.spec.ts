@@ -1,0 +1,224 @@
+/*
+ * x402 payments held between the check and the charge, on real services: Redis, Postgres, the local
+ * Base chain and Solana ledger, the dev facilitator, payments signed by the official clients. Two sets
+ * of payments' x402 parts stand for two replicas sharing Redis: what one authorizes the other settles
+ * or releases.
+ */
+import { type LocalPaymentStack, startLocalPaymentStack } from '@appcat/facilitator';
+import { type ManagedProcess, startRedisServer } from '@appcat/testing';
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
+import { x402Client } from '@x402/core/client';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { Redis } from 'ioredis';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { readPaymentsConfig } from '../src/config/payments-config.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { x402Payments } from './support/x402-payments.js';
+
+const offer = { price: '3000', networks: 'standard' } as const;
+const resource = { url: 'http://127.0.0.1/api/apps/1', description: 'one call', mimeType: 'application/json' };
+const paidFor = { purpose: 'call', route: 'apps.get', requestId: 'holds-test' } as const;
+
+describe('x402 payments held, then settled or released', () => {
+  let redisServer: ManagedProcess;
+  let redis: Redis;
+  let database: TestDatabase;
+  let stack: LocalPaymentStack;
+  let replicas: ReturnType<typeof x402Payments>[];
+  let evm: x402Client;
+  let svm: x402Client;
+
+  beforeAll(async () => {
+    [redisServer, database] = await Promise.all([startRedisServer(), createTestDatabase('holds')]);
+    redis = new Redis(redisServer.url);
+    stack = await startLocalPaymentStack({ networks: ['base', 'solana'] });
+    const config = readPaymentsConfig(stack.paymentsEnv);
+    replicas = [
+      x402Payments(config, { redis, pool: database.pool }),
+      x402Payments(config, { redis, pool: database.pool }),
+    ];
+    await Promise.all(replicas.map((replica) => replica.check.run(50)));
+    evm = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(stack.evmPayerKey) });
+    const payer = await createKeyPairSignerFromBytes(
+      new Uint8Array(getBase58Encoder().encode(stack.solana!.accounts.payer.secretKey)),
+    );
+    svm = new x402Client().register('solana:*', new ExactSvmScheme(payer, { rpcUrl: stack.solana!.url }));
+  }, 90_000);
+  afterAll(async () => {
+    for (const replica of replicas ?? []) await replica.records.stop();
+    await stack?.stop();
+    redis?.disconnect();
+    await redisServer?.stop();
+    await database?.drop();
+  });
+
+  const [a, b] = [() => replicas[0].holds, () => replicas[1].holds];
+  const chain = () => stack.chain('base');
+  const payTo = () => chain().accounts.payTo.address;
+  const stats = () => stack.facilitator.stats();
+
+  /** A payment signed by `client` (the EVM payer by default) for the offer's entry on `network`, tampered with if asked. */
+  async function signed(
+    options: { client?: x402Client; network?: string; tamper?: (payload: PaymentPayload) => void } = {},
+  ): Promise<string> {
+    const accepts = await replicas[0].offers.accepts(offer);
+    const requirement = accepts.find((entry) => entry.network === (options.network ?? 'eip155:8453'))!;
+    const payload = await (options.client ?? evm).createPaymentPayload({
+      x402Version: 2,
+      resource,
+      accepts: [requirement as never],
+    });
+    options.tamper?.(payload);
+    return encodePaymentSignatureHeader(payload);
+  }
+
+  it('checks a payment without the facilitator, settles it on another replica, and marks it used for its life', async () => {
+    const before = await chain().balanceOf(payTo());
+    const asked = stats();
+    const signature = await signed();
+    const hold = await a().authorize(signature, offer, resource);
+    // Nothing moved, and nobody was asked: the signature, amount, payTo and window were checked here.
+    expect(await chain().balanceOf(payTo())).toBe(before);
+    expect([stats().verifyCalls, stats().settleCalls]).toEqual([asked.verifyCalls, asked.settleCalls]);
+    await expect(b().authorize(signature, offer, resource)).rejects.toMatchObject({
+      code: 'PAYMENT_REPLAYED',
+      message: 'payment already used',
+    });
+
+    const settled = await b().settle(signature, hold, resource, paidFor);
+    expect(settled.receipt).toMatchObject({ network: 'eip155:8453', transaction: expect.stringMatching(/^0x/) });
+    expect((await chain().balanceOf(payTo())) - before).toBe(3000n);
+    expect(stats().settleCalls - asked.settleCalls).toBe(1);
+    await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({ message: 'payment already used' });
+    // A release that comes too late (the call was charged) changes nothing.
+    expect(await a().release(hold)).toBe(false);
+    await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({ message: 'payment already used' });
+  });
+
+  it('gives a released payment back, on any replica, so the same payload buys the retry; a stale hold cannot release the new one', async () => {
+    const before = await chain().balanceOf(payTo());
+    const signature = await signed();
+    const first = await a().authorize(signature, offer, resource);
+    expect(await b().release(first)).toBe(true);
+    const retry = await b().authorize(signature, offer, resource);
+    expect(await a().release(first)).toBe(false);
+    await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({ code: 'PAYMENT_REPLAYED' });
+    await a().settle(signature, retry, resource, paidFor);
+    expect((await chain().balanceOf(payTo())) - before).toBe(3000n);
+  });
+
+  it.each([
+    [
+      'a bad signature (asked of /verify: a contract wallet could accept it)',
+      (p: PaymentPayload) => {
+        // Another s: a valid ECDSA signature of someone else.
+        const evmPayload = p.payload as { signature: string };
+        const s = evmPayload.signature;
+        evmPayload.signature = s.slice(0, -6) + (s.slice(-6, -2) === 'aaaa' ? 'bbbb' : 'aaaa') + s.slice(-2);
+      },
+      /payment rejected: invalid_exact_evm_signature/,
+      1,
+    ],
+    [
+      'an authorization to another payTo',
+      (p: PaymentPayload) => {
+        (p.payload as { authorization: { to: string } }).authorization.to =
+          '0x0000000000000000000000000000000000000002';
+      },
+      /not addressed to this service/,
+      0,
+    ],
+    [
+      'an authorization for less than the price',
+      (p: PaymentPayload) => {
+        (p.payload as { authorization: { value: string } }).authorization.value = '2999';
+      },
+      /authorization value does not match the price \(3000 required\)/,
+      0,
+    ],
+    [
+      'an expired authorization',
+      (p: PaymentPayload) => {
+        (p.payload as { authorization: { validBefore: string } }).authorization.validBefore = '1';
+      },
+      /payment authorization has expired/,
+      0,
+    ],
+  ])('refuses %s before holding it, settling nothing', async (_name, tamper, reason, verifies) => {
+    const asked = stats();
+    const signature = await signed({ tamper });
+    await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({
+      code: 'PAYMENT_INVALID',
+      message: expect.stringMatching(reason),
+    });
+    expect(stats().verifyCalls - asked.verifyCalls).toBe(verifies);
+    expect(stats().settleCalls).toBe(asked.settleCalls);
+  });
+
+  it('holds the payment of a payer without funds, and its settle fails naming the reason; a copy is then refused at once', async () => {
+    const poor = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) });
+    const signature = await signed({ client: poor });
+    const hold = await a().authorize(signature, offer, resource);
+    await expect(b().settle(signature, hold, resource, paidFor)).rejects.toMatchObject({
+      code: 'PAYMENT_SETTLEMENT_FAILED',
+      message: expect.stringMatching(/^settlement failed: \S+/),
+    });
+    const asked = stats();
+    await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({
+      code: 'PAYMENT_REPLAYED',
+      message: 'payment already refused by the facilitator; sign a new one',
+    });
+    expect(stats().settleCalls).toBe(asked.settleCalls);
+  });
+
+  it('gives the payment back when the facilitator is unreachable at settle, so it can be settled after', async () => {
+    const signature = await signed();
+    const hold = await a().authorize(signature, offer, resource);
+    stack.facilitator.setUnavailable(true);
+    try {
+      await expect(b().settle(signature, hold, resource, paidFor)).rejects.toMatchObject({
+        code: 'FACILITATOR_UNAVAILABLE',
+      });
+    } finally {
+      stack.facilitator.setUnavailable(false);
+    }
+    const again = await b().authorize(signature, offer, resource);
+    await expect(a().settle(signature, again, resource, paidFor)).resolves.toMatchObject({ amount: 3000n });
+  });
+
+  describe('on Solana', () => {
+    const ledger = () => stack.solana!;
+
+    it('checks the transfer and the payer signature locally, then settles once', async () => {
+      const before = await ledger().usdcBalance(ledger().accounts.payTo.address);
+      const asked = stats();
+      const signature = await signed({ client: svm, network: ledger().network });
+      const hold = await a().authorize(signature, offer, resource);
+      expect(stats().verifyCalls).toBe(asked.verifyCalls);
+      await b().settle(signature, hold, resource, paidFor);
+      expect((await ledger().usdcBalance(ledger().accounts.payTo.address)) - before).toBe(3000n);
+      await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({ code: 'PAYMENT_REPLAYED' });
+    });
+
+    it('refuses a transaction whose payer signature does not verify, before holding it', async () => {
+      const asked = stats();
+      const signature = await signed({
+        client: svm,
+        network: ledger().network,
+        tamper: (p) => {
+          const bytes = Buffer.from((p.payload as { transaction: string }).transaction, 'base64');
+          bytes[1 + 64 + 10] ^= 1; // in the payer's signature (the slot after the fee payer's)
+          (p.payload as { transaction: string }).transaction = bytes.toString('base64');
+        },
+      });
+      await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({
+        code: 'PAYMENT_INVALID',
+        message: 'payment transaction signature does not verify',
+      });
+      expect([stats().verifyCalls, stats().settleCalls]).toEqual([asked.verifyCalls, asked.settleCalls]);
+    });
+  });
+});
