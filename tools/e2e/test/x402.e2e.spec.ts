@@ -304,6 +304,33 @@ describe('x402 through every service', () => {
     expect(await system.chain!.balanceOf(payTo)).toBe(before);
   });
 
+  it('a recharge racing a revoke takes no money the key does not receive: the revoke waits for the settling recharge', async () => {
+    const created = await system.createKey('1');
+    const init = { method: 'POST', headers: { authorization: `Bearer ${created.key}` } };
+    const signature = await signedFor('/api/credits/topup?amount=1', init);
+    const before = await system.chain!.balanceOf(payTo);
+    const settlesBefore = system.facilitator!.stats().settleCalls;
+    const letGo = system.facilitator!.hold();
+    let revoked = false;
+    try {
+      const recharging = send('/api/credits/topup?amount=1', signature, init);
+      // The key was checked and the settlement is on its way when the revoke comes.
+      while (system.facilitator!.stats().settleCalls === settlesBefore) await new Promise((r) => setTimeout(r, 10));
+      const revoking = system.revoke(created.id).then(() => (revoked = true));
+      await Promise.race([revoking, new Promise((r) => setTimeout(r, 500))]);
+      expect(revoked).toBe(false);
+      letGo();
+      const [recharged] = await Promise.all([recharging, revoking]);
+      expect(recharged.status).toBe(200);
+    } finally {
+      letGo();
+    }
+    // The money moved, and the key holds it (an operator can refund it from the revoked key).
+    expect((await system.chain!.balanceOf(payTo)) - before).toBe(1_000_000n);
+    expect((await system.ledger(created.id)).toppedUp).toBe(2_000_000n);
+    expect((await system.get('/api/credits/balance', created.key)).status).toBe(401);
+  });
+
   it('an unreachable facilitator → 502 naming it, nothing delivered', async () => {
     const signature = await signedFor('/api/apps/284882215');
     system.facilitator!.setUnavailable(true);

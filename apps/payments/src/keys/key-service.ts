@@ -14,7 +14,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { balanceFromSnapshot, CreditStore } from '../credits/credit-store.js';
 import { invalidArgument, usingStores } from '../credits/store-errors.js';
 import { classifyKeyRef, issueApiKey } from './api-key.js';
-import { type ApiKey, KeyRepository, snapshotOf, type TopUp, type TopUpMethod } from './key-repository.js';
+import {
+  type ApiKey,
+  KeyRepository,
+  snapshotOf,
+  type TopUp,
+  type TopUpMethod,
+  type TopUpResult,
+} from './key-repository.js';
 
 const MAX_NOTE_LENGTH = 500;
 const MAX_EXTERNAL_REF_LENGTH = 200;
@@ -79,28 +86,59 @@ export class KeyService {
     externalRef: string,
     note?: string,
   ): Promise<TopUpOutcome> {
-    if (amount <= 0n || amount > MAX_TOPUP_MICROS) throw invalidArgument('top-up amount is out of range');
-    if (method === 'x402' && amount < MIN_TOPUP_MICROS) throw invalidArgument('the minimum top-up is USD 1');
-    if (externalRef.length === 0 || externalRef.length > MAX_EXTERNAL_REF_LENGTH)
-      throw invalidArgument('external reference is empty or too long');
+    checkTopUp(amount, method);
+    checkReference(externalRef);
+    return usingStores('top-up', async () =>
+      this.outcome(await this.keys.topUp({ keyId, amount, method, externalRef, note: readNote(note) }), {
+        keyId,
+        amount,
+        method,
+      }),
+    );
+  }
+
+  /**
+   * Recharges a key with an x402 payment of `amount` that `pay` settles while the key is held against
+   * revocation (a revocation waits for it): an unknown or revoked key is refused before `pay` runs, and
+   * once it has run the key receives what it paid.
+   */
+  async rechargeHeld(
+    keyId: string,
+    amount: bigint,
+    pay: () => Promise<{ externalRef: string; note: string }>,
+  ): Promise<TopUpOutcome> {
+    checkTopUp(amount, 'x402');
     return usingStores('top-up', async () => {
-      const result = await this.keys.topUp({ keyId, amount, method, externalRef, note: readNote(note) });
-      switch (result.kind) {
-        case 'key-not-found':
-          throw new WireException(ErrorCode.CreditKeyUnknown, 'unknown API key');
-        case 'key-revoked':
-          throw new WireException(ErrorCode.CreditKeyRevoked, 'API key revoked');
-        case 'duplicate': {
-          const same =
-            result.topUp.apiKeyId === keyId && result.topUp.amountMicros === amount && result.topUp.method === method;
-          if (!same) throw invalidArgument('external reference already used by another top-up');
-          break;
-        }
-      }
-      // Also on a duplicate: the first attempt may have committed and then failed to reach Redis.
-      const synced = await this.store.sync(result.key.keyHash, snapshotOf(result.key));
-      return { topUp: result.topUp, credited: result.kind === 'credited', balance: synced.balance };
+      const result = await this.keys.rechargeHeld(keyId, async () => {
+        const paid = await pay();
+        checkReference(paid.externalRef);
+        return { amount, method: 'x402', externalRef: paid.externalRef, note: readNote(paid.note) };
+      });
+      return this.outcome(result, { keyId, amount, method: 'x402' });
     });
+  }
+
+  /** What a top-up came to; a reference already used is refused unless it was this very top-up. */
+  private async outcome(
+    result: TopUpResult,
+    meant: { keyId: string; amount: bigint; method: TopUpMethod },
+  ): Promise<TopUpOutcome> {
+    switch (result.kind) {
+      case 'key-not-found':
+        throw new WireException(ErrorCode.CreditKeyUnknown, 'unknown API key');
+      case 'key-revoked':
+        throw new WireException(ErrorCode.CreditKeyRevoked, 'API key revoked');
+      case 'duplicate': {
+        const { topUp } = result;
+        const same =
+          topUp.apiKeyId === meant.keyId && topUp.amountMicros === meant.amount && topUp.method === meant.method;
+        if (!same) throw invalidArgument('external reference already used by another top-up');
+        break;
+      }
+    }
+    // Also on a duplicate: the first attempt may have committed and then failed to reach Redis.
+    const synced = await this.store.sync(result.key.keyHash, snapshotOf(result.key));
+    return { topUp: result.topUp, credited: result.kind === 'credited', balance: synced.balance };
   }
 
   /** The key with this hash, refusing unknown and revoked keys (e.g. before taking a recharge payment). */
@@ -187,6 +225,16 @@ function summaryOf(key: ApiKey, balance: bigint): AdminKeySummary {
     spent: key.spentMicros.toString(),
     balance: balance.toString(),
   };
+}
+
+function checkTopUp(amount: bigint, method: TopUpMethod): void {
+  if (amount <= 0n || amount > MAX_TOPUP_MICROS) throw invalidArgument('top-up amount is out of range');
+  if (method === 'x402' && amount < MIN_TOPUP_MICROS) throw invalidArgument('the minimum top-up is USD 1');
+}
+
+function checkReference(externalRef: string): void {
+  if (externalRef.length === 0 || externalRef.length > MAX_EXTERNAL_REF_LENGTH)
+    throw invalidArgument('external reference is empty or too long');
 }
 
 function readAmount(value: unknown, name: string): bigint {

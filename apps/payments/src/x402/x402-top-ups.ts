@@ -4,6 +4,7 @@ import {
   MIN_TOPUP_MICROS,
   parseMicros,
   topUpOffer,
+  type X402Receipt,
   type X402TopUpReply,
   type X402TopUpRequest,
 } from '@appcat/contracts';
@@ -13,9 +14,10 @@ import { KeyService } from '../keys/key-service.js';
 import { PaymentHolds } from './payment-holds.js';
 
 /**
- * Buying credit with x402: settle first, then create a key holding exactly the amount paid, or add it
- * to the caller's key. The settlement's transaction is the top-up's unique reference, so one payment
- * can never credit twice, whatever is retried.
+ * Buying credit with x402: the payment is checked and held, then settled and credited to a new key
+ * holding exactly the amount paid, or to the caller's key, which is held against revocation while its
+ * payment settles. The settlement's transaction is the top-up's unique reference, so one payment can
+ * never credit twice, whatever is retried.
  */
 @Injectable()
 export class X402TopUps {
@@ -35,50 +37,49 @@ export class X402TopUps {
     }
     if (amount < MIN_TOPUP_MICROS || amount > MAX_TOPUP_MICROS)
       throw new WireException(ErrorCode.InvalidArgument, 'amount is out of range');
-    // Refuse a recharge of an unknown or revoked key before any money moves.
+    // Refuse a recharge of an unknown or revoked key before the payment is even claimed.
     const existing = request.keyHash ? await this.keys.requireActive(request.keyHash) : null;
-
     const hold = await this.holds.authorize(request.paymentSignature, topUpOffer(amount), request.resource);
-    const settlement = await this.holds.settle(request.paymentSignature, hold, request.resource, {
-      purpose: 'topup',
-      route: 'topup',
-      requestId: request.requestId,
-    });
-    const externalRef = `x402:${settlement.receipt.network}:${settlement.receipt.transaction}`;
+
+    let receipt: X402Receipt | undefined;
+    let settling = false;
+    const settle = async () => {
+      settling = true;
+      const settlement = await this.holds.settle(request.paymentSignature, hold, request.resource, {
+        purpose: 'topup',
+        route: 'topup',
+        requestId: request.requestId,
+      });
+      receipt = settlement.receipt;
+      return { externalRef: `x402:${receipt.network}:${receipt.transaction}`, payer: receipt.payer };
+    };
     try {
       if (existing) {
-        const outcome = await this.keys.topUp(
-          existing.id,
-          amount,
-          'x402',
-          externalRef,
-          `x402 recharge by ${settlement.receipt.payer}`,
-        );
-        return {
-          receipt: settlement.receipt,
-          id: existing.id,
-          prefix: existing.prefix,
-          balance: outcome.balance.toString(),
-        };
+        const outcome = await this.keys.rechargeHeld(existing.id, amount, async () => {
+          const paid = await settle();
+          return { externalRef: paid.externalRef, note: `x402 recharge by ${paid.payer}` };
+        });
+        return { receipt: receipt!, id: existing.id, prefix: existing.prefix, balance: outcome.balance.toString() };
       }
+      const paid = await settle();
       const created = await this.keys.issue({
         amount,
         method: 'x402',
-        externalRef,
-        note: `x402 top-up by ${settlement.receipt.payer}`,
+        externalRef: paid.externalRef,
+        note: `x402 top-up by ${paid.payer}`,
       });
-      return {
-        receipt: settlement.receipt,
-        key: created.key,
-        id: created.id,
-        prefix: created.prefix,
-        balance: created.balance,
-      };
+      return { receipt: receipt!, key: created.key, id: created.id, prefix: created.prefix, balance: created.balance };
     } catch (error) {
-      // Paid but not credited (the key was revoked in between, or the stores failed): the reference
-      // identifies the payment for a manual credit.
+      if (!receipt) {
+        // Refused before settling (the key was revoked meanwhile): nothing was taken, the payment may buy
+        // another try. A failed settlement has already decided its claim's fate.
+        if (!settling) await this.holds.release(hold);
+        throw error;
+      }
+      // Paid but not credited (the stores failed after the settlement): the reference identifies the
+      // payment for a manual credit.
       this.logger.error(
-        `x402 top-up ${externalRef} of ${amount} µUSD settled but not credited: ${(error as Error).message}`,
+        `x402 top-up x402:${receipt.network}:${receipt.transaction} of ${amount} µUSD settled but not credited: ${(error as Error).message}`,
       );
       throw error;
     }
