@@ -1,6 +1,5 @@
 import {
   type BatchItemResult,
-  type BatchReply,
   type BatchRequest,
   type CatalogPeekReply,
   type CatalogQuery,
@@ -13,7 +12,7 @@ import {
   Subject,
   type WireError,
 } from '@appcat/contracts';
-import { JsonTextReply, WireException } from '@appcat/microservice';
+import { BatchResults, JsonTextReply, WireException } from '@appcat/microservice';
 import { CatalogMetrics } from '@appcat/ops';
 import { PRICED_ROUTES } from '@appcat/routes';
 import { Controller, Inject } from '@nestjs/common';
@@ -94,7 +93,7 @@ export class CatalogController {
    * would answer it alone (null for a miss; an item's error is that item's own).
    */
   @MessagePattern(Subject.CatalogPeekBatch, { queue: QueueGroup.Catalog })
-  async peekBatch(@Payload() request: BatchRequest<CatalogRequest>): Promise<BatchReply<CatalogPeekReply>> {
+  async peekBatch(@Payload() request: BatchRequest<CatalogRequest>): Promise<BatchResults<CatalogPeekReply>> {
     const items = request?.items;
     if (!Array.isArray(items) || items.length === 0 || items.length > MAX_BATCH_ITEMS) {
       throw new WireException(
@@ -119,7 +118,7 @@ export class CatalogController {
         ),
       ),
     );
-    return { results };
+    return new BatchResults(results);
   }
 
   private reply(

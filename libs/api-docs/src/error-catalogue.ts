@@ -233,6 +233,7 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
       ErrorCode.FacilitatorUnavailable,
       ErrorCode.ServiceUnavailable,
       ErrorCode.ServiceTimeout,
+      ErrorCode.ReplyTooLarge,
       ErrorCode.UpstreamTimeout,
       ErrorCode.UpstreamUnreachable,
       ErrorCode.UpstreamThrottled,

@@ -12,6 +12,12 @@ export interface BatchRequest<T> {
 
 export type BatchItemResult<R> = { ok: true; value: R } | { ok: false; error: WireError };
 
+/**
+ * A reply larger than one NATS message (`max_payload`) goes in several, in order: Nest reply packets
+ * whose `response` is a BatchReply of the next run of results, every one but the last marked
+ * `isDisposed: false`; the caller joins them. A result too large for any message is sent as that
+ * item's failure (REPLY_TOO_LARGE), so the caller falls back for it alone (a peek's failure is a miss).
+ */
 export interface BatchReply<R> {
   /** One per item of the request, in the same order. */
   results: BatchItemResult<R>[];

@@ -47,6 +47,8 @@ export enum ErrorCode {
   ServiceUnavailable = 'SERVICE_UNAVAILABLE',
   /** The service did not answer in time; it may or may not have handled the request. */
   ServiceTimeout = 'SERVICE_TIMEOUT',
+  /** The service handled the request but its answer is larger than a NATS message may be (`max_payload`). */
+  ReplyTooLarge = 'REPLY_TOO_LARGE',
 
   /** A bug or an unexpected state inside a service. */
   Internal = 'INTERNAL',

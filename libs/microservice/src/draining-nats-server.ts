@@ -1,9 +1,16 @@
+import { ErrorCode, type WireError } from '@appcat/contracts';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Logger } from '@nestjs/common';
+import { batchReplyParts, BatchResults } from './batch-reply.js';
 import { JsonTextReply } from './json-text-reply.js';
-import { encodeNestReply, type NestReplyPacket } from './nest-nats-packets.js';
-import { NestServerNatsAdapter, type NatsServerOptions } from './nest-server-nats.js';
+import { EncodedResponse, encodeNestReply, type NestReplyPacket } from './nest-nats-packets.js';
+import { NestServerNatsAdapter, type NatsServerOptions, serverNatsState } from './nest-server-nats.js';
 import { PublishBatch } from './publish-batch.js';
+
+/** NATS's default `max_payload`, for a connection that has not told us its server's. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+/** Room left in each message for the packet around a batch reply's part, its id and headers. */
+const PACKET_ROOM = 1024;
 
 /**
  * Nest's reply packet, as its own NATS serializer writes it, except that a {@link JsonTextReply} goes
@@ -25,8 +32,8 @@ const replySerializer = {
  * NATS has already delivered to this replica but it has not handled yet (their callers wait for a
  * timeout, and a debit may be lost mid-way). This one drains its subscriptions instead — no new
  * requests, every delivered one handled — waits for the handlers in flight to reply, and only then
- * closes. Replies finished in one loop turn leave in one socket write. Where it reaches into Nest is
- * NestServerNatsAdapter's business.
+ * closes. Replies finished in one loop turn leave in one socket write; a batch reply larger than a
+ * message is sent in parts. Where it reaches into Nest is NestServerNatsAdapter's business.
  */
 export class DrainingNatsServer extends NestServerNatsAdapter {
   private readonly log = new Logger('DrainingNatsServer');
@@ -47,9 +54,41 @@ export class DrainingNatsServer extends NestServerNatsAdapter {
     }
   }
 
-  /** Deferred to the end of the loop turn (see {@link PublishBatch}). */
-  protected sendReply(subject: string, publish: () => void): void {
-    this.replies.defer(publish, (error) => this.log.error(`reply to ${subject} not sent: ${String(error)}`));
+  /**
+   * Deferred to the end of the loop turn (see {@link PublishBatch}). A batch reply goes in as many
+   * messages as `max_payload` needs. A reply that cannot be sent (too large) is answered with an error
+   * instead, so its caller hears at once rather than at its timeout.
+   */
+  protected sendReply(subject: string, packet: NestReplyPacket, publish: (packet: NestReplyPacket) => void): void {
+    for (const part of this.messagesOf(packet)) {
+      this.replies.defer(
+        () => publish(part),
+        (error) => {
+          this.log.error(`reply to ${subject} not sent: ${String(error)}`);
+          const err: WireError = {
+            code: ErrorCode.ReplyTooLarge,
+            message: `${subject} reply larger than NATS max_payload`,
+          };
+          try {
+            publish({ err, isDisposed: true });
+          } catch (failure) {
+            this.log.error(`error reply to ${subject} not sent either: ${String(failure)}`);
+          }
+        },
+      );
+    }
+  }
+
+  /** The packets `packet` goes in: itself, or a batch reply's parts (every part but the last `isDisposed: false`). */
+  private messagesOf(packet: NestReplyPacket): NestReplyPacket[] {
+    if (!(packet.response instanceof BatchResults)) return [packet];
+    const maxPayload = serverNatsState(this).connection?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+    const parts = batchReplyParts(packet.response.results, maxPayload - PACKET_ROOM);
+    return parts.map((json, index) => ({
+      ...packet,
+      response: new EncodedResponse(json),
+      isDisposed: index === parts.length - 1,
+    }));
   }
 
   protected async drain(connection: NatsConnection, subscriptions: Subscription[]): Promise<void> {

@@ -5,3 +5,4 @@ export * from './typed-rpc.js';
 export * from './request-coalescer.js';
 export * from './draining-nats-server.js';
 export * from './json-text-reply.js';
+export * from './batch-reply.js';

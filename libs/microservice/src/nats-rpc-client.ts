@@ -1,7 +1,8 @@
 import type { NatsConfig } from '@appcat/config';
 import { ErrorCode, isWireError, REQUEST_ID_HEADER, type WireError } from '@appcat/contracts';
 import { readJsonTextReply } from './json-text-reply.js';
-import { decodeNestReply, encodeNestRequest, type NestReplyPacket } from './nest-nats-packets.js';
+import { joinBatchReplyParts } from './batch-reply.js';
+import { decodeNestReply, encodeNestRequest, isReplyPart, type NestReplyPacket } from './nest-nats-packets.js';
 import { PublishBatch } from './publish-batch.js';
 import { connect, createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/transport-node';
 
@@ -22,6 +23,8 @@ interface PendingRequest {
   reject(error: RpcCallError): void;
   timer: NodeJS.Timeout;
   service: string;
+  /** The parts of a batch reply received so far, when it comes in several messages. */
+  parts?: unknown[];
 }
 
 /** NATS answers a request nobody is subscribed to with an empty message carrying this status. */
@@ -147,37 +150,31 @@ export class NatsRpcClient {
     });
   }
 
-  /** One reply from the shared subscription, handed to the request that waits for it (if it still does). */
+  /**
+   * One reply from the shared subscription, handed to the request that waits for it (if it still does).
+   * A batch reply may come in parts (libs/contracts batch.ts): they are kept until the last one.
+   */
   private settle(error: Error | null, message: Msg): void {
     if (error) return;
-    const request = this.forget(message.subject.slice(this.replyPrefix.length));
+    const token = message.subject.slice(this.replyPrefix.length);
+    const request = this.pending.get(token);
     if (!request) return;
     const { service } = request;
-    if (message.data.length === 0 && message.headers?.code === NO_RESPONDERS_STATUS) {
-      request.reject(new RpcCallError(ErrorCode.ServiceUnavailable, `${service} service unavailable`, service));
+    const reply = readReply(message, service);
+    if (reply.kind === 'part') {
+      (request.parts ??= []).push(reply.response);
       return;
     }
-    let reply: NestReplyPacket;
+    this.forget(token);
+    if (reply.kind === 'error') return request.reject(reply.error);
+    if (!request.parts) return request.resolve(reply.response);
     try {
-      const textReply = readJsonTextReply(message);
-      if (textReply !== undefined) {
-        request.resolve(textReply);
-        return;
-      }
-      reply = decodeNestReply(message);
+      request.resolve(joinBatchReplyParts([...request.parts, reply.response]));
     } catch {
-      request.reject(new RpcCallError(ErrorCode.Internal, `${service} sent a reply that is not JSON`, service));
-      return;
-    }
-    if (reply.err !== undefined && reply.err !== null) {
       request.reject(
-        isWireError(reply.err)
-          ? new RpcCallError(reply.err.code, reply.err.message, service)
-          : new RpcCallError(ErrorCode.Internal, `${service} failed`, service),
+        new RpcCallError(ErrorCode.Internal, `${service} sent reply parts that do not fit together`, service),
       );
-      return;
     }
-    request.resolve(reply.response);
   }
 
   private forget(token: string): PendingRequest | undefined {
@@ -203,4 +200,36 @@ export class NatsRpcClient {
       );
     }
   }
+}
+
+type ReadReply =
+  | { kind: 'response'; response: unknown }
+  | { kind: 'part'; response: unknown }
+  | { kind: 'error'; error: RpcCallError };
+
+/** What one reply message says: the response, a part of one, or the request's typed failure. */
+function readReply(message: Msg, service: string): ReadReply {
+  if (message.data.length === 0 && message.headers?.code === NO_RESPONDERS_STATUS)
+    return {
+      kind: 'error',
+      error: new RpcCallError(ErrorCode.ServiceUnavailable, `${service} service unavailable`, service),
+    };
+  let reply: NestReplyPacket;
+  try {
+    const textReply = readJsonTextReply(message);
+    if (textReply !== undefined) return { kind: 'response', response: textReply };
+    reply = decodeNestReply(message);
+  } catch {
+    return {
+      kind: 'error',
+      error: new RpcCallError(ErrorCode.Internal, `${service} sent a reply that is not JSON`, service),
+    };
+  }
+  if (reply.err !== undefined && reply.err !== null) {
+    const error = isWireError(reply.err)
+      ? new RpcCallError(reply.err.code, reply.err.message, service)
+      : new RpcCallError(ErrorCode.Internal, `${service} failed`, service);
+    return { kind: 'error', error };
+  }
+  return { kind: isReplyPart(reply) ? 'part' : 'response', response: reply.response };
 }

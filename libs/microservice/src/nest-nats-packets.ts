@@ -34,9 +34,23 @@ export function encodeNestRequest(subject: string, data: unknown, id: string): s
   return JSON.stringify({ pattern: subject, data, id } satisfies NestRequestPacket);
 }
 
+/** A reply's `response` already written as JSON text (a part of a batch reply), put into the packet as it is. */
+export class EncodedResponse {
+  constructor(readonly json: string) {}
+}
+
 /** A reply body as Nest's own NATS serializer writes it (and ClientNats reads it). */
 export function encodeNestReply(packet: NestReplyPacket): string {
-  return JSON.stringify(packet);
+  if (!(packet.response instanceof EncodedResponse)) return JSON.stringify(packet);
+  return `{"id":${JSON.stringify(packet.id)},"response":${packet.response.json},"isDisposed":${packet.isDisposed === true}}`;
+}
+
+/**
+ * A reply sent in several messages (a batch reply too large for one): every part but the last says
+ * `isDisposed: false`. Nest's own stream ends with a packet of its own, so its replies never do.
+ */
+export function isReplyPart(packet: NestReplyPacket): boolean {
+  return packet.isDisposed === false && (packet.err === undefined || packet.err === null);
 }
 
 /** A reply as Nest's ServerNats (or ours) sent it; throws if the body is not JSON. */

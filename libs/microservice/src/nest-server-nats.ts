@@ -1,6 +1,7 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { NatsContext, type NatsOptions, ServerNats } from '@nestjs/microservices';
 import { finalize, isObservable } from 'rxjs';
+import type { NestReplyPacket } from './nest-nats-packets.js';
 
 /** ServerNats' options: its documented ones. */
 export type NatsServerOptions = Required<NatsOptions>['options'];
@@ -42,8 +43,12 @@ export abstract class NestServerNatsAdapter extends ServerNats {
   /** Runs the handling of one delivered message (`handle`), resolving with it. */
   protected abstract runHandler(handle: () => Promise<unknown>): Promise<unknown>;
 
-  /** Sends one reply to a request on `subject`, now or later. */
-  protected abstract sendReply(subject: string, publish: () => void): void;
+  /** Sends the reply `packet` to a request on `subject` with `publish`, now or later, in one message or several. */
+  protected abstract sendReply(
+    subject: string,
+    packet: NestReplyPacket,
+    publish: (packet: NestReplyPacket) => void,
+  ): void;
 
   /** Called once at close, before Nest closes the connection: stop taking requests and finish the delivered ones. */
   protected abstract drain(connection: NatsConnection, subscriptions: Subscription[]): Promise<void>;
@@ -93,9 +98,9 @@ export abstract class NestServerNatsAdapter extends ServerNats {
   }
 
   /** Nest's publisher of a request's replies, each sent through sendReply. */
-  override getPublisher(natsMsg: Msg, id: string, context: NatsContext): (response: unknown) => void {
-    const publish = super.getPublisher(natsMsg, id, context) as (response: unknown) => void;
-    return (response) => this.sendReply(natsMsg.subject, () => publish(response));
+  override getPublisher(natsMsg: Msg, id: string, context: NatsContext): (packet: NestReplyPacket) => void {
+    const publish = super.getPublisher(natsMsg, id, context) as (packet: NestReplyPacket) => void;
+    return (packet) => this.sendReply(natsMsg.subject, packet, publish);
   }
 
   /**

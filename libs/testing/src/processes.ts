@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** A port that was free a moment ago on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -77,14 +79,23 @@ async function startServer(
   };
 }
 
-/** A private nats-server (JetStream off) for one test suite; `port` to restart one where it was. */
-export function startNatsServer(port?: number): Promise<ManagedProcess> {
+/**
+ * A private nats-server (JetStream off) for one test suite; `port` to restart one where it was, and
+ * `maxPayloadBytes` for a smaller message limit than NATS's 1 MiB (it has no command-line flag).
+ */
+export function startNatsServer(port?: number, options: { maxPayloadBytes?: number } = {}): Promise<ManagedProcess> {
   const binary = findBinary('nats-server', [
     '/usr/sbin/nats-server',
     '/usr/local/bin/nats-server',
     '/usr/bin/nats-server',
   ]);
-  return startServer(binary, (port) => ['-a', '127.0.0.1', '-p', String(port)], 'nats', port);
+  const config: string[] = [];
+  if (options.maxPayloadBytes !== undefined) {
+    const file = join(mkdtempSync(join(tmpdir(), 'nats-')), 'nats.conf');
+    writeFileSync(file, `max_payload: ${options.maxPayloadBytes}\n`);
+    config.push('-c', file);
+  }
+  return startServer(binary, (port) => [...config, '-a', '127.0.0.1', '-p', String(port)], 'nats', port);
 }
 
 /** A private redis-server that keeps nothing on disk, for one test suite; `port` to restart one (empty) where it was. */

@@ -29,6 +29,7 @@ export function httpErrorFor(code: ErrorCode, message: string): HttpError {
     case ErrorCode.FacilitatorUnavailable:
     case ErrorCode.ServiceUnavailable:
     case ErrorCode.ServiceTimeout:
+    case ErrorCode.ReplyTooLarge:
     case ErrorCode.UpstreamTimeout:
     case ErrorCode.UpstreamUnreachable:
     case ErrorCode.UpstreamThrottled:

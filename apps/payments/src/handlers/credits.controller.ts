@@ -1,7 +1,6 @@
 import {
   type BalanceReply,
   type BatchItemResult,
-  type BatchReply,
   type CaptureReply,
   type DebitReply,
   QueueGroup,
@@ -11,7 +10,7 @@ import {
 } from '@appcat/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { WireException } from '@appcat/microservice';
+import { BatchResults, WireException } from '@appcat/microservice';
 import { PaymentsMetrics } from '@appcat/ops';
 import { CreditService } from '../credits/credit-service.js';
 
@@ -32,7 +31,7 @@ export class CreditsController {
   }
 
   @MessagePattern(Subject.CreditsDebitBatch, { queue: QueueGroup.Payments })
-  debitBatch(@Payload() request: unknown): Promise<BatchReply<DebitReply>> {
+  debitBatch(@Payload() request: unknown): Promise<BatchResults<DebitReply>> {
     return this.countedBatch(this.credits.batch(request, (item) => this.credits.debit(item)));
   }
 
@@ -42,8 +41,8 @@ export class CreditsController {
   }
 
   @MessagePattern(Subject.CreditsReserveBatch, { queue: QueueGroup.Payments })
-  async reserveBatch(@Payload() request: unknown): Promise<BatchReply<ReserveReply>> {
-    return { results: await this.credits.batch(request, (item) => this.credits.reserve(item)) };
+  async reserveBatch(@Payload() request: unknown): Promise<BatchResults<ReserveReply>> {
+    return new BatchResults(await this.credits.batch(request, (item) => this.credits.reserve(item)));
   }
 
   /** A captured hold is a debit, counted as one. */
@@ -53,7 +52,7 @@ export class CreditsController {
   }
 
   @MessagePattern(Subject.CreditsCaptureBatch, { queue: QueueGroup.Payments })
-  captureBatch(@Payload() request: unknown): Promise<BatchReply<CaptureReply>> {
+  captureBatch(@Payload() request: unknown): Promise<BatchResults<CaptureReply>> {
     return this.countedBatch(this.credits.batch(request, (item) => this.credits.capture(item)));
   }
 
@@ -63,8 +62,8 @@ export class CreditsController {
   }
 
   @MessagePattern(Subject.CreditsReleaseBatch, { queue: QueueGroup.Payments })
-  async releaseBatch(@Payload() request: unknown): Promise<BatchReply<ReleaseReply>> {
-    return { results: await this.credits.batch(request, (item) => this.credits.release(item)) };
+  async releaseBatch(@Payload() request: unknown): Promise<BatchResults<ReleaseReply>> {
+    return new BatchResults(await this.credits.batch(request, (item) => this.credits.release(item)));
   }
 
   @MessagePattern(Subject.CreditsBalance, { queue: QueueGroup.Payments })
@@ -83,9 +82,9 @@ export class CreditsController {
     }
   }
 
-  private async countedBatch<T>(debited: Promise<BatchItemResult<T>[]>): Promise<BatchReply<T>> {
+  private async countedBatch<T>(debited: Promise<BatchItemResult<T>[]>): Promise<BatchResults<T>> {
     const results = await debited;
     for (const result of results) this.metrics.debits.inc({ outcome: result.ok ? 'ok' : result.error.code });
-    return { results };
+    return new BatchResults(results);
   }
 }

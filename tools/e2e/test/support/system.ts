@@ -48,15 +48,22 @@ export class System {
   ) {}
 
   /**
+   * @param options.natsMaxPayloadBytes the NATS server's message limit, when not its default 1 MiB.
    * @param options.x402 also start the local payment stack (one anvil per EVM network, each with test
    *   USDC at that network's USDC address, the local Solana ledger, and the dev facilitator settling on
    *   all) and point payments and the /topup page at it.
    */
   static async start(
-    options: { paymentsReplicas?: number; gatewayReplicas?: number; x402?: boolean; env?: Record<string, string> } = {},
+    options: {
+      paymentsReplicas?: number;
+      gatewayReplicas?: number;
+      x402?: boolean;
+      env?: Record<string, string>;
+      natsMaxPayloadBytes?: number;
+    } = {},
   ): Promise<System> {
     const [nats, redis, database, emulator] = await Promise.all([
-      startNatsServer(),
+      startNatsServer(undefined, { maxPayloadBytes: options.natsMaxPayloadBytes }),
       startRedisServer(),
       createTestDatabase('e2e', applyMigrations),
       startStoreEmulator({ port: 0 }),
