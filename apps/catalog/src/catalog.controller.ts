@@ -1,5 +1,4 @@
 import {
-  type BatchItemResult,
   type BatchRequest,
   type CatalogPeekReply,
   type CatalogQuery,
@@ -7,12 +6,10 @@ import {
   type CatalogUnavailable,
   type CatalogRequest,
   ErrorCode,
-  MAX_BATCH_ITEMS,
   QueueGroup,
   Subject,
-  type WireError,
 } from '@appcat/contracts';
-import { BatchResults, JsonTextReply, WireException } from '@appcat/microservice';
+import { BatchResults, handleBatchItems, JsonTextReply, WireException } from '@appcat/microservice';
 import { CatalogMetrics } from '@appcat/ops';
 import { PRICED_ROUTES } from '@appcat/routes';
 import { Controller, Inject } from '@nestjs/common';
@@ -94,31 +91,9 @@ export class CatalogController {
    */
   @MessagePattern(Subject.CatalogPeekBatch, { queue: QueueGroup.Catalog })
   async peekBatch(@Payload() request: BatchRequest<CatalogRequest>): Promise<BatchResults<CatalogPeekReply>> {
-    const items = request?.items;
-    if (!Array.isArray(items) || items.length === 0 || items.length > MAX_BATCH_ITEMS) {
-      throw new WireException(
-        ErrorCode.InvalidArgument,
-        `items must be an array of 1 to ${MAX_BATCH_ITEMS} catalog requests`,
-      );
-    }
-    const results = await Promise.all(
-      items.map((item) =>
-        this.peek(item).then(
-          (reply): BatchItemResult<CatalogPeekReply> => ({
-            ok: true,
-            value: reply instanceof JsonTextReply ? reply.toValue() : reply,
-          }),
-          (error: unknown): BatchItemResult<CatalogPeekReply> => ({
-            ok: false,
-            error:
-              error instanceof WireException
-                ? (error.getError() as WireError)
-                : { code: ErrorCode.Internal, message: 'internal error' },
-          }),
-        ),
-      ),
-    );
-    return new BatchResults(results);
+    const peeked = (item: unknown) =>
+      this.peek(item as CatalogRequest).then((reply) => (reply instanceof JsonTextReply ? reply.toValue() : reply));
+    return new BatchResults(await handleBatchItems(request, peeked));
   }
 
   private reply(

@@ -1,6 +1,7 @@
 import { type BatchItemResult, ErrorCode } from '@appcat/contracts';
 import fc from 'fast-check';
-import { batchReplyParts, joinBatchReplyParts } from './batch-reply.js';
+import { batchReplyParts, handleBatchItems, joinBatchReplyParts } from './batch-reply.js';
+import { WireException } from './wire-exception.js';
 
 const ok = (text: string): BatchItemResult<{ dataJson: string }> => ({ ok: true, value: { dataJson: text } });
 
@@ -46,5 +47,33 @@ describe('batchReplyParts', () => {
 
   it('refuses to join a part that is not a batch reply', () => {
     expect(() => joinBatchReplyParts([{ results: [] }, { value: 1 }])).toThrow('a reply part is not a batch reply');
+  });
+});
+
+describe('handleBatchItems', () => {
+  it('answers each item as it is handled alone, in order; a failure is that item`s own and says no more than its code allows', async () => {
+    const handle = async (item: unknown) => {
+      if (item === 'refused') throw new WireException(ErrorCode.CreditInsufficient, 'topup_required');
+      if (item === 'bug') throw new Error('secret detail');
+      return `${String(item)}!`;
+    };
+    expect(await handleBatchItems({ items: ['a', 'refused', 'bug', 'b'] }, handle)).toEqual([
+      { ok: true, value: 'a!' },
+      { ok: false, error: { code: ErrorCode.CreditInsufficient, message: 'topup_required' } },
+      { ok: false, error: { code: ErrorCode.Internal, message: 'internal error' } },
+      { ok: true, value: 'b!' },
+    ]);
+  });
+
+  it.each([
+    ['no request', null],
+    ['no items', {}],
+    ['an empty batch', { items: [] }],
+    ['items not an array', { items: 'a' }],
+    ['257 items', { items: Array.from({ length: 257 }, () => 1) }],
+  ])('%s is refused as a whole: INVALID_ARGUMENT', (_name, request) => {
+    expect(() => handleBatchItems(request, async () => 1)).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidArgument }),
+    );
   });
 });

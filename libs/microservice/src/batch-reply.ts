@@ -1,4 +1,5 @@
-import { type BatchItemResult, type BatchReply, ErrorCode } from '@appcat/contracts';
+import { type BatchItemResult, type BatchReply, ErrorCode, MAX_BATCH_ITEMS, type WireError } from '@appcat/contracts';
+import { WireException } from './wire-exception.js';
 
 /**
  * What a batch handler returns: its {@link BatchReply}, which DrainingNatsServer sends in as many NATS
@@ -6,6 +7,35 @@ import { type BatchItemResult, type BatchReply, ErrorCode } from '@appcat/contra
  */
 export class BatchResults<R> {
   constructor(readonly results: BatchItemResult<R>[]) {}
+}
+
+/**
+ * A batch request's items, each handled by `handle` as it would be alone: one result per item, in
+ * order, an item's failure its own (its WireError, or INTERNAL for anything else). Throws
+ * INVALID_ARGUMENT unless `request` holds 1 to {@link MAX_BATCH_ITEMS} items.
+ */
+export function handleBatchItems<R>(
+  request: unknown,
+  handle: (item: unknown) => Promise<R>,
+): Promise<BatchItemResult<R>[]> {
+  const items = (request as { items?: unknown } | null)?.items;
+  if (!Array.isArray(items) || items.length === 0 || items.length > MAX_BATCH_ITEMS)
+    throw new WireException(ErrorCode.InvalidArgument, `items must be an array of 1 to ${MAX_BATCH_ITEMS} requests`);
+  return Promise.all(
+    items.map((item) =>
+      handle(item).then(
+        (value): BatchItemResult<R> => ({ ok: true, value }),
+        (error: unknown): BatchItemResult<R> => ({ ok: false, error: batchItemError(error) }),
+      ),
+    ),
+  );
+}
+
+/** What a failed item reports: a WireException's own error, anything else as INTERNAL (never its text). */
+function batchItemError(error: unknown): WireError {
+  return error instanceof WireException
+    ? (error.getError() as WireError)
+    : { code: ErrorCode.Internal, message: 'internal error' };
 }
 
 const PART_OPEN = '{"results":[';

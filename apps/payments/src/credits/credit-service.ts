@@ -7,12 +7,10 @@ import {
   type ReleaseReply,
   type ReserveReply,
   ErrorCode,
-  MAX_BATCH_ITEMS,
   MAX_TOPUP_MICROS,
   parseMicros,
-  type WireError,
 } from '@appcat/contracts';
-import { WireException } from '@appcat/microservice';
+import { handleBatchItems, WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KEY_HASH_PATTERN } from '../keys/api-key.js';
 import { KeyRepository, snapshotOf } from '../keys/key-repository.js';
@@ -98,18 +96,7 @@ export class CreditService {
    * an item that needs more (its key loaded from Postgres, a low balance re-read) continues alone.
    */
   async batch<R>(request: unknown, handle: (item: unknown) => Promise<R>): Promise<BatchItemResult<R>[]> {
-    const items = (request as { items?: unknown } | null)?.items;
-    if (!Array.isArray(items) || items.length === 0 || items.length > MAX_BATCH_ITEMS) {
-      throw invalidArgument(`items must be an array of 1 to ${MAX_BATCH_ITEMS} requests`);
-    }
-    return Promise.all(
-      items.map((item) =>
-        handle(item).then(
-          (value): BatchItemResult<R> => ({ ok: true, value }),
-          (error: unknown) => failed(error),
-        ),
-      ),
-    );
+    return handleBatchItems(request, handle);
   }
 
   /**
@@ -187,11 +174,6 @@ export class CreditService {
 }
 
 /** An item's failure as its batch result: a typed refusal as it is, anything else as INTERNAL. */
-function failed(error: unknown): BatchItemResult<never> {
-  if (error instanceof WireException) return { ok: false, error: error.getError() as WireError };
-  return { ok: false, error: { code: ErrorCode.Internal, message: 'internal error' } };
-}
-
 function refusal(outcome: Exclude<DebitOutcome, { kind: 'ok' } | { kind: 'missing' }>): WireException {
   switch (outcome.kind) {
     case 'unknown':
