@@ -147,16 +147,22 @@ describe('x402 payments held, then settled or released', () => {
       /payment authorization has expired/,
       0,
     ],
-  ])('refuses %s before holding it, settling nothing', async (_name, tamper, reason, verifies) => {
-    const asked = stats();
-    const signature = await signed({ tamper });
-    await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({
-      code: 'PAYMENT_INVALID',
-      message: expect.stringMatching(reason),
-    });
-    expect(stats().verifyCalls - asked.verifyCalls).toBe(verifies);
-    expect(stats().settleCalls).toBe(asked.settleCalls);
-  });
+  ])(
+    'refuses %s, settling nothing and holding nothing: the genuine payment is still free',
+    async (_name, tamper, reason, verifies) => {
+      const asked = stats();
+      const genuine = await signed();
+      const forged = JSON.parse(Buffer.from(genuine, 'base64').toString()) as PaymentPayload;
+      tamper(forged);
+      await expect(a().authorize(encodePaymentSignatureHeader(forged), offer, resource)).rejects.toMatchObject({
+        code: 'PAYMENT_INVALID',
+        message: expect.stringMatching(reason),
+      });
+      expect(stats().verifyCalls - asked.verifyCalls).toBe(verifies);
+      expect(stats().settleCalls).toBe(asked.settleCalls);
+      expect(await b().release(await b().authorize(genuine, offer, resource))).toBe(true);
+    },
+  );
 
   it('holds the payment of a payer without funds, and its settle fails naming the reason; a copy is then refused at once', async () => {
     const poor = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) });

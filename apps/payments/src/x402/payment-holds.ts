@@ -72,14 +72,18 @@ export class PaymentHolds {
     // A payload that cannot settle now, or could settle after its claim is gone, is refused here.
     const validity = paymentValidity(kind, payload.payload, this.connection.config.maxTimeoutSeconds);
     if (!validity.ok) throw invalid(validity.reason);
-    // Checked before claiming, so a forged copy cannot take the claim of a genuine payment.
-    const verdict = await checkPaymentLocally(kind, payload.payload, requirement);
-    if (verdict.kind === 'invalid') throw invalid(verdict.reason);
-
     const paymentId = PaymentLock.identify(requirement.network, payload.payload, paymentSignature);
     const keys = this.records.keyspace.keysOf(paymentId);
     const mark = randomUUID();
-    const claim = await this.lock.claim(keys, validity.lockMs, mark);
+    // The signature is checked while the claim travels; a forged copy's claim is given back at once.
+    const [claim, verdict] = await Promise.all([
+      this.lock.claim(keys, validity.lockMs, mark),
+      checkPaymentLocally(kind, payload.payload, requirement),
+    ]);
+    if (verdict.kind === 'invalid') {
+      if (claim.claimed) await this.lock.release(keys, mark);
+      throw invalid(verdict.reason);
+    }
     if (!claim.claimed) throw replayed(claim.refusal);
     if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
     if (verdict.kind === 'undecided') {
@@ -87,10 +91,9 @@ export class PaymentHolds {
         const verified = await this.connection.client.verify(payload, requirement);
         if (!verified.isValid) throw invalid(`payment rejected: ${verified.invalidReason ?? 'invalid'}`);
       } catch (error) {
-        const failure = this.failure(error);
-        if (failure.code === ErrorCode.PaymentInvalid) await this.lock.refuse(keys, mark);
-        else await this.lock.release(keys, mark);
-        throw failure;
+        // Given back either way: a refusal judged this signature, and another may carry the same nonce.
+        await this.lock.release(keys, mark);
+        throw this.failure(error);
       }
     }
     return {
