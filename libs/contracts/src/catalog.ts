@@ -15,7 +15,8 @@ export type CatalogQuery =
   | { route: 'bundles.get'; bundleId: string; country: string; lang?: string }
   | { route: 'bundles.reviews'; bundleId: string; page: number; country: string; sort: ReviewSort }
   | { route: 'bundles.similar'; bundleId: string; country: string; lang?: string }
-  | { route: 'developers.get'; developerId: string };
+  /** `country` on stores whose developer pages differ per country (Google Play); Apple's route takes none. */
+  | { route: 'developers.get'; developerId: string; country?: string };
 
 export type RouteId = CatalogQuery['route'];
 

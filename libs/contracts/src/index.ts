@@ -11,3 +11,4 @@ export * from './x402-networks.js';
 export * from './reconcile.js';
 export * from './batch.js';
 export * from './x402-headers.js';
+export * from './stores.js';

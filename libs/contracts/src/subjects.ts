@@ -33,6 +33,7 @@ import type {
 export const QueueGroup = {
   Payments: 'payments',
   Catalog: 'catalog',
+  PlayCatalog: 'catalog-google-play',
 } as const;
 
 export const Subject = {
@@ -94,6 +95,10 @@ export const Subject = {
   CatalogPeek: 'catalog.peek',
   /** Several peeks at once: {@link BatchRequest} of {@link CatalogRequest} → {@link BatchReply} of {@link CatalogPeekReply}. */
   CatalogPeekBatch: 'catalog.peek.batch',
+  /** The same three for Google Play's catalog (`CATALOG_SUBJECTS` in stores.ts picks a store's). */
+  PlayCatalogFetch: 'catalog.google-play.fetch',
+  PlayCatalogPeek: 'catalog.google-play.peek',
+  PlayCatalogPeekBatch: 'catalog.google-play.peek.batch',
 } as const;
 
 /**
@@ -108,6 +113,7 @@ export const BatchSubject = {
   [Subject.CreditsCapture]: Subject.CreditsCaptureBatch,
   [Subject.CreditsRelease]: Subject.CreditsReleaseBatch,
   [Subject.CatalogPeek]: Subject.CatalogPeekBatch,
+  [Subject.PlayCatalogPeek]: Subject.PlayCatalogPeekBatch,
 } as const;
 
 export type BatchableSubject = keyof typeof BatchSubject;
@@ -137,6 +143,9 @@ export interface GatewayRpcShapes {
   [Subject.CreditsCaptureBatch]: { request: BatchRequest<HoldRequest>; reply: BatchReply<CaptureReply> };
   [Subject.CreditsReleaseBatch]: { request: BatchRequest<HoldRequest>; reply: BatchReply<ReleaseReply> };
   [Subject.CatalogPeekBatch]: { request: BatchRequest<CatalogRequest>; reply: BatchReply<CatalogPeekReply> };
+  [Subject.PlayCatalogFetch]: { request: CatalogRequest; reply: CatalogReply };
+  [Subject.PlayCatalogPeek]: { request: CatalogRequest; reply: CatalogPeekReply };
+  [Subject.PlayCatalogPeekBatch]: { request: BatchRequest<CatalogRequest>; reply: BatchReply<CatalogPeekReply> };
 }
 
 export type GatewaySubject = keyof GatewayRpcShapes;

@@ -97,3 +97,20 @@ export class DeveloperIdParamDto {
   @IsNotEmpty({ message: 'developerId is required' })
   developerId!: string;
 }
+
+/** Google Play's developer: the numeric id of its page, or its name as its pages write it. */
+export class PlayDeveloperIdParamDto {
+  @doc(ParamDescriptions.playDeveloperId)
+  @Matches(ParamLimits.playDeveloperIdPattern, {
+    message: `developerId must be a numeric Google Play developer id of at most ${ParamLimits.playNumericIdMaxDigits} digits, or a developer name`,
+  })
+  @MaxLength(ParamLimits.playDeveloperNameMaxLength, {
+    message: `developerId must be at most ${ParamLimits.playDeveloperNameMaxLength} characters`,
+  })
+  @IsNotEmpty({ message: 'developerId is required' })
+  developerId!: string;
+}
+
+export class PlayDeveloperQueryDto {
+  @apply(COUNTRY) country?: string;
+}

@@ -12,6 +12,11 @@ import { ISO_COUNTRY_CODES } from './countries.js';
 const NUMERIC_ID_MAX_DIGITS = 19;
 /** Characters of an app id: a numeric id or a bundle identifier. */
 const ID_MAX_LENGTH = 155;
+/** Digits of a numeric Google Play developer id (19 today); more than a JavaScript number holds exactly. */
+const PLAY_NUMERIC_ID_MAX_DIGITS = 20;
+/** Printable text: no C0 control character or DEL. */
+const PRINTABLE = '[^\\x00-\\x1f\\x7f]';
+const PRINTABLE_NOT_SPACE = '[^\\s\\x00-\\x1f\\x7f]';
 
 /** Formats and limits of the parameters. */
 export const ParamLimits = {
@@ -30,6 +35,16 @@ export const ParamLimits = {
   langPattern: /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3}$/,
   langMaxLength: 35,
   sortValues: ['recent', 'helpful'] as const,
+  playNumericIdMaxDigits: PLAY_NUMERIC_ID_MAX_DIGITS,
+  /**
+   * Google Play's developer pages: `/store/apps/dev?id=<digits>` or `/store/apps/developer?id=<name>`.
+   * Digits only (no leading zero) is an id; anything else printable, not all digits and without
+   * space at either end, is a name.
+   */
+  playDeveloperIdPattern: new RegExp(
+    `^(?:[1-9]\\d{0,${PLAY_NUMERIC_ID_MAX_DIGITS - 1}}|(?!\\d+$)${PRINTABLE_NOT_SPACE}(?:${PRINTABLE}*${PRINTABLE_NOT_SPACE})?)$`,
+  ),
+  playDeveloperNameMaxLength: 100,
 } as const;
 
 /** What an optional parameter left out means; `toCatalogQuery` applies them. */
@@ -52,4 +67,7 @@ export const ParamDescriptions = {
   appId: 'Numeric App Store id (284882215) or bundle identifier (com.facebook.Facebook).',
   bundleId: 'Numeric App Store app-bundle id (1482985563).',
   developerId: 'Numeric App Store developer (artist) id (284882218).',
+  playDeveloperId:
+    'Google Play developer: the numeric id of its page (5700313618786177705, up to 20 digits, kept as text) ' +
+    'or its name as its pages write it (Mojang, Google LLC), URL-encoded in the path.',
 } as const;

@@ -1,6 +1,6 @@
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { CONSTRAINT_SCHEMAS } from './constraints.js';
-import { assertDtoFitsRoute, type PricedRoute } from './route-table.js';
+import type { PricedRoute } from './route-table.js';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1, MCP tool input schemas and the x402 bazaar use it). */
 export type JsonSchema = Record<string, unknown>;
@@ -55,7 +55,6 @@ export function routeParamSchemas(route: PricedRoute): RouteParamSchemas {
 }
 
 function dtoSchema(route: PricedRoute, dto: PricedRoute['pathDto'], names: readonly string[]): ParamsSchema {
-  if (dto) assertDtoFitsRoute(route, dto, names);
   const generated = dto ? targetConstructorToSchema(dto, { additionalConverters: CONSTRAINT_SCHEMAS }) : {};
   const properties = (generated.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set(generated.required ?? []);

@@ -2,8 +2,8 @@ import {
   type CatalogQuery,
   type NetworkSet,
   PRICE_PER_CALL_MICROS,
-  type ReviewSort,
   type RouteId,
+  type StoreId,
 } from '@appcat/contracts';
 import { getMetadataStorage } from 'class-validator';
 import {
@@ -12,6 +12,8 @@ import {
   DeveloperIdParamDto,
   LookupQueryDto,
   NoQueryDto,
+  PlayDeveloperIdParamDto,
+  PlayDeveloperQueryDto,
   ReviewsQueryDto,
   SearchQueryDto,
 } from './dtos.js';
@@ -35,9 +37,9 @@ export interface PricedRoute {
   /** Price in µUSD. */
   price: bigint;
   networks: NetworkSet;
-  /** Path parameter names, in path order. */
+  /** Path parameter names, in path order: read from `path`. */
   pathParams: readonly string[];
-  /** Query parameter names, in documented order. */
+  /** Query parameter names, in documented order: the properties `queryDto` checks, as declared. */
   queryParams: readonly string[];
   pathDto: Ctor | null;
   queryDto: Ctor;
@@ -45,155 +47,159 @@ export interface PricedRoute {
   toCatalogQuery(params: RouteParams): CatalogQuery;
 }
 
-const country = (p: RouteParams) => (p.country ?? ParamDefaults.country).toLowerCase();
-const lang = (p: RouteParams) => (p.lang === undefined ? undefined : p.lang.toLowerCase().replace(/_/g, '-'));
-const page = (p: RouteParams) => (p.page === undefined ? ParamDefaults.page : Number.parseInt(p.page, 10));
-const sort = (p: RouteParams) => (p.sort ?? ParamDefaults.sort) as ReviewSort;
-const req = (p: RouteParams, name: string) => p[name] as string;
+/** What a route is written with; its parameter names and catalog query follow from the path and the DTOs. */
+type RouteSpec = Pick<PricedRoute, 'id' | 'path' | 'description' | 'networks' | 'pathDto' | 'queryDto'>;
 
-const route = (r: Omit<PricedRoute, 'price'>): PricedRoute => ({ ...r, price: PRICE_PER_CALL_MICROS });
+/** How each parameter reaches the catalog query: defaults applied, case normalised; others as given. */
+const NORMALISE: Readonly<Record<string, (value: string | undefined) => string | number | undefined>> = {
+  term: (v) => v?.trim(),
+  page: (v) => (v === undefined ? ParamDefaults.page : Number.parseInt(v, 10)),
+  country: (v) => (v ?? ParamDefaults.country).toLowerCase(),
+  lang: (v) => v?.toLowerCase().replace(/_/g, '-'),
+  sort: (v) => v ?? ParamDefaults.sort,
+};
 
-export const PRICED_ROUTES: readonly PricedRoute[] = [
-  route({
+/** The properties a DTO checks, in the order they are declared. */
+function checkedProperties(dto: Ctor | null): string[] {
+  if (!dto) return [];
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+  return [...new Set(metadata.map((m) => m.propertyName))];
+}
+
+/**
+ * A route from its spec: the path parameters are the template's `{names}` and must be exactly what the
+ * path DTO checks (a name on one side only would be validated as missing on every call, or documented
+ * nowhere); the query parameters are what the query DTO checks.
+ */
+export function pricedRoute(spec: RouteSpec): PricedRoute {
+  const pathParams = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const checked = checkedProperties(spec.pathDto);
+  if (checked.length !== pathParams.length || checked.some((name) => !pathParams.includes(name)))
+    throw new Error(
+      `${spec.id}: ${spec.path} names {${pathParams.join(', ')}}, its path DTO checks ${checked.join(', ')}`,
+    );
+  const queryParams = checkedProperties(spec.queryDto);
+  const names = [...pathParams, ...queryParams];
+  return {
+    ...spec,
+    price: PRICE_PER_CALL_MICROS,
+    pathParams,
+    queryParams,
+    toCatalogQuery: (params) => {
+      const query: Record<string, string | number | undefined> = { route: spec.id };
+      for (const name of names) query[name] = NORMALISE[name] ? NORMALISE[name](params[name]) : params[name];
+      return query as unknown as CatalogQuery;
+    },
+  };
+}
+
+/** The App Store's nine routes. */
+const APPLE_ROUTES: readonly PricedRoute[] = [
+  pricedRoute({
     id: 'apps.search',
     path: '/api/apps',
     description: 'Search App Store apps by term',
     networks: 'standard',
-    pathParams: [],
-    queryParams: ['term', 'page', 'country', 'lang'],
     pathDto: null,
     queryDto: SearchQueryDto,
-    toCatalogQuery: (p) => ({
-      route: 'apps.search',
-      term: req(p, 'term').trim(),
-      page: page(p),
-      country: country(p),
-      lang: lang(p),
-    }),
   }),
-  route({
+  pricedRoute({
     id: 'apps.get',
     path: '/api/apps/{appId}',
     description: 'Get one App Store app by id or bundle identifier',
     networks: 'standard',
-    pathParams: ['appId'],
-    queryParams: ['country', 'lang'],
     pathDto: AppIdParamDto,
     queryDto: LookupQueryDto,
-    toCatalogQuery: (p) => ({ route: 'apps.get', appId: req(p, 'appId'), country: country(p), lang: lang(p) }),
   }),
-  route({
+  pricedRoute({
     id: 'apps.reviews',
     path: '/api/apps/{appId}/reviews',
     description: 'Customer reviews of an App Store app',
     networks: 'standard',
-    pathParams: ['appId'],
-    queryParams: ['page', 'country', 'sort'],
     pathDto: AppIdParamDto,
     queryDto: ReviewsQueryDto,
-    toCatalogQuery: (p) => ({
-      route: 'apps.reviews',
-      appId: req(p, 'appId'),
-      page: page(p),
-      country: country(p),
-      sort: sort(p),
-    }),
   }),
-  route({
+  pricedRoute({
     id: 'apps.similar',
     path: '/api/apps/{appId}/similar',
     description: 'Apps similar to an App Store app',
     networks: 'standard',
-    pathParams: ['appId'],
-    queryParams: ['country', 'lang'],
     pathDto: AppIdParamDto,
     queryDto: LookupQueryDto,
-    toCatalogQuery: (p) => ({ route: 'apps.similar', appId: req(p, 'appId'), country: country(p), lang: lang(p) }),
   }),
-  route({
+  pricedRoute({
     id: 'bundles.search',
     path: '/api/bundles',
     description: 'Search App Store app bundles by term',
     networks: 'standard',
-    pathParams: [],
-    queryParams: ['term', 'page', 'country', 'lang'],
     pathDto: null,
     queryDto: SearchQueryDto,
-    toCatalogQuery: (p) => ({
-      route: 'bundles.search',
-      term: req(p, 'term').trim(),
-      page: page(p),
-      country: country(p),
-      lang: lang(p),
-    }),
   }),
-  route({
+  pricedRoute({
     id: 'bundles.get',
     path: '/api/bundles/{bundleId}',
     description: 'Get one App Store app bundle by id',
     networks: 'standard',
-    pathParams: ['bundleId'],
-    queryParams: ['country', 'lang'],
     pathDto: BundleIdParamDto,
     queryDto: LookupQueryDto,
-    toCatalogQuery: (p) => ({ route: 'bundles.get', bundleId: req(p, 'bundleId'), country: country(p), lang: lang(p) }),
   }),
-  route({
+  pricedRoute({
     id: 'bundles.reviews',
     path: '/api/bundles/{bundleId}/reviews',
     description: 'Customer reviews of the apps in an App Store app bundle',
     networks: 'standard',
-    pathParams: ['bundleId'],
-    queryParams: ['page', 'country', 'sort'],
     pathDto: BundleIdParamDto,
     queryDto: ReviewsQueryDto,
-    toCatalogQuery: (p) => ({
-      route: 'bundles.reviews',
-      bundleId: req(p, 'bundleId'),
-      page: page(p),
-      country: country(p),
-      sort: sort(p),
-    }),
   }),
-  route({
+  pricedRoute({
     id: 'bundles.similar',
     path: '/api/bundles/{bundleId}/similar',
     description: 'Apps similar to the apps in an App Store app bundle',
     networks: 'standard',
-    pathParams: ['bundleId'],
-    queryParams: ['country', 'lang'],
     pathDto: BundleIdParamDto,
     queryDto: LookupQueryDto,
-    toCatalogQuery: (p) => ({
-      route: 'bundles.similar',
-      bundleId: req(p, 'bundleId'),
-      country: country(p),
-      lang: lang(p),
-    }),
   }),
-  route({
+  pricedRoute({
     id: 'developers.get',
     path: '/api/developers/{developerId}',
     description: 'An App Store developer and their apps',
     networks: 'extended',
-    pathParams: ['developerId'],
-    queryParams: [],
     pathDto: DeveloperIdParamDto,
     queryDto: NoQueryDto,
-    toCatalogQuery: (p) => ({ route: 'developers.get', developerId: req(p, 'developerId') }),
   }),
 ];
 
-/**
- * Throws unless every property `dto` checks is one of `names`, the route's parameters in that place:
- * another would be validated as missing on every call, and documented nowhere.
- */
-export function assertDtoFitsRoute(route: PricedRoute, dto: Ctor, names: readonly string[]): void {
-  for (const { propertyName } of getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false)) {
-    if (!names.includes(propertyName))
-      throw new Error(`${dto.name}.${propertyName} is checked but is not a parameter of ${route.id}`);
-  }
+/** Google Play's routes: the sibling catalog of spec §1 (Play has no app bundles). */
+const GOOGLE_PLAY_ROUTES: readonly PricedRoute[] = [
+  pricedRoute({
+    id: 'developers.get',
+    path: '/api/developers/{developerId}',
+    description: "A Google Play developer's apps",
+    networks: 'extended',
+    pathDto: PlayDeveloperIdParamDto,
+    queryDto: PlayDeveloperQueryDto,
+  }),
+];
+
+/** One store's priced routes, served at that store's own address. */
+export interface RouteTable {
+  store: StoreId;
+  /** The store as documents name it. */
+  storeName: string;
+  routes: readonly PricedRoute[];
 }
+
+/** The route table holds one table per store. */
+export const ROUTE_TABLES: Readonly<Record<StoreId, RouteTable>> = {
+  apple: { store: 'apple', storeName: 'App Store', routes: APPLE_ROUTES },
+  'google-play': { store: 'google-play', storeName: 'Google Play', routes: GOOGLE_PLAY_ROUTES },
+};
+
+/** The App Store's routes, the table of the first address (what the spec's nine endpoints are). */
+export const PRICED_ROUTES: readonly PricedRoute[] = APPLE_ROUTES;
+
+/** Every store's routes, each its own object. */
+export const ALL_PRICED_ROUTES: readonly PricedRoute[] = Object.values(ROUTE_TABLES).flatMap((t) => t.routes);
 
 /** The free MCP tool: what the key sent as `Authorization: Bearer` has left. */
 export const MCP_BALANCE_TOOL_NAME = 'credits_balance';
@@ -203,15 +209,24 @@ export function mcpToolName(route: PricedRoute): string {
   return route.id.replace(/\./g, '_');
 }
 
-const ROUTE_SEGMENTS = PRICED_ROUTES.map((route) => ({ route, segments: route.path.split('/') }));
+const SEGMENTS = new WeakMap<readonly PricedRoute[], { route: PricedRoute; segments: string[] }[]>();
+
+function segmentsOf(routes: readonly PricedRoute[]) {
+  let table = SEGMENTS.get(routes);
+  if (!table) SEGMENTS.set(routes, (table = routes.map((route) => ({ route, segments: route.path.split('/') }))));
+  return table;
+}
 
 /**
- * The priced route a request path (no query) names, with its path parameters percent-decoded (left as
+ * The priced route of `routes` (the App Store's by default) a request path (no query) names, with its path parameters percent-decoded (left as
  * sent when malformed): `/api/apps/284882215/reviews` → apps.reviews, `{appId: '284882215'}`.
  */
-export function matchPricedRoute(path: string): { route: PricedRoute; params: Record<string, string> } | undefined {
+export function matchPricedRoute(
+  path: string,
+  routes: readonly PricedRoute[] = PRICED_ROUTES,
+): { route: PricedRoute; params: Record<string, string> } | undefined {
   const segments = path.split('/');
-  for (const { route, segments: template } of ROUTE_SEGMENTS) {
+  for (const { route, segments: template } of segmentsOf(routes)) {
     if (template.length !== segments.length) continue;
     const params: Record<string, string> = {};
     const fits = template.every((part, i) => {
