@@ -1,8 +1,10 @@
-import { MAX_BATCH_ITEMS } from '@appcat/contracts';
+import { MAX_BATCH_ITEMS, STORES, type StoreId } from '@appcat/contracts';
 import { type NatsConfig, readConfig, readNatsConfig } from '@appcat/config';
 import { type OpsConfig, readOpsConfig } from '@appcat/ops';
 
 export interface GatewayConfig {
+  /** The store this address serves: its route table, documents and catalog subjects. */
+  store: StoreId;
   host: string;
   port: number;
   /** The address callers use, for links and x402 resource URLs. */
@@ -37,6 +39,7 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
   return readConfig((e) => {
     const port = e.int('PORT', 3000, { min: 0, max: 65535 });
     return {
+      store: e.oneOf('GATEWAY_STORE', 'apple', STORES),
       host: e.string('HOST', '127.0.0.1'),
       port,
       publicBaseUrl: e.url('PUBLIC_BASE_URL', `http://localhost:${port}`),

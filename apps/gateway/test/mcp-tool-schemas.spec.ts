@@ -4,11 +4,18 @@
  * must agree, except for the rule a schema cannot say (an assigned ISO country code) — where only the
  * server refuses. A blank term the schema refuses too (`pattern: "\\S"`).
  */
-import { validateRouteInput } from '@appcat/routes';
+import { ROUTE_TABLES, validateRouteInput } from '@appcat/routes';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import fc from 'fast-check';
 import { HttpError } from '../src/errors/http-error.js';
-import { PRICED_TOOLS, toRouteInput } from '../src/mcp/mcp-tools.js';
+import { pricedTools, toRouteInput } from '../src/mcp/mcp-tools.js';
+
+/** Every store's tools, as each store's address lists them. */
+const TOOLS = new Map(
+  Object.values(ROUTE_TABLES).flatMap((table) =>
+    [...pricedTools(table.routes)].map(([name, tool]) => [`${table.store} ${name}`, tool] as const),
+  ),
+);
 
 const ARGUMENT: Record<string, fc.Arbitrary<unknown>> = {
   term: fc.oneof(fc.constantFrom('chess', '  ', '', 'x'.repeat(200), 'x'.repeat(201)), fc.string({ maxLength: 210 })),
@@ -25,7 +32,11 @@ const ARGUMENT: Record<string, fc.Arbitrary<unknown>> = {
     fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,160}$/),
   ),
   bundleId: fc.oneof(fc.stringMatching(/^\d{1,21}$/), fc.string({ maxLength: 5 })),
-  developerId: fc.oneof(fc.stringMatching(/^\d{1,21}$/), fc.string({ maxLength: 5 })),
+  developerId: fc.oneof(
+    fc.stringMatching(/^\d{1,21}$/),
+    fc.string({ maxLength: 5 }),
+    fc.constantFrom('Google LLC', ' Mojang', '5700313618786177705'),
+  ),
 };
 
 /** What only the server can check. */
@@ -34,8 +45,8 @@ const SERVER_ONLY = new Set(['country must be an ISO 3166-1 alpha-2 country code
 describe('MCP tool input schemas', () => {
   const ajv = new AjvJsonSchemaValidator();
 
-  it.each([...PRICED_TOOLS.keys()])('%s: the schema and validateRouteInput agree on random arguments', (name) => {
-    const tool = PRICED_TOOLS.get(name)!;
+  it.each([...TOOLS.keys()])('%s: the schema and validateRouteInput agree on random arguments', (name) => {
+    const tool = TOOLS.get(name)!;
     const schemaAccepts = ajv.getValidator(tool.definition.inputSchema as never);
     const params = [...tool.route.pathParams, ...tool.route.queryParams];
     const args = fc.record(Object.fromEntries(params.map((p) => [p, ARGUMENT[p]])), { requiredKeys: [] });
@@ -58,7 +69,7 @@ describe('MCP tool input schemas', () => {
   });
 
   it('every schema names its parameters, requires exactly the ones the route needs, and takes integers for pages', () => {
-    for (const tool of PRICED_TOOLS.values()) {
+    for (const tool of TOOLS.values()) {
       const schema = tool.definition.inputSchema as {
         properties: Record<string, { type: string; description: string }>;
         required: string[];
@@ -71,5 +82,16 @@ describe('MCP tool input schemas', () => {
       for (const property of Object.values(schema.properties)) expect(property.description.length).toBeGreaterThan(10);
       if (schema.properties.page) expect(schema.properties.page.type).toBe('integer');
     }
+  });
+
+  it('refuses a Google Play developer id sent as a number too large to keep its digits, and takes it as a string', () => {
+    const tool = pricedTools(ROUTE_TABLES['google-play'].routes).get('developers_get')!;
+    // eslint-disable-next-line @typescript-eslint/no-loss-of-precision
+    expect(() => toRouteInput(tool, { developerId: 5700313618786177705 })).toThrow(
+      'developerId must be a string: a number this large loses digits',
+    );
+    expect(toRouteInput(tool, { developerId: '5700313618786177705' }).pathParams).toEqual({
+      developerId: '5700313618786177705',
+    });
   });
 });

@@ -5,13 +5,22 @@ import {
   type DiscoveryExtension,
 } from '@x402/extensions/bazaar';
 import type { JsonSchema } from './param-schemas.js';
-import { PARAM_EXAMPLES } from './service-facts.js';
+import { paramExample } from './service-facts.js';
 
 /** The `extensions` member of a PaymentRequired carrying the bazaar declaration. */
 export type BazaarExtensions = { bazaar: DiscoveryExtension };
 
 /** A record like the ones `data.results` holds, so a catalogue can show what a call returns. */
 function exampleRecord(route: PricedRoute): Record<string, unknown> {
+  if (route.store === 'google-play')
+    return {
+      appId: 'com.google.android.apps.messaging',
+      title: 'Google Messages',
+      developer: 'Google LLC',
+      price: 0,
+      free: true,
+      score: 4.56,
+    };
   switch (route.id) {
     case 'apps.search':
     case 'apps.get':
@@ -59,8 +68,8 @@ const OUTPUT_SCHEMA: JsonSchema = {
 };
 
 /** The example value of each parameter of an object schema. */
-function examples(params: ParamsSchema): Record<string, string | number> {
-  return Object.fromEntries(Object.keys(params.properties).map((name) => [name, PARAM_EXAMPLES[name]]));
+function examples(route: PricedRoute, params: ParamsSchema): Record<string, string | number> {
+  return Object.fromEntries(Object.keys(params.properties).map((name) => [name, paramExample(route, name)]));
 }
 
 /**
@@ -70,9 +79,9 @@ function examples(params: ParamsSchema): Record<string, string | number> {
 export function bazaarDeclaration(route: PricedRoute): DiscoveryExtension {
   const { path, query } = routeParamSchemas(route);
   const { bazaar } = declareDiscoveryExtension({
-    input: examples(query),
+    input: examples(route, query),
     inputSchema: query,
-    ...(route.pathParams.length > 0 ? { pathParams: examples(path), pathParamsSchema: path } : {}),
+    ...(route.pathParams.length > 0 ? { pathParams: examples(route, path), pathParamsSchema: path } : {}),
     output: {
       example: { status: 200, message: 'ok', data: { resultCount: 1, results: [exampleRecord(route)] } },
       schema: OUTPUT_SCHEMA,

@@ -1,5 +1,5 @@
 import { PRICE_PER_CALL_MICROS } from '@appcat/contracts';
-import { MCP_BALANCE_TOOL_NAME, mcpToolName, PRICED_ROUTES } from '@appcat/routes';
+import { MCP_BALANCE_TOOL_NAME, mcpToolName, ROUTE_TABLES, type RouteTable } from '@appcat/routes';
 import { errorTable, networkList, paramSummary, paramTable, PRICE_LINE } from './markdown-parts.js';
 import {
   API_VERSION,
@@ -13,17 +13,17 @@ import {
   MIN_TOPUP_USD,
   networkNames,
   PRICE_USD,
-  SERVICE_SUMMARY,
-  SERVICE_TITLE,
+  serviceSummary,
+  serviceTitle,
 } from './service-facts.js';
 
 /** /index.md: the service catalogue, every route with its parameters, price and payment methods. */
-export function buildCatalogueMarkdown(baseUrl: string): string {
-  const overview = PRICED_ROUTES.map(
+export function buildCatalogueMarkdown(baseUrl: string, table: RouteTable = ROUTE_TABLES.apple): string {
+  const overview = table.routes.map(
     (r, i) =>
       `| ${i + 1} | \`GET ${r.path}\` | ${r.description} | ${paramSummary(r)} | USD ${PRICE_USD} | ${networkNames(r.networks)} or a key |`,
   );
-  const routes = PRICED_ROUTES.map((r) =>
+  const routes = table.routes.map((r) =>
     [
       `### \`GET ${r.path}\``,
       '',
@@ -37,9 +37,9 @@ export function buildCatalogueMarkdown(baseUrl: string): string {
     ].join('\n'),
   );
   return [
-    `# ${SERVICE_TITLE}`,
+    `# ${serviceTitle(table)}`,
     '',
-    `> ${SERVICE_SUMMARY}`,
+    `> ${serviceSummary(table)}`,
     '',
     `Base URL: \`${baseUrl}\` · interface version ${API_VERSION} · paths carry no version.`,
     '',
@@ -72,7 +72,7 @@ export function buildCatalogueMarkdown(baseUrl: string): string {
       'The same top-up with the key recharges it.',
     '- Both on one call is a `400`: send one.',
     `- **In a browser.** [${INTERACTIVE_PATHS.topUpPage}](${baseUrl}${INTERACTIVE_PATHS.topUpPage}) buys or recharges a key with a wallet (USDC, EIP-3009).`,
-    `- **Over MCP.** \`POST ${baseUrl}${INTERACTIVE_PATHS.mcp}\` (Streamable HTTP) has one tool per route (${PRICED_ROUTES.map((r) => `\`${mcpToolName(r)}\``).join(', ')}) ` +
+    `- **Over MCP.** \`POST ${baseUrl}${INTERACTIVE_PATHS.mcp}\` (Streamable HTTP) has one tool per route (${table.routes.map((r) => `\`${mcpToolName(r)}\``).join(', ')}) ` +
       `and the free \`${MCP_BALANCE_TOOL_NAME}\`, at the same price: send the key as \`Authorization: Bearer\`, or pay each call with x402 in \`_meta["x402/payment"]\`.`,
     '',
     '## Route details',

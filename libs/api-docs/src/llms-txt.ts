@@ -1,4 +1,4 @@
-import { PRICED_ROUTES } from '@appcat/routes';
+import { ROUTE_TABLES, type RouteTable } from '@appcat/routes';
 import { paramSummary } from './markdown-parts.js';
 import {
   CREDIT_PATHS,
@@ -10,20 +10,20 @@ import {
   MIN_TOPUP_USD,
   networkNames,
   PRICE_USD,
-  SERVICE_SUMMARY,
-  SERVICE_TITLE,
+  serviceSummary,
+  serviceTitle,
 } from './service-facts.js';
 
 /**
  * /llms.txt, following the llms.txt convention: an H1, a blockquote summary, a few plain lines, then
  * H2 sections of `- [name](url): notes` links, the last one "Optional".
  */
-export function buildLlmsTxt(baseUrl: string): string {
+export function buildLlmsTxt(baseUrl: string, table: RouteTable = ROUTE_TABLES.apple): string {
   const link = (name: string, path: string, notes: string) => `- [${name}](${baseUrl}${path}): ${notes}`;
   return [
-    `# ${SERVICE_TITLE}`,
+    `# ${serviceTitle(table)}`,
     '',
-    `> ${SERVICE_SUMMARY}`,
+    `> ${serviceSummary(table)}`,
     '',
     `Base URL: ${baseUrl}. Every priced route is a GET costing USD ${PRICE_USD}. Pay per call with x402 v2 ` +
       `(answer the 402's \`${Headers.paymentRequired}\` challenge with \`${Headers.paymentSignature}\`; ${networkNames('standard')}, ` +
@@ -53,7 +53,7 @@ export function buildLlmsTxt(baseUrl: string): string {
     '',
     '## API',
     '',
-    ...PRICED_ROUTES.map((r) =>
+    ...table.routes.map((r) =>
       link(`GET ${r.path}`, exampleUrlPath(r), `${r.description}. Query: ${paramSummary(r)}. USD ${PRICE_USD}.`),
     ),
     link(

@@ -1,5 +1,5 @@
 import { MIN_TOPUP_MICROS, PRICE_PER_CALL_MICROS } from '@appcat/contracts';
-import { PRICED_ROUTES, type PricedRoute } from '@appcat/routes';
+import { type PricedRoute, ROUTE_TABLES, type RouteTable } from '@appcat/routes';
 import { type DocumentedError, errorsFor, messageMarkdown } from './error-catalogue.js';
 import { type JsonSchema, routeParams } from './param-schemas.js';
 import {
@@ -12,8 +12,8 @@ import {
   networksOf,
   PRICE_USD,
   routeGroup,
-  SERVICE_SUMMARY,
-  SERVICE_TITLE,
+  serviceSummary,
+  serviceTitle,
   usd,
 } from './service-facts.js';
 
@@ -318,19 +318,19 @@ function components() {
 }
 
 /** The OpenAPI 3.1 document of the public API, from the route table and the public base URL. */
-export function buildOpenApiDocument(baseUrl: string): OpenApiDocument {
+export function buildOpenApiDocument(baseUrl: string, table: RouteTable = ROUTE_TABLES.apple): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
-  for (const route of PRICED_ROUTES) paths[route.path] = { get: pricedOperation(route) };
+  for (const route of table.routes) paths[route.path] = { get: pricedOperation(route) };
   paths[CREDIT_PATHS.balance] = { get: balanceOperation() };
   paths[CREDIT_PATHS.topUp] = { post: topUpOperation() };
-  const groups = [...new Set(PRICED_ROUTES.map(routeGroup))];
+  const groups = [...new Set(table.routes.map(routeGroup))];
   return {
     openapi: '3.1.0',
     info: {
-      title: SERVICE_TITLE,
+      title: serviceTitle(table),
       version: API_VERSION,
-      summary: `App Store data for agents, USD ${PRICE_USD} a call (x402 or prepaid credits).`,
-      description: `${SERVICE_SUMMARY}\n\nOther documents: ${Object.values(DOCUMENT_PATHS)
+      summary: `${table.storeName} data for agents, USD ${PRICE_USD} a call (x402 or prepaid credits).`,
+      description: `${serviceSummary(table)}\n\nOther documents: ${Object.values(DOCUMENT_PATHS)
         .map((p) => baseUrl + p)
         .join(', ')}.`,
     },

@@ -4,11 +4,17 @@
  * parameter. Only `country` is deliberately looser on paper (a two-letter pattern; the description
  * says "one of the assigned codes").
  */
-import { ISO_COUNTRY_CODES, PRICED_ROUTES, type PricedRoute, validateRouteInput } from '@appcat/routes';
+import {
+  ALL_PRICED_ROUTES,
+  ISO_COUNTRY_CODES,
+  PRICED_ROUTES,
+  type PricedRoute,
+  validateRouteInput,
+} from '@appcat/routes';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { routeParams } from './param-schemas.js';
-import { examplePathParams, PARAM_EXAMPLES } from './service-facts.js';
+import { examplePathParams, paramExample } from './service-facts.js';
 
 const ajv = new Ajv2020({ strict: false });
 
@@ -16,7 +22,7 @@ const ajv = new Ajv2020({ strict: false });
 function gatewayAccepts(route: PricedRoute, name: string, value: string): boolean {
   const path = examplePathParams(route);
   const query: Record<string, string> = Object.fromEntries(
-    route.queryParams.map((n) => [n, String(PARAM_EXAMPLES[n])]),
+    route.queryParams.map((n) => [n, String(paramExample(route, n))]),
   );
   if (route.pathParams.includes(name)) path[name] = value;
   else query[name] = value;
@@ -32,7 +38,7 @@ function docsAccept(route: PricedRoute, name: string, value: string): boolean {
   return ajv.validate(schema, typed);
 }
 
-const cases = PRICED_ROUTES.flatMap((route) => routeParams(route).map((p) => [route.id, p.name, route] as const));
+const cases = ALL_PRICED_ROUTES.flatMap((route) => routeParams(route).map((p) => [route.id, p.name, route] as const));
 
 const CANDIDATES: Record<string, string[]> = {
   term: ['chess', 'a', ' a ', '', '   ', '\t', 'x'.repeat(200), 'x'.repeat(201)],

@@ -1,5 +1,5 @@
 import { type JsonSchema, type ParamsSchema, type PricedRoute, routeParamSchemas } from '@appcat/routes';
-import { PARAM_EXAMPLES } from './service-facts.js';
+import { paramExample } from './service-facts.js';
 
 export type { JsonSchema } from '@appcat/routes';
 
@@ -22,17 +22,17 @@ export interface ParamDoc {
  */
 export function routeParams(route: PricedRoute): ParamDoc[] {
   const { path, query } = routeParamSchemas(route);
-  return [...paramDocs('path', path), ...paramDocs('query', query)];
+  return [...paramDocs(route, 'path', path), ...paramDocs(route, 'query', query)];
 }
 
-function paramDocs(location: ParamDoc['in'], params: ParamsSchema): ParamDoc[] {
+function paramDocs(route: PricedRoute, location: ParamDoc['in'], params: ParamsSchema): ParamDoc[] {
   return Object.entries(params.properties).map(([name, { description, ...schema }]) => ({
     name,
     in: location,
     required: params.required.includes(name),
     description: String(description),
     schema,
-    example: PARAM_EXAMPLES[name],
+    example: paramExample(route, name),
   }));
 }
 

@@ -7,15 +7,45 @@ import {
   X402_NETWORKS,
   x402NetworksOf,
 } from '@appcat/contracts';
-import { type PricedRoute, routeParamSchemas } from '@appcat/routes';
+import { type PricedRoute, ROUTE_TABLES, routeParamSchemas, type RouteTable } from '@appcat/routes';
 
 /** What every document calls the service. */
 export const SERVICE_NAME = 'appcat';
-export const SERVICE_TITLE = 'appcat: pay-per-call App Store catalog for AI agents';
-export const SERVICE_SUMMARY =
-  'Nine read-only GET endpoints over the App Store (apps, bundles, reviews, similar items, developers), ' +
-  'USD 0.003 a call, paid per call in USDC with x402 v2 or from prepaid credits (an API key). ' +
-  'Every response is one JSON envelope {status, message, data}.';
+const COUNT_WORDS = [
+  'No',
+  'One',
+  'Two',
+  'Three',
+  'Four',
+  'Five',
+  'Six',
+  'Seven',
+  'Eight',
+  'Nine',
+  'Ten',
+  'Eleven',
+  'Twelve',
+];
+
+/** "Nine read-only GET endpoints": the number of a table's routes in words. */
+export function routeCount(table: RouteTable, noun = 'read-only GET endpoint'): string {
+  const n = table.routes.length;
+  return `${COUNT_WORDS[n] ?? n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** The title of one store's address. */
+export function serviceTitle(table: RouteTable): string {
+  return `appcat: pay-per-call ${table.storeName} catalog for AI agents`;
+}
+
+/** The one-paragraph summary of one store's address. */
+export function serviceSummary(table: RouteTable): string {
+  return (
+    `${routeCount(table)} of the ${table.storeName} catalog (${table.covers}), ` +
+    `USD ${usd(PRICE_PER_CALL_MICROS)} a call, paid per call in USDC with x402 v2 or from prepaid credits (an API key). ` +
+    'Every response is one JSON envelope {status, message, data}.'
+  );
+}
 /** The interface version (spec §9); paths carry none. */
 export const API_VERSION = '1.0.0';
 
@@ -84,10 +114,13 @@ export function usd(micros: bigint): string {
 }
 
 export const PRICE_USD = usd(PRICE_PER_CALL_MICROS);
+/** The App Store address's title and summary. */
+export const SERVICE_TITLE = serviceTitle(ROUTE_TABLES.apple);
+export const SERVICE_SUMMARY = serviceSummary(ROUTE_TABLES.apple);
 export const MIN_TOPUP_USD = usd(MIN_TOPUP_MICROS);
 export const MAX_TOPUP_USD = usd(MAX_TOPUP_MICROS);
 
-/** Example values, one per parameter, that pass validation: the documents' sample calls use them. */
+/** Example values, one per parameter, that pass the App Store's validation: the documents' sample calls use them. */
 export const PARAM_EXAMPLES: Record<string, string | number> = {
   term: 'chess',
   page: 1,
@@ -99,20 +132,32 @@ export const PARAM_EXAMPLES: Record<string, string | number> = {
   developerId: '284882218',
 };
 
+/** Where another store's parameters differ: Google Play's developer (Google LLC's page). */
+const STORE_EXAMPLES: Readonly<Partial<Record<PricedRoute['store'], Record<string, string | number>>>> = {
+  'google-play': { developerId: '5700313618786177705' },
+};
+
+/** The example value of one of a route's parameters. */
+export function paramExample(route: PricedRoute, name: string): string | number {
+  return STORE_EXAMPLES[route.store]?.[name] ?? PARAM_EXAMPLES[name];
+}
+
 /** `/api/apps/{appId}` with the path filled in from the examples: `/api/apps/284882215`. */
 export function examplePath(route: PricedRoute): string {
-  return route.path.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(PARAM_EXAMPLES[name])));
+  return route.path.replace(/\{(\w+)\}/g, (_match, name: string) =>
+    encodeURIComponent(String(paramExample(route, name))),
+  );
 }
 
 /** The example values of the route's path parameters. */
 export function examplePathParams(route: PricedRoute): Record<string, string> {
-  return Object.fromEntries(route.pathParams.map((name) => [name, String(PARAM_EXAMPLES[name])]));
+  return Object.fromEntries(route.pathParams.map((name) => [name, String(paramExample(route, name))]));
 }
 
 /** A call that passes validation, with only the required query parameters: `/api/apps?term=chess`. */
 export function exampleUrlPath(route: PricedRoute): string {
   const required = route.queryParams.filter((name) => isRequiredQueryParam(route, name));
-  const query = required.map((name) => `${name}=${encodeURIComponent(String(PARAM_EXAMPLES[name]))}`).join('&');
+  const query = required.map((name) => `${name}=${encodeURIComponent(String(paramExample(route, name)))}`).join('&');
   return examplePath(route) + (query ? `?${query}` : '');
 }
 

@@ -1,5 +1,5 @@
 import { formatUsd, PRICE_PER_CALL_MICROS } from '@appcat/contracts';
-import { MCP_BALANCE_TOOL_NAME, mcpToolName, PRICED_ROUTES } from '@appcat/routes';
+import { MCP_BALANCE_TOOL_NAME, mcpToolName, ROUTE_TABLES, type RouteTable } from '@appcat/routes';
 import { errorTable, paramSummary } from './markdown-parts.js';
 import {
   CREDIT_PATHS,
@@ -12,6 +12,7 @@ import {
   MIN_TOPUP_USD,
   networkNames,
   PRICE_USD,
+  routeCount,
   SERVICE_NAME,
 } from './service-facts.js';
 
@@ -20,17 +21,17 @@ import {
  * carry it, then: what to call, paying with x402 through the official client, buying and using a key,
  * prices, and every error with what to do about it.
  */
-export function buildSkillMarkdown(baseUrl: string): string {
-  const routeLines = PRICED_ROUTES.map((r) => `| \`GET ${r.path}\` | ${r.description} | ${paramSummary(r)} |`);
+export function buildSkillMarkdown(baseUrl: string, table: RouteTable = ROUTE_TABLES.apple): string {
+  const routeLines = table.routes.map((r) => `| \`GET ${r.path}\` | ${r.description} | ${paramSummary(r)} |`);
   return [
     '---',
     `name: ${SERVICE_NAME}`,
-    `description: Look up App Store apps, bundles, reviews, similar apps and developers for USD ${PRICE_USD} a call, paid with x402 (USDC) or a prepaid API key.`,
+    `description: Look up ${table.storeName} ${table.covers} for USD ${PRICE_USD} a call, paid with x402 (USDC) or a prepaid API key.`,
     '---',
     '',
-    `# ${SERVICE_NAME}: App Store data for agents`,
+    `# ${SERVICE_NAME}: ${table.storeName} data for agents`,
     '',
-    `Base URL: \`${baseUrl}\`. Nine \`GET\` routes, USD ${PRICE_USD} each. Every answer is JSON ` +
+    `Base URL: \`${baseUrl}\`. ${routeCount(table, '`GET` route')}, USD ${PRICE_USD} each. Every answer is JSON ` +
       '`{"status", "message", "data"}`: `status` is the HTTP status, `message` is `"ok"` or the reason, `data` the payload (`null` on errors).',
     '',
     '## What you can call',
@@ -62,7 +63,7 @@ export function buildSkillMarkdown(baseUrl: string): string {
     'registerExactEvmScheme(client, { signer: privateKeyToAccount(process.env.PAYER_PRIVATE_KEY as `0x${string}`) });',
     'const paidFetch = wrapFetchWithPayment(fetch, client);',
     '',
-    `const response = await paidFetch('${baseUrl}${exampleUrlPath(PRICED_ROUTES[0])}');`,
+    `const response = await paidFetch('${baseUrl}${exampleUrlPath(table.routes[0])}');`,
     'const { status, message, data } = await response.json(); // 200, "ok", { resultCount, results }',
     '```',
     '',
@@ -84,7 +85,7 @@ export function buildSkillMarkdown(baseUrl: string): string {
       `\`${Headers.creditsRemaining}\` header says what is left.`,
     '',
     '   ```sh',
-    `   curl -H "Authorization: Bearer $APPCAT_KEY" "${baseUrl}${exampleUrlPath(PRICED_ROUTES[0])}"`,
+    `   curl -H "Authorization: Bearer $APPCAT_KEY" "${baseUrl}${exampleUrlPath(table.routes[0])}"`,
     `   curl -H "Authorization: Bearer $APPCAT_KEY" "${baseUrl}${CREDIT_PATHS.balance}"   # free: {"balance": "4.997000", "currency": "USD"}`,
     '   ```',
     '',
@@ -109,7 +110,7 @@ export function buildSkillMarkdown(baseUrl: string): string {
     '',
     '## Or call it as MCP tools',
     '',
-    `\`${baseUrl}${INTERACTIVE_PATHS.mcp}\` is an MCP server (Streamable HTTP) with one tool per route — ${PRICED_ROUTES.map((r) => `\`${mcpToolName(r)}\``).join(', ')} — ` +
+    `\`${baseUrl}${INTERACTIVE_PATHS.mcp}\` is an MCP server (Streamable HTTP) with one tool per route — ${table.routes.map((r) => `\`${mcpToolName(r)}\``).join(', ')} — ` +
       `plus the free \`${MCP_BALANCE_TOOL_NAME}\`. Tool arguments are the route's parameters with the same rules; results carry the same \`data\`. ` +
       `Send your key as \`Authorization: Bearer <api key>\` on the connection and each call draws USD ${PRICE_USD}; without one, a paid tool answers ` +
       `with the x402 PaymentRequired as its error result: sign one of its \`accepts\` and call again with the payload in \`_meta["x402/payment"]\`; ` +

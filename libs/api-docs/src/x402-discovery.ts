@@ -1,5 +1,5 @@
 import type { X402Requirement } from '@appcat/contracts';
-import { PRICED_ROUTES, type PricedRoute } from '@appcat/routes';
+import { type PricedRoute, ROUTE_TABLES, type RouteTable } from '@appcat/routes';
 import { bazaarDeclaration, bazaarExtensionsFor } from './bazaar.js';
 import {
   CREDIT_PATHS,
@@ -8,7 +8,7 @@ import {
   exampleUrlPath,
   PRICE_USD,
   SERVICE_NAME,
-  SERVICE_SUMMARY,
+  serviceSummary,
 } from './service-facts.js';
 
 /** One paid resource, in the item shape of the x402 bazaar's discovery listing (DiscoveryResource). */
@@ -55,8 +55,9 @@ export function buildX402Discovery(
   baseUrl: string,
   acceptsFor: (route: PricedRoute) => X402Requirement[],
   generatedAt: Date,
+  table: RouteTable = ROUTE_TABLES.apple,
 ): X402DiscoveryDocument {
-  const items: X402DiscoveryItem[] = PRICED_ROUTES.map((route) => ({
+  const items: X402DiscoveryItem[] = table.routes.map((route) => ({
     resource: baseUrl + route.path,
     example: baseUrl + exampleUrlPath(route),
     type: 'http',
@@ -65,7 +66,7 @@ export function buildX402Discovery(
     description: route.description,
     mimeType: 'application/json',
     serviceName: SERVICE_NAME,
-    tags: ['app-store', 'apps', route.id.split('.')[0]],
+    tags: [table.store === 'apple' ? 'app-store' : table.store, 'apps', route.id.split('.')[0]],
     priceUsd: PRICE_USD,
     accepts: acceptsFor(route),
     lastUpdated: generatedAt.toISOString(),
@@ -76,7 +77,7 @@ export function buildX402Discovery(
     version: 1,
     x402Version: 2,
     name: SERVICE_NAME,
-    description: SERVICE_SUMMARY,
+    description: serviceSummary(table),
     resources: items.map((item) => item.example),
     instructions:
       `Every resource is a GET costing USD ${PRICE_USD}: call it, answer the 402 (payment-required header) with an x402 v2 ` +

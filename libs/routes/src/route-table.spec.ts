@@ -21,7 +21,13 @@ describe('the route table', () => {
   });
 
   it('refuses a path template whose parameters are not what its path DTO checks', () => {
-    const spec = { id: 'apps.get', description: 'x', networks: 'standard', queryDto: LookupQueryDto } as const;
+    const spec = {
+      store: 'apple',
+      id: 'apps.get',
+      description: 'x',
+      networks: 'standard',
+      queryDto: LookupQueryDto,
+    } as const;
     expect(() => pricedRoute({ ...spec, path: '/api/apps/{bundleId}', pathDto: AppIdParamDto })).toThrow(
       'apps.get: /api/apps/{bundleId} names {bundleId}, its path DTO checks appId',
     );

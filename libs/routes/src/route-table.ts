@@ -29,6 +29,8 @@ type Ctor = new () => object;
  * tools are generated from them: a route that is not here does not exist anywhere.
  */
 export interface PricedRoute {
+  /** The store whose address serves it. */
+  store: StoreId;
   id: RouteId;
   /** Path as the spec writes it: `/api/apps/{appId}`. */
   path: string;
@@ -48,7 +50,7 @@ export interface PricedRoute {
 }
 
 /** What a route is written with; its parameter names and catalog query follow from the path and the DTOs. */
-type RouteSpec = Pick<PricedRoute, 'id' | 'path' | 'description' | 'networks' | 'pathDto' | 'queryDto'>;
+type RouteSpec = Pick<PricedRoute, 'store' | 'id' | 'path' | 'description' | 'networks' | 'pathDto' | 'queryDto'>;
 
 /** How each parameter reaches the catalog query: defaults applied, case normalised; others as given. */
 const NORMALISE: Readonly<Record<string, (value: string | undefined) => string | number | undefined>> = {
@@ -96,6 +98,7 @@ export function pricedRoute(spec: RouteSpec): PricedRoute {
 /** The App Store's nine routes. */
 const APPLE_ROUTES: readonly PricedRoute[] = [
   pricedRoute({
+    store: 'apple',
     id: 'apps.search',
     path: '/api/apps',
     description: 'Search App Store apps by term',
@@ -104,6 +107,7 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
     queryDto: SearchQueryDto,
   }),
   pricedRoute({
+    store: 'apple',
     id: 'apps.get',
     path: '/api/apps/{appId}',
     description: 'Get one App Store app by id or bundle identifier',
@@ -112,6 +116,7 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
     queryDto: LookupQueryDto,
   }),
   pricedRoute({
+    store: 'apple',
     id: 'apps.reviews',
     path: '/api/apps/{appId}/reviews',
     description: 'Customer reviews of an App Store app',
@@ -120,6 +125,7 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
     queryDto: ReviewsQueryDto,
   }),
   pricedRoute({
+    store: 'apple',
     id: 'apps.similar',
     path: '/api/apps/{appId}/similar',
     description: 'Apps similar to an App Store app',
@@ -128,6 +134,7 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
     queryDto: LookupQueryDto,
   }),
   pricedRoute({
+    store: 'apple',
     id: 'bundles.search',
     path: '/api/bundles',
     description: 'Search App Store app bundles by term',
@@ -136,6 +143,7 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
     queryDto: SearchQueryDto,
   }),
   pricedRoute({
+    store: 'apple',
     id: 'bundles.get',
     path: '/api/bundles/{bundleId}',
     description: 'Get one App Store app bundle by id',
@@ -144,6 +152,7 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
     queryDto: LookupQueryDto,
   }),
   pricedRoute({
+    store: 'apple',
     id: 'bundles.reviews',
     path: '/api/bundles/{bundleId}/reviews',
     description: 'Customer reviews of the apps in an App Store app bundle',
@@ -152,6 +161,7 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
     queryDto: ReviewsQueryDto,
   }),
   pricedRoute({
+    store: 'apple',
     id: 'bundles.similar',
     path: '/api/bundles/{bundleId}/similar',
     description: 'Apps similar to the apps in an App Store app bundle',
@@ -160,6 +170,7 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
     queryDto: LookupQueryDto,
   }),
   pricedRoute({
+    store: 'apple',
     id: 'developers.get',
     path: '/api/developers/{developerId}',
     description: 'An App Store developer and their apps',
@@ -172,6 +183,7 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
 /** Google Play's routes: the sibling catalog of spec §1 (Play has no app bundles). */
 const GOOGLE_PLAY_ROUTES: readonly PricedRoute[] = [
   pricedRoute({
+    store: 'google-play',
     id: 'developers.get',
     path: '/api/developers/{developerId}',
     description: "A Google Play developer's apps",
@@ -186,13 +198,20 @@ export interface RouteTable {
   store: StoreId;
   /** The store as documents name it. */
   storeName: string;
+  /** What its routes cover, as the documents' summary lists it. */
+  covers: string;
   routes: readonly PricedRoute[];
 }
 
 /** The route table holds one table per store. */
 export const ROUTE_TABLES: Readonly<Record<StoreId, RouteTable>> = {
-  apple: { store: 'apple', storeName: 'App Store', routes: APPLE_ROUTES },
-  'google-play': { store: 'google-play', storeName: 'Google Play', routes: GOOGLE_PLAY_ROUTES },
+  apple: {
+    store: 'apple',
+    storeName: 'App Store',
+    covers: 'apps, bundles, reviews, similar items, developers',
+    routes: APPLE_ROUTES,
+  },
+  'google-play': { store: 'google-play', storeName: 'Google Play', covers: 'developers', routes: GOOGLE_PLAY_ROUTES },
 };
 
 /** The App Store's routes, the table of the first address (what the spec's nine endpoints are). */

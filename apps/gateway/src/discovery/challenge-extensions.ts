@@ -1,6 +1,6 @@
 import { type BazaarExtensions, bazaarDeclaration, bazaarExtensionsFor } from '@appcat/api-docs';
 import type { RouteId } from '@appcat/contracts';
-import { matchPricedRoute, PRICED_ROUTES } from '@appcat/routes';
+import { matchPricedRoute, type PricedRoute, ROUTE_TABLES } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
@@ -14,16 +14,18 @@ import type { GatewayConfig } from '../config.js';
 @Injectable()
 export class ChallengeExtensions {
   private readonly declarations: ReadonlyMap<RouteId, ReturnType<typeof bazaarDeclaration>>;
+  private readonly routes: readonly PricedRoute[];
 
   constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {
-    this.declarations = new Map(PRICED_ROUTES.map((route) => [route.id, bazaarDeclaration(route)]));
+    this.routes = ROUTE_TABLES[config.store].routes;
+    this.declarations = new Map(this.routes.map((route) => [route.id, bazaarDeclaration(route)]));
   }
 
   for(resourceUrl: string): BazaarExtensions | undefined {
     const base = this.config.publicBaseUrl;
     if (!resourceUrl.startsWith(`${base}/`)) return undefined;
     const path = resourceUrl.slice(base.length).split('?')[0];
-    const match = matchPricedRoute(path);
+    const match = matchPricedRoute(path, this.routes);
     return match && bazaarExtensionsFor(this.declarations.get(match.route.id)!, match.route, path);
   }
 }

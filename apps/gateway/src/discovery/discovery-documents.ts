@@ -5,6 +5,7 @@ import {
   buildSkillMarkdown,
   DOCUMENT_PATHS,
 } from '@appcat/api-docs';
+import { ROUTE_TABLES } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
@@ -19,7 +20,7 @@ export interface StaticDocument {
 export const MARKDOWN = 'text/markdown; charset=utf-8';
 
 /**
- * The informational documents, generated once at start-up from the route table and the public base
+ * The informational documents, generated once at start-up from the store's route table and the public base
  * URL, and served from memory: what they say is what the gateway registered, at the address callers use.
  */
 @Injectable()
@@ -28,15 +29,16 @@ export class DiscoveryDocuments {
 
   constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
     const base = config.publicBaseUrl;
+    const table = ROUTE_TABLES[config.store];
     this.documents = [
       {
         path: DOCUMENT_PATHS.openapi,
         contentType: 'application/json; charset=utf-8',
-        body: JSON.stringify(buildOpenApiDocument(base), null, 2),
+        body: JSON.stringify(buildOpenApiDocument(base, table), null, 2),
       },
-      { path: DOCUMENT_PATHS.catalogue, contentType: MARKDOWN, body: buildCatalogueMarkdown(base) },
-      { path: DOCUMENT_PATHS.skill, contentType: MARKDOWN, body: buildSkillMarkdown(base) },
-      { path: DOCUMENT_PATHS.llms, contentType: 'text/plain; charset=utf-8', body: buildLlmsTxt(base) },
+      { path: DOCUMENT_PATHS.catalogue, contentType: MARKDOWN, body: buildCatalogueMarkdown(base, table) },
+      { path: DOCUMENT_PATHS.skill, contentType: MARKDOWN, body: buildSkillMarkdown(base, table) },
+      { path: DOCUMENT_PATHS.llms, contentType: 'text/plain; charset=utf-8', body: buildLlmsTxt(base, table) },
     ];
   }
 }

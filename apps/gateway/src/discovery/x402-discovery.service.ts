@@ -1,6 +1,6 @@
 import { buildX402Discovery, type X402DiscoveryDocument } from '@appcat/api-docs';
 import { acceptsKey, routeOffer, type X402Requirement } from '@appcat/contracts';
-import { PRICED_ROUTES } from '@appcat/routes';
+import { ROUTE_TABLES } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
@@ -23,7 +23,8 @@ export class X402DiscoveryService {
 
   async document(requestId: string): Promise<X402DiscoveryDocument> {
     const accepts = new Map<string, X402Requirement[]>();
-    for (const route of PRICED_ROUTES) {
+    const table = ROUTE_TABLES[this.config.store];
+    for (const route of table.routes) {
       const offer = routeOffer(route);
       const key = acceptsKey(offer);
       if (!accepts.has(key)) accepts.set(key, await this.x402.accepts(offer, requestId));
@@ -32,6 +33,7 @@ export class X402DiscoveryService {
       this.config.publicBaseUrl,
       (route) => accepts.get(acceptsKey(routeOffer(route))) ?? [],
       this.generatedAt,
+      table,
     );
   }
 }

@@ -1,3 +1,4 @@
+import { ROUTE_TABLES } from '@appcat/routes';
 import type { FastifyHttpOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -32,7 +33,11 @@ export function fastifyOptions(
     frameworkErrors: (error, request, reply) =>
       sendErrorEnvelope(
         reply,
-        answer(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? overlongPathParamError(request.url) : error),
+        answer(
+          error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? overlongPathParamError(request.url, ROUTE_TABLES[config.store].routes)
+            : error,
+        ),
       ),
     clientErrorHandler: (error: Error, socket: Socket) => {
       if (!socket.writable) return socket.destroy();

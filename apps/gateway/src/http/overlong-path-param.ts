@@ -1,4 +1,4 @@
-import { matchPricedRoute, validateRouteInput } from '@appcat/routes';
+import { matchPricedRoute, type PricedRoute, validateRouteInput } from '@appcat/routes';
 import { HttpError, Messages } from '../errors/http-error.js';
 
 /**
@@ -7,8 +7,8 @@ import { HttpError, Messages } from '../errors/http-error.js';
  * validates the parameters, so the 400 names the parameter with the usual message; a path that names
  * no priced route is a 404.
  */
-export function overlongPathParamError(url: string): HttpError {
-  const match = matchPricedRoute(url.split('?')[0]);
+export function overlongPathParamError(url: string, routes: readonly PricedRoute[]): HttpError {
+  const match = matchPricedRoute(url.split('?')[0], routes);
   if (!match) return new HttpError(404, Messages.notFound);
   const input = validateRouteInput(match.route, match.params, {});
   return new HttpError(400, input.ok ? `${match.route.pathParams[0]} is too long` : input.message);

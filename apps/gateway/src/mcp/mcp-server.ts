@@ -17,7 +17,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { invalidParamsMessage, type SchemaIssue } from './invalid-params.js';
 import { type McpToolCallsService, UnknownToolError } from './mcp-tool-calls.service.js';
-import { ALL_TOOLS, usd } from './mcp-tools.js';
+import { usd } from './mcp-tools.js';
 
 /*
  * Everything that needs the MCP SDK. The endpoint registrar imports this module on the first /mcp
@@ -25,10 +25,10 @@ import { ALL_TOOLS, usd } from './mcp-tools.js';
  * a gateway that never sees an MCP client need not carry.
  */
 
-const SERVER_INFO = { name: 'appcat', title: 'App Store catalog, pay per call', version: '1.0.0' };
+const SERVER_INFO = { name: 'appcat', title: 'App catalog, pay per call', version: '1.0.0' };
 
 const INSTRUCTIONS =
-  `Read-only App Store catalog (apps, bundles, reviews, similar items, developers). Every tool but ` +
+  `Read-only app store catalog (the tools say which store and what they cover). Every tool but ` +
   `credits_balance costs USD ${usd(PRICE_PER_CALL_MICROS)} a call. Pay with prepaid credit by sending ` +
   '`Authorization: Bearer <api key>` on the MCP HTTP requests, or per call with x402: a call without a key ' +
   'answers the x402 PaymentRequired (isError, structuredContent); sign one of its `accepts` and call again with ' +
@@ -109,7 +109,7 @@ function createServer(request: FastifyRequest, toolCalls: McpToolCallsService): 
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: SCHEMA_VALIDATOR,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...ALL_TOOLS] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...toolCalls.toolList] }));
   server.setRequestHandler(CallToolRequestSchema, async (call) => {
     try {
       return await toolCalls.call(call.params, request);

@@ -1,8 +1,10 @@
 import { formatUsd } from '@appcat/contracts';
-import { MCP_BALANCE_TOOL_NAME } from '@appcat/routes';
-import { Injectable } from '@nestjs/common';
-import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_BALANCE_TOOL_NAME, ROUTE_TABLES } from '@appcat/routes';
+import { Inject, Injectable } from '@nestjs/common';
+import type { CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
+import { GATEWAY_CONFIG } from '../config.provider.js';
+import type { GatewayConfig } from '../config.js';
 import { CreditsClient } from '../credits/credits.client.js';
 import { ErrorAnswers } from '../errors/error-answers.js';
 import { HttpError } from '../errors/http-error.js';
@@ -10,7 +12,7 @@ import { PaymentRequiredError } from '../payment/payment-challenge.js';
 import { readIdempotencyKey } from '../idempotency/call-names.js';
 import { PricedCallService } from '../priced/priced-call.service.js';
 import type { Charge, PricedAnswer, PricedResult } from '../priced/priced-result.js';
-import { PRICED_TOOLS, type PricedTool, toRouteInput } from './mcp-tools.js';
+import { type PricedTool, pricedTools, toolList, toRouteInput } from './mcp-tools.js';
 import { paymentRequiredResult, readMcpCredentials, settleResponseOf, X402_PAYMENT_RESPONSE_META } from './x402-mcp.js';
 
 /** `_meta` keys of our own on tool results (the MCP convention: a prefix, a slash, a name). */
@@ -37,11 +39,19 @@ export class UnknownToolError extends Error {
  */
 @Injectable()
 export class McpToolCallsService {
+  /** The tools of this address's store, by name, and the list `tools/list` answers. */
+  readonly tools: ReadonlyMap<string, PricedTool>;
+  readonly toolList: readonly Tool[];
+
   constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly priced: PricedCallService,
     private readonly credits: CreditsClient,
     private readonly errors: ErrorAnswers,
-  ) {}
+  ) {
+    this.tools = pricedTools(ROUTE_TABLES[config.store].routes);
+    this.toolList = toolList(this.tools);
+  }
 
   /** One `tools/call` of the MCP HTTP request `request` (its headers carry the key, if any). */
   async call(params: CallToolRequest['params'], request: FastifyRequest): Promise<CallToolResult> {
@@ -52,7 +62,7 @@ export class McpToolCallsService {
         return this.failed(params.name, error);
       }
     }
-    const tool = PRICED_TOOLS.get(params.name);
+    const tool = this.tools.get(params.name);
     if (!tool) throw new UnknownToolError(params.name);
     const result = await this.pricedCall(tool, params, request);
     if (!result.ok) return this.failed(params.name, result.error, result.charge);

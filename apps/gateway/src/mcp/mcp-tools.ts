@@ -1,5 +1,5 @@
 import { formatUsd } from '@appcat/contracts';
-import { MCP_BALANCE_TOOL_NAME, mcpToolName, PRICED_ROUTES, type PricedRoute, type RawQuery } from '@appcat/routes';
+import { MCP_BALANCE_TOOL_NAME, mcpToolName, type PricedRoute, type RawQuery } from '@appcat/routes';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { HttpError } from '../errors/http-error.js';
 import { type ToolInputSchema, toolInputSchema } from './tool-input-schema.js';
@@ -36,10 +36,10 @@ function pricedTool(route: PricedRoute): PricedTool {
   };
 }
 
-/** One tool per priced route, generated from the route table. */
-export const PRICED_TOOLS: ReadonlyMap<string, PricedTool> = new Map(
-  PRICED_ROUTES.map((route) => [mcpToolName(route), pricedTool(route)]),
-);
+/** One tool per priced route, generated from a store's route table. */
+export function pricedTools(routes: readonly PricedRoute[]): ReadonlyMap<string, PricedTool> {
+  return new Map(routes.map((route) => [mcpToolName(route), pricedTool(route)]));
+}
 
 export const BALANCE_TOOL: Tool = {
   name: MCP_BALANCE_TOOL_NAME,
@@ -64,7 +64,10 @@ export const BALANCE_TOOL: Tool = {
   },
 };
 
-export const ALL_TOOLS: readonly Tool[] = [...[...PRICED_TOOLS.values()].map((tool) => tool.definition), BALANCE_TOOL];
+/** What `tools/list` answers: the priced tools, then the free balance tool. */
+export function toolList(tools: ReadonlyMap<string, PricedTool>): readonly Tool[] {
+  return [...[...tools.values()].map((tool) => tool.definition), BALANCE_TOOL];
+}
 
 /**
  * A tool call's arguments as the route's path parameters and query, the form `validateRouteInput`
@@ -80,6 +83,9 @@ export function toRouteInput(
     const value = args?.[name];
     if (value === undefined || value === null) return undefined;
     if (typeof value === 'string') return value;
+    // A number past 2^53 has already lost digits (a Google Play developer id): refuse it rather than look up another id.
+    if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value))
+      throw new HttpError(400, `${name} must be a string: a number this large loses digits`);
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
     const expected =
       (tool.definition.inputSchema.properties?.[name] as { type?: string } | undefined)?.type ?? 'string';

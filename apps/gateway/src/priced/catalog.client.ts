@@ -3,8 +3,9 @@ import {
   type CatalogQuery,
   type CatalogReply,
   type CatalogRequest,
+  CATALOG_SUBJECTS,
+  type CatalogSubjects,
   isCatalogUnavailable,
-  Subject,
 } from '@appcat/contracts';
 import { GatewayMetrics } from '@appcat/ops';
 import { Inject, Injectable } from '@nestjs/common';
@@ -23,12 +24,15 @@ export class CatalogClient {
   private readonly near: NearCache;
   private readonly nearHits: { inc(): void };
   private readonly nearMisses: { inc(): void };
+  /** The catalog of this address's store. */
+  private readonly subjects: CatalogSubjects;
 
   constructor(
     @Inject(GATEWAY_RPC) private readonly rpc: GatewayRpc,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
   ) {
+    this.subjects = CATALOG_SUBJECTS[config.store];
     this.near = new NearCache(config.nearCacheMs, config.nearCacheMaxBytes);
     // Bound once: a labelled inc() hashes its labels on every call, and a read happens on every call.
     this.nearHits = metrics.nearCacheReads.labels({ outcome: 'hit' });
@@ -38,7 +42,7 @@ export class CatalogClient {
   async fetch(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
     const request: CatalogRequest = { query, requestId };
     const sentAt = Date.now();
-    const reply = await this.rpc.request(Subject.CatalogFetch, request, { requestId });
+    const reply = await this.rpc.request(this.subjects.fetch, request, { requestId });
     this.remember(query, reply, sentAt);
     return reply;
   }
@@ -57,7 +61,7 @@ export class CatalogClient {
     }
     const request: CatalogRequest = { query, requestId };
     const sentAt = Date.now();
-    const peeked = await this.rpc.result(Subject.CatalogPeek, request, { requestId });
+    const peeked = await this.rpc.result(this.subjects.peek, request, { requestId });
     if (!peeked.ok || peeked.value === null) return null;
     if (!isCatalogUnavailable(peeked.value)) this.remember(query, peeked.value, sentAt);
     return peeked.value;

@@ -1,5 +1,5 @@
 import { formatUsd } from '@appcat/contracts';
-import { PRICED_ROUTES, type PricedRoute, type RawQuery } from '@appcat/routes';
+import { type PricedRoute, type RawQuery, ROUTE_TABLES } from '@appcat/routes';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -30,7 +30,7 @@ export function toFastifyPath(specPath: string): string {
 }
 
 /**
- * The priced calls over HTTP: registers the priced routes from the route table straight on Fastify
+ * The priced calls over HTTP: registers the priced routes from the store's route table straight on Fastify
  * (the hot path skips Nest's per-request pipeline), plus a 405 for every other method on those paths,
  * and renders each call's result as the envelope, with the charge and the data's origin in headers.
  */
@@ -45,7 +45,7 @@ export class PricedRoutesRegistrar implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    for (const route of PRICED_ROUTES) {
+    for (const route of ROUTE_TABLES[this.config.store].routes) {
       const url = toFastifyPath(route.path);
       fastify.get(url, { exposeHeadRoute: false }, (request, reply) => this.serve(route, request, reply));
       fastify.route({
