@@ -64,6 +64,7 @@ export async function startGatewayOnStandIns(
 ): Promise<{ app: NestFastifyApplication; base: string }> {
   const app = await createGatewayApp(
     {
+      store: 'apple',
       host: '127.0.0.1',
       port: 0,
       publicBaseUrl,
