@@ -1,4 +1,4 @@
-import { QueueGroup } from '@appcat/contracts';
+import { CATALOG_SUBJECTS } from '@appcat/contracts';
 import { natsServerOptions, WireExceptionFilter } from '@appcat/microservice';
 import type { ServiceAppOptions } from '@appcat/ops';
 import type { INestMicroservice } from '@nestjs/common';
@@ -19,7 +19,7 @@ export async function createCatalogApp(
   options: ServiceAppOptions = {},
 ): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(CatalogModule.forRoot(config), {
-    ...natsServerOptions(config.nats, QueueGroup.Catalog, 'catalog'),
+    ...natsServerOptions(config.nats, CATALOG_SUBJECTS[config.store].queue, 'catalog'),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   app.useGlobalFilters(new WireExceptionFilter());

@@ -5,32 +5,37 @@ import {
   type CatalogReply,
   type CatalogUnavailable,
   type CatalogRequest,
+  CATALOG_SUBJECTS,
   ErrorCode,
-  QueueGroup,
-  Subject,
+  type StoreId,
 } from '@appcat/contracts';
 import { BatchResults, handleBatchItems, JsonTextReply, WireException } from '@appcat/microservice';
 import { CatalogMetrics } from '@appcat/ops';
-import { PRICED_ROUTES } from '@appcat/routes';
-import { Controller, Inject } from '@nestjs/common';
+import { ROUTE_TABLES } from '@appcat/routes';
+import { Controller, Inject, type Type } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { listJson } from './cache/json-source.js';
 import { NotCachedError, type Provenance, ProvenanceTrace } from './cache/provenance.js';
+import { CATALOG_CONFIG } from './catalog-tokens.js';
+import type { CatalogConfig } from './config.js';
 import { FetchBudget } from './fetch-budget.js';
 import { UpstreamAvailability } from './upstream/upstream-availability.js';
 import { isUnreadableAnswer } from './upstream/upstream-failures.js';
 import { fetchFromStore, type ListData, STORE_ADAPTER, type StoreAdapter } from './store/store-adapter.js';
 
-@Controller()
+/**
+ * The catalog's answers to the gateway. The subjects it listens on are its store's
+ * ({@link catalogControllerFor}), so each store's catalog scales on its own.
+ */
 export class CatalogController {
   constructor(
+    @Inject(CATALOG_CONFIG) private readonly config: CatalogConfig,
     @Inject(STORE_ADAPTER) private readonly store: StoreAdapter,
     @Inject(CatalogMetrics) private readonly metrics: CatalogMetrics,
     @Inject(FetchBudget) private readonly budget: FetchBudget,
     @Inject(UpstreamAvailability) private readonly availability: UpstreamAvailability,
   ) {}
 
-  @MessagePattern(Subject.CatalogFetch, { queue: QueueGroup.Catalog })
   async fetch(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply>> {
     const query = queryOf(request);
     const trace = new ProvenanceTrace();
@@ -55,7 +60,6 @@ export class CatalogController {
    * needs is unavailable now (breaker open, or rate budget spent): the gateway then refuses the call
    * before charging for it, since the fetch could only fail.
    */
-  @MessagePattern(Subject.CatalogPeek, { queue: QueueGroup.Catalog })
   async peek(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply> | CatalogUnavailable | null> {
     const query = queryOf(request);
     const trace = new ProvenanceTrace(true);
@@ -75,7 +79,7 @@ export class CatalogController {
    */
   private countUnreadable(query: CatalogQuery, error: unknown): void {
     if (!isUnreadableAnswer(error)) return;
-    const route = PRICED_ROUTES.find((r) => r.id === query.route);
+    const route = ROUTE_TABLES[this.config.store].routes.find((r) => r.id === query.route);
     if (route) this.metrics.upstreamUnreadable.inc({ route: route.path });
   }
 
@@ -89,7 +93,6 @@ export class CatalogController {
    * `catalog.peek.batch`: several peeks from one gateway loop turn, each answered as `catalog.peek`
    * would answer it alone (null for a miss; an item's error is that item's own).
    */
-  @MessagePattern(Subject.CatalogPeekBatch, { queue: QueueGroup.Catalog })
   async peekBatch(@Payload() request: BatchRequest<CatalogRequest>): Promise<BatchResults<CatalogPeekReply>> {
     const peeked = (item: unknown) =>
       this.peek(item as CatalogRequest).then((reply) => (reply instanceof JsonTextReply ? reply.toValue() : reply));
@@ -110,6 +113,38 @@ export class CatalogController {
     if (freshForMs !== undefined) Object.assign(reply, { ageMs, freshForMs });
     return JsonTextReply.of<CatalogReply>(reply, 'dataJson');
   }
+}
+
+const STORE_CONTROLLERS = new Map<StoreId, Type<CatalogController>>();
+
+/**
+ * The controller of `store` (one class per store, also the token to get it from the app by):
+ * {@link CatalogController} on that store's subjects, in its queue group.
+ */
+export function catalogControllerFor(store: StoreId): Type<CatalogController> {
+  const known = STORE_CONTROLLERS.get(store);
+  if (known) return known;
+  const { fetch, peek, peekBatch, queue } = CATALOG_SUBJECTS[store];
+
+  @Controller()
+  class StoreCatalogController extends CatalogController {
+    @MessagePattern(fetch, { queue })
+    override fetch(@Payload() request: CatalogRequest) {
+      return super.fetch(request);
+    }
+
+    @MessagePattern(peek, { queue })
+    override peek(@Payload() request: CatalogRequest) {
+      return super.peek(request);
+    }
+
+    @MessagePattern(peekBatch, { queue })
+    override peekBatch(@Payload() request: BatchRequest<CatalogRequest>) {
+      return super.peekBatch(request);
+    }
+  }
+  STORE_CONTROLLERS.set(store, StoreCatalogController);
+  return StoreCatalogController;
 }
 
 function queryOf(request: CatalogRequest): CatalogQuery {

@@ -4,7 +4,7 @@ import { RefreshWorker } from './cache/refresh-worker.js';
 import { catalogProviders } from './catalog-providers.js';
 import { CatalogReadiness } from './catalog-readiness.js';
 import { FETCH_BUDGET_SETTINGS } from './catalog-tokens.js';
-import { CatalogController } from './catalog.controller.js';
+import { catalogControllerFor } from './catalog.controller.js';
 import type { CatalogConfig } from './config.js';
 import { FetchBudget } from './fetch-budget.js';
 
@@ -13,7 +13,7 @@ export class CatalogModule {
   static forRoot(config: CatalogConfig): DynamicModule {
     return {
       module: CatalogModule,
-      controllers: [CatalogController],
+      controllers: [catalogControllerFor(config.store)],
       providers: [
         { provide: FETCH_BUDGET_SETTINGS, useValue: config.fetchBudget },
         ...opsProviders({

@@ -1,6 +1,6 @@
 import { ConfigError } from '@appcat/config';
 import { hostname } from 'node:os';
-import { DEFAULT_UPSTREAM_USER_AGENT, readCatalogConfig } from './config.js';
+import { DEFAULT_PLAY_USER_AGENT, DEFAULT_UPSTREAM_USER_AGENT, readCatalogConfig } from './config.js';
 
 describe('readCatalogConfig', () => {
   it('defaults every upstream to the local store emulator, and limits and caches as Apple needs', () => {
@@ -19,6 +19,12 @@ describe('readCatalogConfig', () => {
           web: { perMinute: 6, burst: 2 },
           ampApi: { perMinute: 60, burst: 10 },
         },
+      },
+      googlePlay: {
+        baseUrl: 'http://127.0.0.1:4010',
+        userAgent: DEFAULT_PLAY_USER_AGENT,
+        maxContinuations: 5,
+        rateLimit: { perMinute: 30, burst: 5 },
       },
       nats: { servers: ['nats://127.0.0.1:4222'], requestTimeoutMs: 10_000, shutdownGraceMs: 2000 },
       redis: { url: 'redis://127.0.0.1:6379', clusterNodes: [], keyPrefix: 'catalog:', commandTimeoutMs: 500 },
@@ -105,5 +111,13 @@ describe('readCatalogConfig', () => {
     ]) {
       expect(() => readCatalogConfig(env)).toThrow(ConfigError);
     }
+  });
+
+  it("gives Google Play's catalog its own Redis prefix, so its keys and refresh queue are its own", () => {
+    const config = readCatalogConfig({ CATALOG_STORE: 'google-play', PLAY_RATE_PER_MIN: '12' });
+    expect(config.store).toBe('google-play');
+    expect(config.redis.keyPrefix).toBe('catalog-google-play:');
+    expect(config.googlePlay.rateLimit).toEqual({ perMinute: 12, burst: 5 });
+    expect(() => readCatalogConfig({ CATALOG_STORE: 'amazon' })).toThrow(ConfigError);
   });
 });

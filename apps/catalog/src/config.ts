@@ -7,11 +7,12 @@ import {
   readRedisEndpoint,
   type RedisEndpoint,
 } from '@appcat/config';
+import { STORES, type StoreId } from '@appcat/contracts';
 import { hostname } from 'node:os';
 import type { FetchBudgetSettings } from './fetch-budget.js';
 
-export const CATALOG_STORES = ['apple'] as const;
-export type CatalogStore = (typeof CATALOG_STORES)[number];
+export const CATALOG_STORES = STORES;
+export type CatalogStore = StoreId;
 
 /** How fast the catalog may call one upstream host, shared by every replica. */
 export interface UpstreamRateLimit {
@@ -33,6 +34,16 @@ export interface AppleStoreConfig {
   /** The reviews feed answers only iTunes-like clients. */
   userAgent: string;
   rateLimits: { itunes: UpstreamRateLimit; web: UpstreamRateLimit; ampApi: UpstreamRateLimit };
+}
+
+export interface GooglePlayConfig {
+  /** play.google.com: developer pages and batchexecute. */
+  baseUrl: string;
+  /** Google Play answers browsers; an iTunes-like client is not one. */
+  userAgent: string;
+  /** Most continuation pages (100 apps each) followed after a developer page's first. */
+  maxContinuations: number;
+  rateLimit: UpstreamRateLimit;
 }
 
 /** One Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES). */
@@ -123,6 +134,7 @@ export interface CatalogConfig {
   nats: NatsConfig;
   store: CatalogStore;
   apple: AppleStoreConfig;
+  googlePlay: GooglePlayConfig;
   /** Budget of one upstream HTTP request, headers and body, in ms. */
   upstreamTimeoutMs: number;
   /** Longest a request waits for a rate-limiter token before it is refused; 0 refuses at once. */
@@ -138,6 +150,8 @@ export interface CatalogConfig {
 
 export const DEFAULT_UPSTREAM_USER_AGENT = 'iTunes/12.13 (Macintosh; OS X 14.5) AppleWebKit/618.2.12';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_PLAY_USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -187,14 +201,16 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
     // A path only: "//host" or a scheme would let the setting move the request to another host.
     if (!/^\/(?!\/)[^\s?#\\]*$/.test(tokenPagePath))
       e.fail(`APPLE_TOKEN_PAGE_PATH must be a path starting with one "/", got ${JSON.stringify(tokenPagePath)}`);
-    const keyPrefix = e.string('CATALOG_REDIS_PREFIX', 'catalog:');
+    const store = e.oneOf('CATALOG_STORE', 'apple', CATALOG_STORES);
+    // Each store's catalog has its own keys, refresh queue and breakers: one store's replicas never take the other's jobs.
+    const keyPrefix = e.string('CATALOG_REDIS_PREFIX', store === 'apple' ? 'catalog:' : `catalog-${store}:`);
     // Braces would make a hash tag of the prefix and put every key in one Redis Cluster slot.
     if (/[\s{}]/.test(keyPrefix))
       e.fail(`CATALOG_REDIS_PREFIX must not contain spaces or braces, got ${JSON.stringify(keyPrefix)}`);
     return {
       nats: readNatsConfig(e),
       ops: readOpsConfig(e, 9102),
-      store: e.oneOf('CATALOG_STORE', 'apple', CATALOG_STORES),
+      store,
       apple: {
         itunesBaseUrl: e.url('ITUNES_BASE_URL', 'http://127.0.0.1:4010'),
         webBaseUrl: e.url('APPLE_WEB_BASE_URL', 'http://127.0.0.1:4010'),
@@ -208,6 +224,13 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
           web: readRateLimit(e, 'APPLE_WEB', 6, 2),
           ampApi: readRateLimit(e, 'APPLE_AMP_API', 60, 10),
         },
+      },
+      googlePlay: {
+        baseUrl: e.url('PLAY_BASE_URL', 'http://127.0.0.1:4010'),
+        userAgent: e.string('PLAY_USER_AGENT', DEFAULT_PLAY_USER_AGENT),
+        maxContinuations: e.int('PLAY_DEVELOPER_MAX_CONTINUATIONS', 5, { min: 0, max: 50 }),
+        // Google publishes no figure; scrapers report blocks past a few requests a second from one address.
+        rateLimit: readRateLimit(e, 'PLAY', 30, 5),
       },
       upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', 5000, { min: 100, max: 120_000 }),
       rateLimitMaxWaitMs: e.int('UPSTREAM_RATE_LIMIT_MAX_WAIT_MS', 2000, { min: 0, max: 60_000 }),

@@ -22,7 +22,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { createCatalogApp } from '../src/catalog-app.js';
-import { CatalogController } from '../src/catalog.controller.js';
+import { catalogControllerFor } from '../src/catalog.controller.js';
 import { readCatalogConfig, type CatalogConfig } from '../src/config.js';
 import type { ListData } from '../src/store/store-adapter.js';
 import { RedisRateLimiter } from '../src/upstream/rate-limiter.js';
@@ -287,7 +287,9 @@ export class CatalogSystem {
   /** The same request handled by one given replica (its controller called directly). */
   async via(replica: number, query: CatalogQuery): Promise<DecodedReply> {
     return decoded(
-      (await this.replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() })).toValue(),
+      (
+        await this.replicas[replica].get(catalogControllerFor('apple')).fetch({ query, requestId: randomUUID() })
+      ).toValue(),
     );
   }
 

@@ -2,6 +2,8 @@ import { AppleStoreAdapter } from '../apple/apple-store-adapter.js';
 import { appleRateLimits } from '../apple/apple-upstreams.js';
 import type { ResourceStore } from '../cache/resource-store.js';
 import type { CatalogConfig, UpstreamRateLimit } from '../config.js';
+import { GooglePlayStoreAdapter } from '../google-play/google-play-store-adapter.js';
+import { playRateLimits } from '../google-play/play-upstream.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import type { StoreAdapter } from './store-adapter.js';
 
@@ -18,6 +20,8 @@ export function createStoreAdapter(
         ttl: config.cache.ttl,
         batch: { windowMs: config.cache.batchWindowMs, maxIds: config.cache.batchMaxIds },
       });
+    case 'google-play':
+      return new GooglePlayStoreAdapter(config.googlePlay, http, { store, ttl: config.cache.ttl });
   }
 }
 
@@ -26,5 +30,7 @@ export function upstreamRateLimits(config: CatalogConfig): Map<string, UpstreamR
   switch (config.store) {
     case 'apple':
       return appleRateLimits(config.apple);
+    case 'google-play':
+      return playRateLimits(config.googlePlay);
   }
 }

@@ -87,9 +87,11 @@ export class GuardedHttpClient implements UpstreamHttpClient {
       throw error;
     }
 
-    const throttled = response.status === 429 || (response.status === 403 && response.body.trim() === '');
+    const refused = request.refusal?.(response);
+    const throttled =
+      refused !== undefined || response.status === 429 || (response.status === 403 && response.body.trim() === '');
     if (throttled) {
-      const detail = response.status === 429 ? 'HTTP 429' : 'HTTP 403 with an empty body';
+      const detail = refused ?? (response.status === 429 ? 'HTTP 429' : 'HTTP 403 with an empty body');
       const openMs = await this.breaker.failed(
         upstream,
         'throttle',

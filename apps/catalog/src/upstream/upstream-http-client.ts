@@ -14,6 +14,16 @@ export interface UpstreamRequest {
   admitted?: boolean;
   /** The identity the request goes out as (set by the rate limiter that granted its token); through its proxy when it has one. */
   egress?: Egress;
+  /** A form body (`application/x-www-form-urlencoded`): the request is a POST, as batchexecute reads are. */
+  form?: string;
+  /** Answer a redirect as it is, rather than follow it (a store that redirects to a consent page). */
+  redirect?: 'manual';
+  /**
+   * The store's own ways of saying "slow down" in an answer that is not a 429 (Google Play's captcha,
+   * its consent redirect, an error page served as 200): a short description, or undefined. The guard
+   * treats one as throttling (its breaker opens, nothing is cached, the call fails).
+   */
+  refusal?(response: UpstreamResponse): string | undefined;
 }
 
 /** Whatever the upstream answered, any status; only failures to get an answer throw. */
@@ -50,8 +60,13 @@ export class FetchUpstreamHttpClient implements UpstreamHttpClient {
   constructor(private readonly options: { timeoutMs: number; userAgent: string }) {}
 
   async get(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const headers: Record<string, string> = { 'user-agent': this.options.userAgent, accept: '*/*' };
+    if (request.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
     const init = {
-      headers: { 'user-agent': this.options.userAgent, accept: '*/*', ...request.headers },
+      method: request.form === undefined ? 'GET' : 'POST',
+      body: request.form,
+      redirect: request.redirect ?? ('follow' as const),
+      headers: { ...headers, ...request.headers },
       signal: AbortSignal.timeout(this.options.timeoutMs),
     };
     try {

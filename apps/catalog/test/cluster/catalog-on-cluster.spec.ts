@@ -5,7 +5,7 @@ import { jest } from '@jest/globals';
 import type { INestMicroservice } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { createCatalogApp } from '../../src/catalog-app.js';
-import { CatalogController } from '../../src/catalog.controller.js';
+import { catalogControllerFor } from '../../src/catalog.controller.js';
 import { configFor, decoded, type DecodedReply } from '../support.js';
 
 // A guard against a hang: the harness's own waits end on their conditions (deadlines of 120 s).
@@ -51,7 +51,9 @@ describe('catalog on Redis Cluster', () => {
   });
 
   const via = async (replica: number, query: CatalogQuery): Promise<DecodedReply> =>
-    decoded((await replicas[replica].get(CatalogController).fetch({ query, requestId: randomUUID() })).toValue());
+    decoded(
+      (await replicas[replica].get(catalogControllerFor('apple')).fetch({ query, requestId: randomUUID() })).toValue(),
+    );
 
   it('one upstream call per resource across replicas, for resources on every primary', async () => {
     const countries = ['us', 'gb', 'fr', 'de', 'jp', 'it', 'es', 'ca', 'au'];

@@ -1,0 +1,151 @@
+import { ErrorCode } from '@appcat/contracts';
+import { WireException } from '@appcat/microservice';
+import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
+import type { RefreshJob } from '../cache/refresh-queue.js';
+import {
+  type Freshness,
+  type ResourceRequest,
+  type ResourceStore,
+  UncachedResources,
+} from '../cache/resource-store.js';
+import type { CacheTtls, GooglePlayConfig } from '../config.js';
+import { EMPTY_LIST, listOf, type ListData, type QueryOf, type StoreAdapter } from '../store/store-adapter.js';
+import { expectSuccess, httpError } from '../upstream/upstream-failures.js';
+import type { UpstreamHttpClient, UpstreamResponse } from '../upstream/upstream-http-client.js';
+import { clusterPage, clusterPageForm, CLUSTER_RPC, developerPage, type PlayListedApp } from './play-pages.js';
+import { PLAY_UPSTREAM, playRefusal, playUpstreamOf } from './play-upstream.js';
+
+/** The language Google Play's pages are asked in; the route takes a country only. */
+const PAGE_LANGUAGE = 'en';
+const NUMERIC_ID = /^\d+$/;
+
+export interface GooglePlayStoreAdapterOptions {
+  /** Where upstream resources are cached; default: none, every call asks Google Play. */
+  store?: ResourceStore;
+  ttl: CacheTtls;
+}
+
+/**
+ * Google Play, read from its own pages as its site reads them: a developer's page (`ds:3`) and the
+ * batchexecute continuations behind it. Our own reader rather than the `google-play-scraper` package:
+ * every request must go through our guarded client (rate limit, breaker, egress budget, metrics),
+ * which the package's fixed base URL and got-based requests do not allow for all of its calls.
+ */
+export class GooglePlayStoreAdapter implements StoreAdapter {
+  private readonly store: ResourceStore;
+  private readonly lists: Freshness;
+  private readonly host: string;
+
+  constructor(
+    private readonly config: GooglePlayConfig,
+    private readonly http: UpstreamHttpClient,
+    options: GooglePlayStoreAdapterOptions,
+  ) {
+    this.store = options.store ?? new UncachedResources();
+    const { listsSeconds, notFoundSeconds, staleSeconds } = options.ttl;
+    this.lists = { freshMs: listsSeconds * 1000, notFoundMs: notFoundSeconds * 1000, staleMs: staleSeconds * 1000 };
+    this.host = new URL(config.baseUrl).host;
+  }
+
+  /** The developer's apps as its page lists them, every continuation page followed; nothing for an unknown developer. */
+  async getDeveloper(query: QueryOf<'developers.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const apps = await this.store.get(this.developerRequest(query.country ?? 'us', query.developerId), trace);
+    return apps ? listOf(apps) : EMPTY_LIST;
+  }
+
+  upstreamOf(resourceKey: string): string | undefined {
+    return playUpstreamOf(resourceKey);
+  }
+
+  refreshRequest(job: RefreshJob): ResourceRequest<unknown> | undefined {
+    const [country, developerId] = job.args;
+    if (job.kind !== 'developer' || typeof country !== 'string' || typeof developerId !== 'string') return undefined;
+    return this.developerRequest(country, developerId);
+  }
+
+  searchApps(): Promise<ListData> {
+    return this.notServed('apps.search');
+  }
+  getApp(): Promise<ListData> {
+    return this.notServed('apps.get');
+  }
+  appReviews(): Promise<ListData<never>> {
+    return this.notServed('apps.reviews');
+  }
+  similarApps(): Promise<ListData> {
+    return this.notServed('apps.similar');
+  }
+  searchBundles(): Promise<ListData> {
+    return this.notServed('bundles.search');
+  }
+  getBundle(): Promise<ListData> {
+    return this.notServed('bundles.get');
+  }
+  bundleReviews(): Promise<ListData<never>> {
+    return this.notServed('bundles.reviews');
+  }
+  similarBundles(): Promise<ListData> {
+    return this.notServed('bundles.similar');
+  }
+
+  private notServed(route: string): never {
+    throw new WireException(ErrorCode.InvalidArgument, `Google Play's catalog does not serve ${route}`);
+  }
+
+  private developerRequest(country: string, developerId: string): ResourceRequest<PlayListedApp[]> {
+    return {
+      key: `play:developer:${country}:${developerId}`,
+      freshness: this.lists,
+      load: () => this.loadDeveloper(country, developerId),
+      refresh: { upstream: PLAY_UPSTREAM, kind: 'developer', args: [country, developerId] },
+    };
+  }
+
+  private async loadDeveloper(country: string, developerId: string): Promise<PlayListedApp[] | undefined> {
+    const path = NUMERIC_ID.test(developerId) ? '/store/apps/dev' : '/store/apps/developer';
+    const url = new URL(path, this.config.baseUrl);
+    url.search = new URLSearchParams({ id: developerId, hl: PAGE_LANGUAGE, gl: country }).toString();
+    const first = await this.send(url);
+    if (first.status === 404) return undefined;
+    expectSuccess(first, this.host);
+    const page = developerPage(first.body, this.config.baseUrl, this.host);
+    const apps = new Map(page.apps.map((app) => [app.appId, app]));
+    const seen = new Set<string>();
+    let token = page.nextToken;
+    for (let followed = 0; token && !seen.has(token) && followed < this.config.maxContinuations; followed++) {
+      seen.add(token);
+      const next = await this.send(this.batchUrl(country), clusterPageForm(token));
+      expectSuccess(next, this.host);
+      const more = clusterPage(next.body, this.config.baseUrl, this.host);
+      for (const app of more.apps) if (!apps.has(app.appId)) apps.set(app.appId, app);
+      token = more.apps.length > 0 ? more.nextToken : undefined;
+    }
+    return [...apps.values()];
+  }
+
+  private batchUrl(country: string): URL {
+    const url = new URL('/_/PlayStoreUi/data/batchexecute', this.config.baseUrl);
+    url.search = new URLSearchParams({ rpcids: CLUSTER_RPC, hl: PAGE_LANGUAGE, gl: country }).toString();
+    return url;
+  }
+
+  /** One request to Google Play; its refusals (consent, captcha, error pages) fail it, whatever the client in front. */
+  private async send(url: URL, form?: string): Promise<UpstreamResponse> {
+    const response = await this.http.get({
+      url,
+      form,
+      upstream: PLAY_UPSTREAM,
+      headers: { 'user-agent': this.config.userAgent, 'accept-language': PAGE_LANGUAGE },
+      redirect: 'manual',
+      refusal: playRefusal,
+    });
+    const refused = playRefusal(response);
+    if (refused)
+      throw new WireException(
+        ErrorCode.UpstreamThrottled,
+        `upstream store refused the request: ${refused} (${this.host})`,
+      );
+    if (response.status >= 300 && response.status < 400) throw httpError(response, this.host);
+    return response;
+  }
+}

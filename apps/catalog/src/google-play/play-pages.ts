@@ -1,0 +1,219 @@
+import { badResponse } from '../upstream/upstream-failures.js';
+
+/*
+ * Google Play's pages carry their data as JSON arrays in `AF_initDataCallback({key: 'ds:N', …, data: …,
+ * sideChannel: {}})` scripts, and its batchexecute answers as `)]}'`-prefixed frames
+ * `["wrb.fr", rpcId, "<payload as JSON text>", …]`. Positions in those arrays are Google's, read the
+ * way public scrapers read them in July 2026 (docs/upstream.md, "Google Play").
+ */
+
+/** One app as a developer's list shows it: what every Google Play list route answers. */
+export interface PlayListedApp {
+  appId: string;
+  title: string;
+  url: string;
+  icon?: string;
+  developer?: string;
+  /** ISO 4217, when the list gives a price. */
+  currency?: string;
+  /** In units of the currency; 0 for a free app. */
+  price: number;
+  free: boolean;
+  summary?: string;
+  scoreText?: string;
+  score?: number;
+}
+
+/** A page of a developer's apps, and the token of the next page if there is one. */
+export interface PlayListPage {
+  apps: PlayListedApp[];
+  nextToken?: string;
+}
+
+type Path = readonly number[];
+
+function at(value: unknown, path: Path): unknown {
+  let current = value;
+  for (const index of path) {
+    if (!Array.isArray(current)) return undefined;
+    current = current[index];
+  }
+  return current;
+}
+
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+
+/** The JSON of every `AF_initDataCallback` script on a page, by its key (`ds:3`); unreadable blocks left out. */
+export function scriptBlocks(html: string): Map<string, unknown> {
+  const blocks = new Map<string, unknown>();
+  for (const match of html.matchAll(
+    /AF_initDataCallback\(\{key: '(ds:\d+)'[\s\S]*?data:([\s\S]*?), sideChannel: \{\}\}\);<\/script/g,
+  )) {
+    try {
+      blocks.set(match[1], JSON.parse(match[2]));
+    } catch {
+      // An unreadable block other than the one asked for does not matter; a missing one is reported by its reader.
+    }
+  }
+  return blocks;
+}
+
+/** The payload of `rpcId`'s frame in a batchexecute answer; null when Google answered that rpc with an error frame. */
+export function batchPayload(body: string, rpcId: string, host: string): unknown {
+  for (const line of body.split('\n')) {
+    if (!line.startsWith('[')) continue;
+    let frames: unknown;
+    try {
+      frames = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(frames)) continue;
+    for (const frame of frames) {
+      if (!Array.isArray(frame) || frame[0] !== 'wrb.fr' || frame[1] !== rpcId) continue;
+      if (frame[2] === null) return null;
+      try {
+        return JSON.parse(String(frame[2]));
+      } catch {
+        throw badResponse(`a batchexecute ${rpcId} payload that is not JSON`, host);
+      }
+    }
+  }
+  throw badResponse(`a batchexecute answer without its ${rpcId} frame`, host);
+}
+
+/** Where each field sits in one app entry of a list, for the three shapes lists come in. */
+interface ItemLayout {
+  appId: Path;
+  title: Path;
+  url: Path;
+  icon: Path;
+  developer: Path;
+  summary: Path;
+  scoreText: Path;
+  score: Path;
+  /** Price in micros (developer pages) or as display text (continuations). */
+  price: Path;
+  priceIsText: boolean;
+  currency: Path;
+}
+
+/** An entry of a developer page reached by id (`/store/apps/dev?id=`). */
+const DEV_PAGE_ITEM: ItemLayout = {
+  appId: [0, 0],
+  title: [3],
+  url: [10, 4, 2],
+  icon: [1, 3, 2],
+  developer: [14],
+  summary: [13, 1],
+  scoreText: [4, 0],
+  score: [4, 1],
+  price: [8, 1, 0, 0],
+  priceIsText: false,
+  currency: [8, 1, 0, 1],
+};
+
+/** A developer page reached by name (`/store/apps/developer?id=`) wraps the same entry once more. */
+const NAMED_PAGE_ITEM: ItemLayout = Object.fromEntries(
+  Object.entries(DEV_PAGE_ITEM).map(([k, v]) => [k, Array.isArray(v) ? [0, ...v] : v]),
+) as unknown as ItemLayout;
+
+/** An entry of a `qnKhOb` continuation page (a cluster). */
+const CLUSTER_ITEM: ItemLayout = {
+  appId: [12, 0],
+  title: [2],
+  url: [9, 4, 2],
+  icon: [1, 1, 0, 3, 2],
+  developer: [4, 0, 0, 0],
+  summary: [4, 1, 1, 1, 1],
+  scoreText: [6, 0, 2, 1, 0],
+  score: [6, 0, 2, 1, 1],
+  price: [7, 0, 3, 2, 1, 0, 2],
+  priceIsText: true,
+  currency: [7, 0, 3, 2, 1, 0, 1],
+};
+
+function listedApp(entry: unknown, layout: ItemLayout, baseUrl: string): PlayListedApp | undefined {
+  const appId = text(at(entry, layout.appId));
+  const title = text(at(entry, layout.title));
+  const path = text(at(entry, layout.url));
+  if (!appId || !title || !path) return undefined;
+  const rawPrice = at(entry, layout.price);
+  const price = layout.priceIsText
+    ? Number.parseFloat(/[0-9]+(?:[.,][0-9]+)?/.exec(text(rawPrice) ?? '')?.[0]?.replace(',', '.') ?? '0')
+    : (number(rawPrice) ?? 0) / 1_000_000;
+  const app: PlayListedApp = {
+    appId,
+    title,
+    url: new URL(path, baseUrl).href,
+    icon: text(at(entry, layout.icon)),
+    developer: text(at(entry, layout.developer)),
+    currency: text(at(entry, layout.currency)),
+    price,
+    free: price === 0,
+    summary: text(at(entry, layout.summary)),
+    scoreText: text(at(entry, layout.scoreText)),
+    score: number(at(entry, layout.score)),
+  };
+  for (const key of Object.keys(app) as (keyof PlayListedApp)[]) if (app[key] === undefined) delete app[key];
+  return app;
+}
+
+function readEntries(
+  entries: unknown,
+  layout: ItemLayout,
+  baseUrl: string,
+  what: string,
+  host: string,
+): PlayListedApp[] {
+  if (!Array.isArray(entries)) throw badResponse(`${what} without its app list`, host);
+  const apps = entries.map((entry) => listedApp(entry, layout, baseUrl)).filter((a): a is PlayListedApp => !!a);
+  // An entry we cannot read is drift; a page of them is no page at all.
+  if (entries.length > 0 && apps.length === 0) throw badResponse(`${what} whose apps are unreadable`, host);
+  return apps;
+}
+
+/**
+ * The first page of a developer's apps from its page's `ds:3` block: at `[0][1][0][21]` on a page
+ * reached by id, `[0][1][0][22]` on one reached by name; apps at `[0]`, the next page's token at
+ * `[1][3][1]`. A page without it is an answer we cannot read, never an empty list.
+ */
+export function developerPage(html: string, baseUrl: string, host: string): PlayListPage {
+  const block = scriptBlocks(html).get('ds:3');
+  if (block === undefined) throw badResponse('a developer page without its ds:3 data', host);
+  for (const [index, layout] of [
+    [21, DEV_PAGE_ITEM],
+    [22, NAMED_PAGE_ITEM],
+  ] as const) {
+    const root = at(block, [0, 1, 0, index]);
+    if (!Array.isArray(root) || !Array.isArray(root[0])) continue;
+    const apps = readEntries(root[0], layout, baseUrl, 'a developer page', host);
+    if (apps.length === 0) throw badResponse('a developer page listing no apps', host);
+    return { apps, nextToken: text(at(root, [1, 3, 1])) };
+  }
+  throw badResponse('a developer page without its app list', host);
+}
+
+/** The rpc that pages a cluster of apps, and the body Google Play's own pages send for the next page. */
+export const CLUSTER_RPC = 'qnKhOb';
+const CLUSTER_FIELDS = [96, 27, 4, 8, 57, 30, 110, 79, 11, 16, 49, 1, 3, 9, 12, 104, 55, 56, 51, 10, 34, 77];
+export const CLUSTER_PAGE_SIZE = 100;
+
+export function clusterPageForm(token: string): string {
+  const request = [[null, [[10, [10, CLUSTER_PAGE_SIZE]], true, null, CLUSTER_FIELDS], null, token]];
+  return new URLSearchParams({
+    'f.req': JSON.stringify([[[CLUSTER_RPC, JSON.stringify(request), null, 'generic']]]),
+  }).toString();
+}
+
+/**
+ * A continuation page: apps at `[0][6][0]`, the next token at `[0][6][7][1]`. Google answers a token
+ * past the end with an error frame (payload null): the list has ended.
+ */
+export function clusterPage(body: string, baseUrl: string, host: string): PlayListPage {
+  const payload = batchPayload(body, CLUSTER_RPC, host);
+  if (payload === null) return { apps: [] };
+  const apps = readEntries(at(payload, [0, 6, 0]), CLUSTER_ITEM, baseUrl, 'a continuation page', host);
+  return { apps, nextToken: text(at(payload, [0, 6, 7, 1])) };
+}

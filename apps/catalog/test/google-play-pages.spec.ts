@@ -1,0 +1,103 @@
+/*
+ * Google Play's page conventions, read from real public captures (test/fixtures/google-play/README.md).
+ */
+import { ErrorCode } from '@appcat/contracts';
+import { readFileSync } from 'node:fs';
+import { clusterPage, developerPage } from '../src/google-play/play-pages.js';
+import { playRefusal } from '../src/google-play/play-upstream.js';
+
+const BASE = 'https://play.google.com';
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/google-play/${name}`, import.meta.url), 'utf8');
+const response = (status: number, body = '', headers: Record<string, string> = {}) => ({
+  status,
+  body,
+  headers: new Headers(headers),
+});
+
+describe("Google Play's developer pages", () => {
+  it("reads the first page of a developer reached by id, and the next page's token", () => {
+    const page = developerPage(fixture('developer-5700313618786177705.html'), BASE, 'play.google.com');
+    expect(page.apps).toHaveLength(10);
+    expect(page.apps[0]).toMatchObject({
+      appId: 'com.google.android.apps.messaging',
+      title: 'Google Messages',
+      url: 'https://play.google.com/store/apps/details?id=com.google.android.apps.messaging',
+      developer: 'Google LLC',
+      currency: 'USD',
+      price: 0,
+      free: true,
+      scoreText: '4.3',
+      score: 4.303828,
+    });
+    expect(page.apps.every((app) => app.developer === 'Google LLC' && app.icon?.startsWith('https://'))).toBe(true);
+    expect(page.nextToken).toMatch(/^YpUBSj8K/);
+  });
+
+  it('reads a developer reached by name, a paid app with its price in units, and no next page', () => {
+    const page = developerPage(fixture('developer-mojang.html'), BASE, 'play.google.com');
+    expect(page.apps.map((app) => app.appId)).toEqual([
+      'com.mojang.minecraftpe',
+      'com.mojang.minecraftedu',
+      'com.mojang.minecraftedu_preview',
+    ]);
+    expect(page.apps[0]).toMatchObject({
+      title: 'Minecraft: Dream it, Build it!',
+      price: 6.99,
+      free: false,
+      currency: 'USD',
+    });
+    expect(page.nextToken).toBeUndefined();
+  });
+
+  it('reads a continuation page (its apps in the cluster layout, one without a rating) and its error frame as the end', () => {
+    const page = clusterPage(fixture('continuation-last-page.txt'), BASE, 'play.google.com');
+    expect(page.apps.map((app) => [app.appId, app.score])).toEqual([
+      ['com.google.android.apps.classroom', 2.8394365],
+      ['com.google.android.apps.adm', 4.2094746],
+      ['com.google.android.apps.seekh', undefined],
+    ]);
+    expect(page.nextToken).toBeUndefined();
+    expect(clusterPage(fixture('continuation-error.txt'), BASE, 'play.google.com')).toEqual({ apps: [] });
+  });
+
+  it.each([
+    ['a page without its ds:3 block', '<html><body>nothing</body></html>', 'a developer page without its ds:3 data'],
+    [
+      'a ds:3 block without the app list',
+      "<script>AF_initDataCallback({key: 'ds:3', hash: '1', data:[[null,[[]]]], sideChannel: {}});</script>",
+      'a developer page without its app list',
+    ],
+    [
+      'a page whose list is empty',
+      `<script>AF_initDataCallback({key: 'ds:3', hash: '1', data:${JSON.stringify([[null, [Object.assign(Array(22).fill(null), { 21: [[]] })]]])}, sideChannel: {}});</script>`,
+      'a developer page listing no apps',
+    ],
+  ])('refuses %s as unreadable, never an empty list', (_what, html, message) => {
+    expect(() => developerPage(html, BASE, 'play.google.com')).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.UpstreamBadResponse,
+        message: `upstream store answered ${message} (play.google.com)`,
+      }),
+    );
+  });
+});
+
+describe("Google Play's refusals", () => {
+  it.each([
+    [
+      response(302, '', { location: 'https://consent.google.com/ml?continue=https://play.google.com/' }),
+      'a redirect to consent.google.com',
+    ],
+    [
+      response(503, '<html>Our systems have detected unusual traffic from your computer network.</html>'),
+      'HTTP 503 with a captcha',
+    ],
+    [response(200, '<script src="https://www.google.com/recaptcha/api.js"></script>'), 'HTTP 200 with a captcha'],
+    [response(200, '<html><body>PlayGatewayError</body></html>'), 'HTTP 200 with PlayGatewayError'],
+    [response(200, fixture('developer-mojang.html')), undefined],
+    [response(302, '', { location: 'https://play.google.com/store/apps/dev?id=1' }), undefined],
+    [response(404, 'not found'), undefined],
+  ])('%#: %o is %p', (answer, refusal) => {
+    expect(playRefusal(answer)).toBe(refusal);
+  });
+});
