@@ -7,6 +7,8 @@ export interface EmulatorRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
+  /** A POST's body (Google Play's batchexecute); absent on other requests. */
+  body?: string;
 }
 
 export interface EmulatorResponse {

@@ -18,3 +18,5 @@ export {
   type StoreEmulator,
   type StoreEmulatorOptions,
 } from './server.js';
+export { PLAY_REFERENCE } from './google-play/play-catalogue.js';
+export { PLAY_BLOCKS } from './google-play/play-faults.js';

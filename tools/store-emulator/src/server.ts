@@ -15,12 +15,14 @@ import { ampApiRoutes } from './routes/amp-api.js';
 import { itunesRoutes } from './routes/itunes.js';
 import { sameOriginRoutes } from './routes/same-origin.js';
 import { webRoutes } from './routes/web.js';
+import { PlayCatalogue } from './google-play/play-catalogue.js';
+import { googlePlayRoutes } from './google-play/play-routes.js';
 
 export type { RequestFault, RequestHook } from './control/request-fault.js';
 
 export const DEFAULT_SEED = 20_250_101;
 
-/** Control requests carry small JSON bodies; anything bigger is refused. */
+/** Control requests and batchexecute forms carry small bodies; anything bigger is refused. */
 const MAX_CONTROL_BODY_BYTES = 65_536;
 
 export interface StoreEmulatorOptions {
@@ -66,6 +68,7 @@ export interface StoreEmulator {
 export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Promise<StoreEmulator> {
   const seed = options.seed ?? DEFAULT_SEED;
   const catalogue = new Catalogue(seed);
+  const playCatalogue = new PlayCatalogue(seed);
   let rotation = 0;
   const tokenLifetime = options.tokenLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIME_S;
   let issuedAt = tokenIssuedAt(Date.now(), tokenLifetime);
@@ -119,10 +122,14 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
       () => baseUrl,
       () => drift,
     ),
+    ...googlePlayRoutes(playCatalogue),
   ];
 
   const answer = (request: EmulatorRequest): EmulatorResponse => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { errorMessage: 'Method Not Allowed' });
+    // POST is Google Play's batchexecute only.
+    const post = request.method === 'POST' && endpointOf(request.path) === 'play-batch';
+    if (request.method !== 'GET' && request.method !== 'HEAD' && !post)
+      return json(405, { errorMessage: 'Method Not Allowed' });
     for (const route of routes) {
       const response = route(request);
       if (response) return response;
@@ -137,7 +144,8 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
     res.end(body);
   };
 
-  const handleControl = (req: IncomingMessage, res: ServerResponse, request: EmulatorRequest) => {
+  /** Reads a request's body, then `then` with it; a body past the bound is a 413. */
+  const withBody = (req: IncomingMessage, res: ServerResponse, then: (body: string) => void) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -146,15 +154,20 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
     });
     req.on('end', () => {
       if (size > MAX_CONTROL_BODY_BYTES) return send(res, json(413, { error: 'body too large' }));
+      then(Buffer.concat(chunks).toString('utf8'));
+    });
+  };
+
+  const handleControl = (req: IncomingMessage, res: ServerResponse, request: EmulatorRequest) =>
+    withBody(req, res, (body) => {
       let response: EmulatorResponse;
       try {
-        response = answerControl(control, request, Buffer.concat(chunks).toString('utf8'));
+        response = answerControl(control, request, body);
       } catch (error) {
         response = json(500, { error: error instanceof Error ? error.message : 'emulator failure' });
       }
       send(res, response);
     });
-  };
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const rawUrl = req.url ?? '/';
@@ -166,6 +179,11 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
       headers: req.headers,
     };
     if (request.path.startsWith(CONTROL_PREFIX)) return handleControl(req, res, request);
+    if (req.method === 'POST') return withBody(req, res, (body) => serve(req, res, { ...request, body }));
+    serve(req, res, request);
+  };
+
+  const serve = (req: IncomingMessage, res: ServerResponse, request: EmulatorRequest) => {
     requests++;
     const endpoint = endpointOf(request.path);
     stats.count(endpoint);

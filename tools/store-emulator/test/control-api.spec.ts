@@ -56,6 +56,8 @@ describe('control API: faults, stats and the emulated rate limit over HTTP', () 
         'amp-app-bundles': 1,
         'amp-search': 1,
         'same-origin': 0,
+        'play-page': 0,
+        'play-batch': 0,
         other: 1,
       },
       faulted: 0,

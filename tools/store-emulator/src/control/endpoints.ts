@@ -2,7 +2,8 @@
  * The upstream endpoints the emulator serves, by name: what stats count, what faults and the rate
  * limit match. Names follow Apple's hosts: iTunes Search/Lookup and the reviews feed
  * (itunes.apple.com), store pages (apps.apple.com), the web catalogue (amp-api), the catalogue the
- * site reads through its own origin (apps.apple.com/api/apps/v1/catalog/…).
+ * site reads through its own origin (apps.apple.com/api/apps/v1/catalog/…); and Google Play's pages
+ * (play.google.com/store/apps/…) and its batchexecute.
  */
 export const ENDPOINTS = [
   'search',
@@ -13,6 +14,8 @@ export const ENDPOINTS = [
   'amp-app-bundles',
   'amp-search',
   'same-origin',
+  'play-page',
+  'play-batch',
   'other',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
@@ -25,6 +28,8 @@ const PAGE_PATH = /^\/[a-z]{2}\/(app|app-bundle|developer)(?:\/|$)/;
 const ASSET_PATH = /^\/assets\//;
 
 export function endpointOf(path: string): Endpoint {
+  if (path.startsWith('/store/apps/')) return 'play-page';
+  if (path.startsWith('/_/PlayStoreUi/data/batchexecute')) return 'play-batch';
   if (path === '/search') return 'search';
   if (path === '/lookup') return 'lookup';
   if (FEED_PATH.test(path)) return 'reviews';

@@ -1,0 +1,106 @@
+import { hash, Random } from '../catalogue/random.js';
+import { COMPANY_KINDS, COMPANY_WORDS, LATIN_ADJECTIVES, NOUNS } from '../catalogue/vocabulary.js';
+
+/** One app as Google Play lists it on its developer's page. */
+export interface PlayApp {
+  /** Package name. */
+  appId: string;
+  title: string;
+  summary: string;
+  icon: string;
+  score: number;
+  /** 0 for a free app; otherwise in micros of the storefront's currency, priced in US dollars. */
+  priceUsdMicros: number;
+  /** The countries it is sold in; null: everywhere. */
+  countries: readonly string[] | null;
+}
+
+export interface PlayDeveloper {
+  /** The numeric id of `/store/apps/dev?id=` (19 digits, kept as text). */
+  id: string;
+  /** The name of `/store/apps/developer?id=`, as its pages write it. */
+  name: string;
+  apps: readonly PlayApp[];
+}
+
+/** Ids that exist whatever the seed: the numeric developer of the issue's example, and a few by name. */
+export const PLAY_REFERENCE = {
+  /** Google LLC: 135 apps, so its page and two continuations (10 + 100 + 25). */
+  googleLlc: { id: '5700313618786177705', name: 'Google LLC', apps: 135 },
+  /** Mojang: 3 apps, one paid (USD 6.99), on one page. */
+  mojang: { id: '4772240228547998649', name: 'Mojang', apps: 3 },
+  /** Sold in jp only: its page elsewhere is a 404. */
+  japanOnly: { id: '6543210987654321098', name: '株式会社ポケット', apps: 4 },
+} as const;
+
+const DEVELOPERS = 400;
+
+function numericId(seed: number, index: number): string {
+  const wide = (BigInt(hash(seed, index, 1)) << 32n) | BigInt(hash(seed, index, 2));
+  return (4_000_000_000_000_000_000n + (wide % 5_000_000_000_000_000_000n)).toString();
+}
+
+function packageWord(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'app';
+}
+
+/** `countries` undefined: each app sold everywhere or, now and then, in one country only. */
+function makeApps(seed: number, devIndex: number, name: string, count: number, countries?: string[] | null): PlayApp[] {
+  const rng = new Random(seed, devIndex, 7);
+  const company = packageWord(name.split(' ')[0]);
+  const nouns = Object.values(NOUNS.latin).flat();
+  const apps: PlayApp[] = [];
+  for (let i = 0; i < count; i++) {
+    const title = `${rng.pick(LATIN_ADJECTIVES)} ${rng.pick(nouns)}${i > nouns.length ? ` ${i}` : ''}`;
+    const restricted =
+      countries !== undefined ? countries : rng.chance(0.07) ? [rng.pick(['us', 'gb', 'de', 'jp', 'br'])] : null;
+    apps.push({
+      appId: `com.${company}.${packageWord(title)}${i}`,
+      title,
+      summary: `${title} by ${name}: ${rng.pick(['simple', 'fast', 'offline', 'beautiful', 'private'])} and free of clutter.`,
+      icon: `https://play-lh.googleusercontent.com/emulator-${hash(seed, devIndex, i).toString(36)}`,
+      score: Math.round((2.5 + rng.next() * 2.5) * 1_000_000) / 1_000_000,
+      priceUsdMicros: countries === undefined && rng.chance(0.1) ? rng.pick([990_000, 1_990_000, 4_990_000]) : 0,
+      countries: restricted,
+    });
+  }
+  return apps;
+}
+
+/** Google Play's developers and apps, generated from the seed (nothing stored). */
+export class PlayCatalogue {
+  readonly developers: readonly PlayDeveloper[];
+  private readonly byId = new Map<string, PlayDeveloper>();
+  private readonly byName = new Map<string, PlayDeveloper>();
+
+  constructor(seed: number) {
+    const developers: PlayDeveloper[] = [];
+    const reference = [PLAY_REFERENCE.googleLlc, PLAY_REFERENCE.mojang, PLAY_REFERENCE.japanOnly];
+    reference.forEach((r, i) => {
+      const apps = makeApps(seed, -1 - i, r.name, r.apps, r === PLAY_REFERENCE.japanOnly ? ['jp'] : null);
+      if (r === PLAY_REFERENCE.mojang) apps[0].priceUsdMicros = 6_990_000;
+      developers.push({ id: r.id, name: r.name, apps });
+    });
+    const rng = new Random(seed, 404);
+    for (let i = 0; i < DEVELOPERS; i++) {
+      const name = `${rng.pick(COMPANY_WORDS)} ${rng.pick(COMPANY_WORDS)} ${rng.pick(COMPANY_KINDS)}`.trim();
+      if (developers.some((d) => d.name === name)) continue;
+      const count = Math.max(1, Math.floor(60 / (1 + rng.int(0, 30))));
+      developers.push({ id: numericId(seed, i), name, apps: makeApps(seed, i, name, count, null) });
+    }
+    this.developers = developers;
+    for (const developer of developers) {
+      this.byId.set(developer.id, developer);
+      this.byName.set(developer.name, developer);
+    }
+  }
+
+  developer(id: string, by: 'id' | 'name'): PlayDeveloper | undefined {
+    return (by === 'id' ? this.byId : this.byName).get(id);
+  }
+
+  /** The developer's apps sold in `country`, in the order its page lists them. */
+  appsIn(developer: PlayDeveloper, country: string): PlayApp[] {
+    return developer.apps.filter((app) => app.countries === null || app.countries.includes(country));
+  }
+}

@@ -1,0 +1,132 @@
+import type { PlayApp, PlayDeveloper } from './play-catalogue.js';
+
+/*
+ * Google Play's page structures, as the site writes them (and public scrapers read them, July 2026):
+ * a developer page holds its first apps in an `AF_initDataCallback` `ds:3` block, at [0][1][0][21]
+ * when reached by id and [0][1][0][22], each entry wrapped once more, when reached by name, with the
+ * next page's token at [1][3][1] of that root; `batchexecute` answers `)]}'` and frames
+ * `["wrb.fr", rpcId, "<payload JSON>", …]`, a continuation's apps at [0][6][0] and token at [0][6][7][1].
+ */
+
+/** Apps on a developer page before the first continuation. */
+export const FIRST_PAGE_SIZE = 10;
+export const CLUSTER_RPC = 'qnKhOb';
+
+const CURRENCIES: Readonly<Record<string, [code: string, symbol: string, perUsd: number]>> = {
+  us: ['USD', '$', 1],
+  gb: ['GBP', '£', 0.8],
+  de: ['EUR', '€', 0.9],
+  fr: ['EUR', '€', 0.9],
+  jp: ['JPY', '¥', 150],
+  br: ['BRL', 'R$', 5],
+};
+
+function price(app: PlayApp, country: string): { micros: number; currency: string; text?: string } {
+  const [currency, symbol, perUsd] = CURRENCIES[country] ?? CURRENCIES.us;
+  if (app.priceUsdMicros === 0) return { micros: 0, currency };
+  // Prices end in whole cents, or whole yen.
+  const step = currency === 'JPY' ? 1_000_000 : 10_000;
+  const micros = Math.round((app.priceUsdMicros * perUsd) / step) * step;
+  return { micros, currency, text: `${symbol}${(micros / 1_000_000).toFixed(currency === 'JPY' ? 0 : 2)}` };
+}
+
+const detailsPath = (app: PlayApp) => `/store/apps/details?id=${app.appId}`;
+const iconEntry = (app: PlayApp) => [null, 2, [512, 512], [null, null, app.icon], null, null, null, null, null, 2];
+
+/** One entry of a developer page (reached by id). */
+function pageEntry(app: PlayApp, developer: PlayDeveloper, country: string): unknown[] {
+  const { micros, currency } = price(app, country);
+  const entry: unknown[] = Array(15).fill(null);
+  entry[0] = [app.appId, 7];
+  entry[1] = iconEntry(app);
+  entry[3] = app.title;
+  entry[4] = [app.score.toFixed(1), app.score];
+  entry[8] = [null, [[micros, currency]]];
+  entry[10] = [null, null, null, null, [null, null, detailsPath(app)]];
+  entry[13] = [null, app.summary];
+  entry[14] = developer.name;
+  return entry;
+}
+
+/** One entry of a continuation (the cluster layout). */
+function clusterEntry(app: PlayApp, developer: PlayDeveloper, country: string): unknown[] {
+  const { currency, text } = price(app, country);
+  return [
+    null,
+    [null, [iconEntry(app), iconEntry(app)], 2, 2],
+    app.title,
+    null,
+    [
+      [[developer.name, [null, null, null, null, [null, null, `/store/apps/dev?id=${developer.id}`]], true]],
+      [null, [null, [null, app.summary]]],
+    ],
+    null,
+    [[null, null, [null, [app.score.toFixed(1), app.score]]]],
+    text ? [[null, null, null, [null, null, [null, [[null, currency, text]]]]]] : null,
+    [5, 5, 5],
+    [null, null, null, null, [null, null, detailsPath(app)]],
+    null,
+    ['emulator'],
+    [app.appId, 7],
+  ];
+}
+
+/** JSON inside a script: `<` escaped, as Google escapes it, so no value can end the script. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+export function developerPageHtml(
+  developer: PlayDeveloper,
+  apps: readonly PlayApp[],
+  country: string,
+  by: 'id' | 'name',
+  nextToken: string | undefined,
+): string {
+  const entries = apps.map((app) =>
+    by === 'id' ? pageEntry(app, developer, country) : [pageEntry(app, developer, country)],
+  );
+  const root: unknown[] = Array(by === 'id' ? 22 : 23).fill(null);
+  root[3] = [null, null, [null, null, [null, null, developer.name]]];
+  root[by === 'id' ? 21 : 22] = [entries, [null, null, null, [null, nextToken ?? null]]];
+  const data = [[null, [root]]];
+  return [
+    '<!doctype html><html lang="en"><head><base href="https://play.google.com/">',
+    `<title>Android Apps by ${developer.name.replace(/[<&]/g, '')} on Google Play</title></head><body>`,
+    `<script class="ds:3" nonce="emulator">AF_initDataCallback({key: 'ds:3', hash: '8', data:${scriptJson(data)}, sideChannel: {}});</script>`,
+    '</body></html>',
+  ].join('');
+}
+
+/** A `qnKhOb` continuation answer. */
+export function clusterAnswer(
+  developer: PlayDeveloper,
+  apps: readonly PlayApp[],
+  country: string,
+  nextToken: string | undefined,
+): string {
+  const cluster: unknown[] = [
+    apps.map((app) => clusterEntry(app, developer, country)),
+    `More by ${developer.name}`,
+    [null, null, null, null, [null, null, `/store/apps/dev?id=${developer.id}`]],
+    null,
+  ];
+  if (nextToken) cluster[7] = [null, nextToken];
+  const payload = [[null, null, null, ['emulator'], null, null, cluster]];
+  return batchFrames(JSON.stringify(payload));
+}
+
+/** What Google answers for a token it does not know (or past the end): an error frame, no payload. */
+export function clusterErrorAnswer(): string {
+  return batchFrames(null, [
+    5,
+    null,
+    [['type.googleapis.com/wireless.android.finsky.boq.web.data.store.error.PlayDataError', [1]]],
+  ]);
+}
+
+function batchFrames(payload: string | null, error?: unknown): string {
+  const frame =
+    error === undefined
+      ? ['wrb.fr', CLUSTER_RPC, payload, null, null, null, 'generic']
+      : ['wrb.fr', CLUSTER_RPC, null, null, null, error, 'generic'];
+  return `)]}'\n\n${JSON.stringify([frame, ['di', 42], ['af.httprm', 41, '-1', 17]])}`;
+}
