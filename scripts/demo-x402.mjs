@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `npm run demo:x402 [-- --network <base|monad|solana|polygon|arbitrum>]`: an agent pays for catalog
-// calls per call with the official x402 client, against the gateway that `npm start` runs, on that
-// network's local chain or the local Solana ledger (default Base). Prints each receipt, then buys a USD 1
-// key where top-ups are offered.
+// `npm run demo:x402 [-- --network <base|monad|solana|polygon|arbitrum>] [--store google-play]`: an agent
+// pays for catalog calls per call with the official x402 client, against the gateway that `npm start`
+// runs (the App Store's, or Google Play's with --store), on that network's local chain or the local
+// Solana ledger (default Base). Prints each receipt, then buys a USD 1 key where top-ups are offered.
 import { parseArgs } from 'node:util';
 import { X402_NETWORKS } from '@appcat/contracts';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
@@ -13,14 +13,18 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 
-const { values } = parseArgs({ options: { network: { type: 'string', default: 'base' } } });
+const { values } = parseArgs({
+  options: { network: { type: 'string', default: 'base' }, store: { type: 'string', default: 'apple' } },
+});
+const play = values.store === 'google-play';
 const network = X402_NETWORKS.find((n) => n.name === values.network);
 if (!network) {
   process.stderr.write(`--network must be one of ${X402_NETWORKS.map((n) => n.name).join(', ')}, got ${JSON.stringify(values.network)}\n`);
   process.exit(2);
 }
 
-const gateway = process.env.GATEWAY_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+const port = Number(process.env.PORT ?? 3000);
+const gateway = process.env.GATEWAY_URL ?? `http://localhost:${play ? Number(process.env.PLAY_PORT ?? port + 1) : port}`;
 
 /** The official client, able to pay on the chosen network only, so it takes that entry of each challenge. */
 async function clientFor(facts) {
@@ -48,7 +52,12 @@ async function pay(path, init) {
   return body;
 }
 
-process.stdout.write(`paying on ${network.title} (${network.network})\n`);
+process.stdout.write(`paying on ${network.title} (${network.network}) at ${gateway}\n`);
+if (play) {
+  const developer = await pay('/api/developers/5700313618786177705?country=us');
+  process.stdout.write(`  ${developer.data?.resultCount ?? 0} apps by ${developer.data?.results?.[0]?.developer ?? '-'}\n`);
+  process.exit(0);
+}
 // Polygon and Arbitrum are offered on the developers route only (spec §5).
 if (network.set === 'standard') {
   const search = await pay('/api/apps?term=chess');

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: the whole system on local defaults. Installs dependencies if missing, finds or starts
 // Postgres, Redis and NATS, applies migrations, builds, starts the store emulator, payments, catalog
-// and gateway, and prints the gateway URL, a ready curl line and a demo API key holding USD 5.
+// and gateway for the App Store and a catalog and gateway for Google Play (its own address, the same
+// payments), and prints both addresses, ready curl lines and a demo API key holding USD 5.
 // Ctrl-C stops everything it started.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,14 @@ const env = {
   NX_DAEMON: 'false',
 };
 const port = Number(env.PORT ?? 3000);
+// Google Play's gateway: its own port and address, and its catalog's and its own ops ports beside the App Store's.
+const playPort = Number(env.PLAY_PORT ?? port + 1);
+const playEnv = {
+  CATALOG_STORE: 'google-play',
+  GATEWAY_STORE: 'google-play',
+  PORT: String(playPort),
+  PUBLIC_BASE_URL: env.PLAY_PUBLIC_BASE_URL ?? `http://localhost:${playPort}`,
+};
 const useEmulator = (env.START_STORE_EMULATOR ?? 'true') !== 'false';
 // The local chains, the Solana ledger and the dev facilitator stand in for the real networks and facilitator unless one is configured.
 const useLocalPayments = env.X402_FACILITATOR_URL === undefined && (env.START_LOCAL_PAYMENTS ?? 'true') !== 'false';
@@ -93,7 +102,7 @@ function stopInfra() {
 try {
   if (useEmulator) {
     // The emulator does not throttle: lift the catalog's Apple-sized rate limits for it.
-    Object.assign(env, { ITUNES_RATE_PER_MIN: env.ITUNES_RATE_PER_MIN ?? '0', APPLE_WEB_RATE_PER_MIN: env.APPLE_WEB_RATE_PER_MIN ?? '0', APPLE_AMP_API_RATE_PER_MIN: env.APPLE_AMP_API_RATE_PER_MIN ?? '0' });
+    Object.assign(env, { ITUNES_RATE_PER_MIN: env.ITUNES_RATE_PER_MIN ?? '0', APPLE_WEB_RATE_PER_MIN: env.APPLE_WEB_RATE_PER_MIN ?? '0', APPLE_AMP_API_RATE_PER_MIN: env.APPLE_AMP_API_RATE_PER_MIN ?? '0', PLAY_RATE_PER_MIN: env.PLAY_RATE_PER_MIN ?? '0' });
     startService('store-emulator', 'tools/store-emulator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.STORE_EMULATOR_PORT ?? 4010) }, 15_000, 'store emulator');
   }
@@ -111,7 +120,10 @@ try {
   startService('payments', 'apps/payments/dist/main.js');
   startService('catalog', 'apps/catalog/dist/main.js');
   startService('gateway', 'apps/gateway/dist/main.js');
+  startService('play-catalog', 'apps/catalog/dist/main.js', { ...playEnv, OPS_PORT: env.PLAY_CATALOG_OPS_PORT ?? '9112' });
+  startService('play-gateway', 'apps/gateway/dist/main.js', { ...playEnv, OPS_PORT: env.PLAY_GATEWAY_OPS_PORT ?? '9110' });
   await waitListening({ host: '127.0.0.1', port }, 30_000, 'gateway');
+  await waitListening({ host: '127.0.0.1', port: playPort }, 30_000, 'Google Play gateway');
 
   const created = JSON.parse(
     execFileSync('node', ['apps/admin/dist/main.js', 'keys', 'create', '--credit', '5', '--note', 'npm start demo key', '--json'], {
@@ -123,9 +135,11 @@ try {
   process.stdout.write(
     [
       '',
-      `  Gateway:   ${base}`,
-      `  Demo key:  ${created.key}   (USD ${created.balance}; local use only, shown once)`,
+      `  App Store:   ${base}`,
+      `  Google Play: ${playEnv.PUBLIC_BASE_URL}   (same prices, payments and keys)`,
+      `  Demo key:  ${created.key}   (USD ${created.balance}; local use only, shown once; good at both addresses)`,
       `  Try:       curl -H "Authorization: Bearer ${created.key}" "${base}/api/apps?term=chess"`,
+      `             curl -H "Authorization: Bearer ${created.key}" "${playEnv.PUBLIC_BASE_URL}/api/developers/5700313618786177705?country=us"`,
       `  Balance:   curl -H "Authorization: Bearer ${created.key}" "${base}/api/credits/balance"`,
       ...(useLocalPayments
         ? [

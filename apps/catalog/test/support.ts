@@ -1,10 +1,10 @@
 import {
+  CATALOG_SUBJECTS,
   type CatalogPeekReply,
   type CatalogQuery,
   type CatalogReply,
   type CatalogRequest,
   isCatalogUnavailable,
-  Subject,
   type WireError,
 } from '@appcat/contracts';
 import { NatsRpcClient, RpcCallError, WireException } from '@appcat/microservice';
@@ -33,6 +33,7 @@ export function configFor(upstreamUrl: string, env: Record<string, string> = {})
     ITUNES_BASE_URL: upstreamUrl,
     APPLE_WEB_BASE_URL: upstreamUrl,
     APPLE_AMP_API_BASE_URL: upstreamUrl,
+    PLAY_BASE_URL: upstreamUrl,
     NATS_SHUTDOWN_GRACE_MS: '0',
     OPS_PORT: '0',
     ...env,
@@ -223,6 +224,7 @@ export class CatalogSystem {
       ITUNES_RATE_PER_MIN: '0',
       APPLE_WEB_RATE_PER_MIN: '0',
       APPLE_AMP_API_RATE_PER_MIN: '0',
+      PLAY_RATE_PER_MIN: '0',
       // Bounds on healthy paths that a loaded machine must not reach (a call, a wait for a slot or a
       // lock, a Redis command, a lock its holder renews): tests of a bound set their own against a
       // much longer fault.
@@ -257,7 +259,7 @@ export class CatalogSystem {
     return decoded(
       await wireErrorsAsSent(
         this.client.request<CatalogReply>(
-          Subject.CatalogFetch,
+          CATALOG_SUBJECTS[this.config.store].fetch,
           { query, requestId: randomUUID() } satisfies CatalogRequest,
           { service: 'catalog' },
         ),
@@ -277,7 +279,7 @@ export class CatalogSystem {
   async peekReply(query: CatalogQuery): Promise<CatalogPeekReply> {
     return wireErrorsAsSent(
       this.client.request<CatalogPeekReply>(
-        Subject.CatalogPeek,
+        CATALOG_SUBJECTS[this.config.store].peek,
         { query, requestId: randomUUID() } satisfies CatalogRequest,
         { service: 'catalog' },
       ),
@@ -288,7 +290,9 @@ export class CatalogSystem {
   async via(replica: number, query: CatalogQuery): Promise<DecodedReply> {
     return decoded(
       (
-        await this.replicas[replica].get(catalogControllerFor('apple')).fetch({ query, requestId: randomUUID() })
+        await this.replicas[replica]
+          .get(catalogControllerFor(this.config.store))
+          .fetch({ query, requestId: randomUUID() })
       ).toValue(),
     );
   }

@@ -58,6 +58,8 @@ export class System {
       paymentsReplicas?: number;
       gatewayReplicas?: number;
       x402?: boolean;
+      /** Also Google Play's catalog and a gateway for it at an address of its own (`playBaseUrl`), on the same payments. */
+      googlePlay?: boolean;
       env?: Record<string, string>;
       natsMaxPayloadBytes?: number;
     } = {},
@@ -90,6 +92,8 @@ export class System {
       ITUNES_BASE_URL: emulator.url,
       APPLE_WEB_BASE_URL: emulator.url,
       APPLE_AMP_API_BASE_URL: emulator.url,
+      PLAY_BASE_URL: emulator.url,
+      PLAY_RATE_PER_MIN: '0',
       PORT: String(gatewayPort),
       OPS_PORT: '0',
     };
@@ -114,6 +118,22 @@ export class System {
       await app.listen(extraPort, '127.0.0.1');
       extraGateways.push({ app, url: `http://127.0.0.1:${extraPort}` });
     }
+    let play: System['play'];
+    if (options.googlePlay) {
+      const playPort = await freePort();
+      const playEnv = {
+        ...env,
+        CATALOG_STORE: 'google-play',
+        GATEWAY_STORE: 'google-play',
+        PORT: String(playPort),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${playPort}`,
+      };
+      const playCatalog = await createCatalogApp(readCatalogConfig(playEnv), { logger: false });
+      await playCatalog.listen();
+      const playGateway = await createGatewayApp(readGatewayConfig(playEnv), { logger: false });
+      await playGateway.listen(playPort, '127.0.0.1');
+      play = { catalog: playCatalog, gateway: playGateway, baseUrl: `http://127.0.0.1:${playPort}` };
+    }
     const admin = await NatsRpcClient.connect(
       { servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 },
       'e2e-admin',
@@ -136,6 +156,7 @@ export class System {
     system.solana = stack?.solana;
     system.facilitator = stack?.facilitator;
     system.extraGateways = extraGateways;
+    system.play = play;
     return system;
   }
 
@@ -147,6 +168,14 @@ export class System {
   solana?: SolanaLedger;
   facilitator?: DevFacilitator;
   private extraGateways: { app: NestFastifyApplication; url: string }[] = [];
+  /** Google Play's catalog and gateway, with `options.googlePlay`. */
+  play?: { catalog: INestMicroservice; gateway: NestFastifyApplication; baseUrl: string };
+
+  /** Google Play's address, with `options.googlePlay`. */
+  get playBaseUrl(): string {
+    if (!this.play) throw new Error('started without googlePlay');
+    return this.play.baseUrl;
+  }
 
   /** The x402 challenge an unpaid request to `path` gets (a 402 with `payment-required`), decoded. */
   async challenge(path: string, init: RequestInit = {}): Promise<PaymentRequired> {
@@ -175,6 +204,8 @@ export class System {
 
   async stop(): Promise<void> {
     for (const extra of this.extraGateways) await extra.app.close();
+    await this.play?.gateway.close();
+    await this.play?.catalog.close();
     await this.gateway.close();
     await this.catalog.close();
     for (const app of this.payments) await app.close();

@@ -1,0 +1,118 @@
+/*
+ * The sibling catalog end to end: Google Play's catalog and its gateway at an address of their own,
+ * beside the App Store's, on one payments service. The official x402 client pays for a Google Play
+ * developer on each of the five networks, and one API key (as `npm start` issues it) pays at both
+ * addresses from one balance.
+ */
+import { type X402NetworkName, x402Network } from '@appcat/contracts';
+import { SOLANA_DEV_ACCOUNTS } from '@appcat/solana-ledger';
+import { PLAY_REFERENCE } from '@appcat/store-emulator';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
+import { privateKeyToAccount } from 'viem/accounts';
+import { System } from './support/system.js';
+
+const DEVELOPER_PATH = `/api/developers/${PLAY_REFERENCE.googleLlc.id}?country=us`;
+const EVM = ['base', 'monad', 'polygon', 'arbitrum'] as const;
+
+describe('Google Play at its own address, on the same payments', () => {
+  let system: System;
+
+  beforeAll(async () => {
+    system = await System.start({ x402: true, googlePlay: true });
+  }, 240_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  const at = async (base: string, path: string, key?: string) => {
+    const res = await fetch(base + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: (await res.json()) as { status: number; message: string; data: unknown },
+    };
+  };
+  const balanceAt = async (base: string, key: string) =>
+    ((await at(base, '/api/credits/balance', key)).body.data as { balance: string }).balance;
+  const evmClient = (name: X402NetworkName) =>
+    registerExactEvmScheme(new x402Client(), {
+      signer: privateKeyToAccount(system.stack!.evmPayerKey),
+      networks: [x402Network(name).network as `${string}:${string}`],
+    });
+
+  it("offers the developers route on all five networks, in the developers route's order, for its own URL", async () => {
+    const res = await fetch(system.playBaseUrl + DEVELOPER_PATH);
+    expect(res.status).toBe(402);
+    const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+    expect(required.resource.url).toBe(system.playBaseUrl + DEVELOPER_PATH);
+    expect(required.accepts.map((a) => a.network)).toEqual(
+      (['base', 'monad', 'solana', 'polygon', 'arbitrum'] as const).map((n) => x402Network(n).network),
+    );
+    expect(required.accepts.every((a) => a.amount === '3000')).toBe(true);
+  });
+
+  it.each(EVM)(
+    "paid on %s with the official client: the developer's apps, and 3000 more at payTo on that chain",
+    async (name) => {
+      const chain = system.stack!.chain(name);
+      const payTo = chain.accounts.payTo.address;
+      const before = await chain.balanceOf(payTo);
+      const res = await wrapFetchWithPayment(fetch, evmClient(name))(system.playBaseUrl + DEVELOPER_PATH);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as {
+        status: number;
+        data: { resultCount: number; results: { developer: string }[] };
+      };
+      expect(body.data.resultCount).toBe(PLAY_REFERENCE.googleLlc.apps);
+      expect(body.data.results.every((app) => app.developer === 'Google LLC')).toBe(true);
+      expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({
+        success: true,
+        network: x402Network(name).network,
+      });
+      expect((await chain.balanceOf(payTo)) - before).toBe(3000n);
+    },
+  );
+
+  it("paid on Solana with the official client: the developer's apps, and 3000 more at payTo on the ledger", async () => {
+    const ledger = system.solana!;
+    const signer = await createKeyPairSignerFromBytes(
+      new Uint8Array(getBase58Encoder().encode(SOLANA_DEV_ACCOUNTS.payer.secretKey)),
+    );
+    const client = new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: ledger.url }));
+    const payTo = SOLANA_DEV_ACCOUNTS.payTo.address;
+    const before = await ledger.usdcBalance(payTo);
+    const res = await wrapFetchWithPayment(fetch, client)(system.playBaseUrl + DEVELOPER_PATH);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { resultCount: number } }).data.resultCount).toBe(
+      PLAY_REFERENCE.googleLlc.apps,
+    );
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!).network).toBe(
+      x402Network('solana').network,
+    );
+    expect((await ledger.usdcBalance(payTo)) - before).toBe(3000n);
+  });
+
+  it('one key, one balance, one ledger: a call at either address draws from it, a 400 or 404 draws nothing', async () => {
+    const { key, id } = await system.createKey('5');
+    const play = await at(system.playBaseUrl, DEVELOPER_PATH, key);
+    expect(play.status).toBe(200);
+    expect(play.headers.get('x-credits-remaining')).toBe('4.997000');
+    expect(await balanceAt(system.baseUrl, key)).toBe('4.997000');
+
+    const apple = await at(system.baseUrl, '/api/developers/284882218', key);
+    expect(apple.status).toBe(200);
+    expect(await balanceAt(system.playBaseUrl, key)).toBe('4.994000');
+
+    expect((await at(system.playBaseUrl, '/api/developers/0123', key)).status).toBe(400);
+    expect((await at(system.playBaseUrl, '/api/bundles/1482985563', key)).status).toBe(404);
+    expect(await balanceAt(system.baseUrl, key)).toBe('4.994000');
+    await system.waitForSpent(id, 6000n);
+    expect(await system.ledger(id)).toMatchObject({ spent: 6000n, debits: 2 });
+  });
+});
