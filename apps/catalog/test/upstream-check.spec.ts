@@ -97,6 +97,7 @@ describe('upstream check against the store emulator', () => {
         appId: '999999999',
         bundleId: '999999999',
         developerId: '999999999',
+        playDeveloperId: '999999999',
         appTerm: 'zzzqqqxxx',
         bundleTerm: 'zzzqqqxxx',
         country: 'us',
@@ -117,15 +118,20 @@ describe('upstream check against the store emulator', () => {
       ITUNES_BASE_URL: url,
       APPLE_WEB_BASE_URL: url,
       APPLE_AMP_API_BASE_URL: url,
+      PLAY_BASE_URL: url,
       UPSTREAM_TIMEOUT_MS: '30000',
     });
 
-    it('--json prints exactly one object, and exits 0 only when all nine are ok', async () => {
+    it('--json prints exactly one object, and exits 0 only when all routes of both stores are ok', async () => {
       const ok = await run(['--json'], envFor(emulator.url));
       expect(ok.code).toBe(0);
       const parsed = JSON.parse(ok.stdout) as { routes: RouteCheck[] };
       expect(Object.keys(parsed)).toEqual(['routes']);
-      expect(parsed.routes.map((r) => [r.route, r.status])).toEqual(ALL_ROUTES.map((r) => [r, 'ok']));
+      expect(parsed.routes.map((r) => [r.store, r.route, r.status])).toEqual([
+        ...ALL_ROUTES.map((r) => ['apple', r, 'ok']),
+        ['google-play', '/api/developers/{developerId}', 'ok'],
+      ]);
+      expect(parsed.routes[9].detail).toBe('135 records');
       await control.setDrift({ searchGrouping: 'unknown' });
       const drift = await run(['--json'], envFor(emulator.url));
       expect(drift.code).toBe(1);
@@ -141,13 +147,17 @@ describe('upstream check against the store emulator', () => {
       const result = await run(['--country', 'gb'], envFor(url));
       expect(result.code).toBe(1);
       const rows = result.stdout.trim().split('\n');
-      expect(rows).toHaveLength(9);
+      expect(rows).toHaveLength(10);
+      const expected = [...ALL_ROUTES.map((r) => ['apple', r]), ['google-play', '/api/developers/{developerId}']];
       for (const [i, row] of rows.entries())
         expect(row).toMatch(
           new RegExp(
-            `^${ALL_ROUTES[i].replace(/[{}]/g, '\\$&')} +unreachable +upstream store unreachable: connection refused`,
+            `^${expected[i][0]} +${expected[i][1].replace(/[{}]/g, '\\$&')} +unreachable +upstream store unreachable: connection refused`,
           ),
         );
+      const play = await run(['--store', 'google-play', '--play-developer', 'Mojang'], envFor(emulator.url));
+      expect(play.code).toBe(0);
+      expect(play.stdout.trim()).toMatch(/^google-play +\/api\/developers\/\{developerId\} +ok +3 records$/);
     });
 
     it('refuses bad flags with a usage message and exit code 2', async () => {

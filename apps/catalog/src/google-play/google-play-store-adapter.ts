@@ -22,7 +22,8 @@ const NUMERIC_ID = /^\d+$/;
 export interface GooglePlayStoreAdapterOptions {
   /** Where upstream resources are cached; default: none, every call asks Google Play. */
   store?: ResourceStore;
-  ttl: CacheTtls;
+  /** Only matters with a real cache; default: a day's freshness. */
+  ttl?: Pick<CacheTtls, 'listsSeconds' | 'notFoundSeconds' | 'staleSeconds'>;
 }
 
 /**
@@ -39,10 +40,14 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
   constructor(
     private readonly config: GooglePlayConfig,
     private readonly http: UpstreamHttpClient,
-    options: GooglePlayStoreAdapterOptions,
+    options: GooglePlayStoreAdapterOptions = {},
   ) {
     this.store = options.store ?? new UncachedResources();
-    const { listsSeconds, notFoundSeconds, staleSeconds } = options.ttl;
+    const { listsSeconds, notFoundSeconds, staleSeconds } = options.ttl ?? {
+      listsSeconds: 86_400,
+      notFoundSeconds: 3600,
+      staleSeconds: 604_800,
+    };
     this.lists = { freshMs: listsSeconds * 1000, notFoundMs: notFoundSeconds * 1000, staleMs: staleSeconds * 1000 };
     this.host = new URL(config.baseUrl).host;
   }

@@ -1,19 +1,29 @@
 import { parseArgs } from 'node:util';
 import { type CatalogConfig, readCatalogConfig } from '../config.js';
 import { FetchUpstreamHttpClient } from '../upstream/upstream-http-client.js';
-import { checkUpstream, DEFAULT_ITEMS, type RouteCheck, type WellKnownItems } from './upstream-check.js';
+import { STORES, type StoreId } from '@appcat/contracts';
+import {
+  checkGooglePlay,
+  checkUpstream,
+  DEFAULT_ITEMS,
+  type RouteCheck,
+  type WellKnownItems,
+} from './upstream-check.js';
 
-const USAGE = `Usage: npm run upstream:check -- [--json] [--app ID] [--bundle ID] [--developer ID] [--term TEXT] [--bundle-term TEXT] [--country CC]
+const USAGE = `Usage: npm run upstream:check -- [--json] [--store apple|google-play] [--app ID] [--bundle ID] [--developer ID] [--play-developer ID] [--term TEXT] [--bundle-term TEXT] [--country CC]
 
-Asks the upstream store the catalog is configured for (ITUNES_BASE_URL, APPLE_WEB_BASE_URL,
-APPLE_AMP_API_BASE_URL, APPLE_TOKEN_PAGE_PATH) for one well-known item per priced route, reads each
-answer with the catalog's own code and prints one row per route: ok, drift or unreachable.
-Exits 0 only when every route is ok, 1 otherwise, 2 on a usage or configuration error.
+Asks both upstream stores (the App Store at ITUNES_BASE_URL, APPLE_WEB_BASE_URL,
+APPLE_AMP_API_BASE_URL, APPLE_TOKEN_PAGE_PATH; Google Play at PLAY_BASE_URL) for one well-known item
+per priced route, reads each answer with the catalog's own code and prints one row per store and
+route: ok, drift or unreachable. Exits 0 only when every route is ok, 1 otherwise, 2 on a usage or
+configuration error.
 
-  --json           print one JSON object {"routes": [{"route", "status", "detail"}]} on stdout
+  --json           print one JSON object {"routes": [{"store", "route", "status", "detail"}]} on stdout
+  --store S        check one store only (apple or google-play)   default both
   --app ID         app (track id or bundle identifier)   default ${DEFAULT_ITEMS.appId}
   --bundle ID      app bundle id                          default ${DEFAULT_ITEMS.bundleId}
   --developer ID   developer (artist) id                  default ${DEFAULT_ITEMS.developerId}
+  --play-developer Google Play developer (id or name)     default ${DEFAULT_ITEMS.playDeveloperId}
   --term TEXT      app search term                        default ${DEFAULT_ITEMS.appTerm}
   --bundle-term T  bundle search term                     default ${DEFAULT_ITEMS.bundleTerm}
   --country CC     storefront                             default ${DEFAULT_ITEMS.country}
@@ -26,6 +36,7 @@ function readItems(values: Record<string, string | boolean | undefined>): WellKn
     appId: pick('app', DEFAULT_ITEMS.appId),
     bundleId: pick('bundle', DEFAULT_ITEMS.bundleId),
     developerId: pick('developer', DEFAULT_ITEMS.developerId),
+    playDeveloperId: pick('play-developer', DEFAULT_ITEMS.playDeveloperId),
     appTerm: pick('term', DEFAULT_ITEMS.appTerm),
     bundleTerm: pick('bundle-term', DEFAULT_ITEMS.bundleTerm),
     country: pick('country', DEFAULT_ITEMS.country).toLowerCase(),
@@ -40,9 +51,12 @@ function readItems(values: Record<string, string | boolean | undefined>): WellKn
 }
 
 function table(checks: RouteCheck[]): string {
+  const storeWidth = Math.max(...checks.map((c) => c.store.length));
   const width = Math.max(...checks.map((c) => c.route.length));
   const statusWidth = 'unreachable'.length;
-  return checks.map((c) => `${c.route.padEnd(width)}  ${c.status.padEnd(statusWidth)}  ${c.detail}`).join('\n');
+  return checks
+    .map((c) => `${c.store.padEnd(storeWidth)}  ${c.route.padEnd(width)}  ${c.status.padEnd(statusWidth)}  ${c.detail}`)
+    .join('\n');
 }
 
 export interface CliOutput {
@@ -67,6 +81,8 @@ export async function runUpstreamCheckCli(
         app: { type: 'string' },
         bundle: { type: 'string' },
         developer: { type: 'string' },
+        'play-developer': { type: 'string' },
+        store: { type: 'string' },
         term: { type: 'string' },
         'bundle-term': { type: 'string' },
         country: { type: 'string' },
@@ -77,6 +93,8 @@ export async function runUpstreamCheckCli(
       return 0;
     }
     items = readItems(values);
+    if (values.store !== undefined && !(STORES as readonly unknown[]).includes(values.store))
+      throw new Error(`--store must be one of ${STORES.join(', ')}, got ${JSON.stringify(values.store)}`);
   } catch (error) {
     out.stderr(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
     return 2;
@@ -88,11 +106,11 @@ export async function runUpstreamCheckCli(
     out.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
-  const checks = await checkUpstream(
-    config.apple,
-    new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent }),
-    items,
-  );
+  const http = new FetchUpstreamHttpClient({ timeoutMs: config.upstreamTimeoutMs, userAgent: config.apple.userAgent });
+  const stores = values.store === undefined ? STORES : [values.store as StoreId];
+  const checks: RouteCheck[] = [];
+  if (stores.includes('apple')) checks.push(...(await checkUpstream(config.apple, http, items)));
+  if (stores.includes('google-play')) checks.push(...(await checkGooglePlay(config.googlePlay, http, items)));
   out.stdout(values.json ? `${JSON.stringify({ routes: checks })}\n` : `${table(checks)}\n`);
   return checks.every((c) => c.status === 'ok') ? 0 : 1;
 }
