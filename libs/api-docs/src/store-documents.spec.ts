@@ -26,7 +26,7 @@ describe("Google Play's documents, generated from its own table", () => {
     expect(Object.keys(openapi.paths).sort()).toEqual(
       ['/api/credits/balance', '/api/credits/topup', '/api/developers/{developerId}'].sort(),
     );
-    expect(openapi.info.title).toBe('appcat: pay-per-call Google Play catalog for AI agents');
+    expect((openapi.info as { title: string }).title).toBe('appcat: pay-per-call Google Play catalog for AI agents');
     expect(openapi.servers).toEqual([{ url: BASE }]);
     for (const page of [buildCatalogueMarkdown(BASE, play), buildLlmsTxt(BASE, play), buildSkillMarkdown(BASE, play)]) {
       expect(page).toContain('Google Play');
@@ -47,7 +47,11 @@ describe("Google Play's documents, generated from its own table", () => {
       });
     }
     const discovery = buildX402Discovery(BASE, () => [], new Date(0), play);
-    expect(validateDiscoveryExtension(discovery.items[0].extensions!.bazaar)).toMatchObject({ valid: true });
+    expect(
+      validateDiscoveryExtension(
+        discovery.items[0].extensions!.bazaar as Parameters<typeof validateDiscoveryExtension>[0],
+      ),
+    ).toMatchObject({ valid: true });
     expect(discovery.resources).toEqual([`${BASE}/api/developers/5700313618786177705`]);
     expect(discovery.items[0].tags[0]).toBe('google-play');
   });

@@ -16,8 +16,6 @@ import {
 } from 'class-validator';
 import fc from 'fast-check';
 import { compileDtoChecks, type DtoClass, firstFailedCheck } from './dto-checks.js';
-import { PRICED_ROUTES } from './route-table.js';
-import { validateRouteInput } from './validate-route-input.js';
 
 /*
  * The compiler beyond what the route DTOs use today: messages with class-validator's `$` tokens,
