@@ -41,6 +41,8 @@ describe('docker-compose.yml', () => {
         'migrate',
         'nats',
         'payments',
+        'play-catalog',
+        'play-gateway',
         'postgres',
         'redis',
         'store-emulator',
@@ -54,14 +56,14 @@ describe('docker-compose.yml', () => {
     expect(publishedPorts(services.nats)).toEqual([{ hostIp: '127.0.0.1', published: '4222', target: '4222' }]);
   });
 
-  it('publishes a port on every interface for the gateway only, its public port', () => {
+  it('publishes a port on every interface for the gateways only, each its public port', () => {
     const open = Object.entries(services).flatMap(([name, service]) =>
       publishedPorts(service)
         .filter((port) => !isLoopback(port.hostIp))
         .map((port) => `${name} ${port.hostIp ?? '*'}:${port.published ?? 'random'}→${port.target}`),
     );
-    expect(open).toEqual(['gateway *:3000→3000']);
-    for (const [name] of appServices.filter(([name]) => name !== 'gateway'))
+    expect(open).toEqual(['gateway *:3000→3000', 'play-gateway *:3001→3001']);
+    for (const [name] of appServices.filter(([name]) => name !== 'gateway' && name !== 'play-gateway'))
       expect(publishedPorts(services[name])).toEqual([]);
   });
 
@@ -107,6 +109,9 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services.gateway.depends_on ?? {})).toEqual(
       expect.arrayContaining(['nats', 'payments', 'catalog']),
     );
+    expect(Object.keys(services['play-gateway'].depends_on ?? {})).toEqual(
+      expect.arrayContaining(['nats', 'payments', 'play-catalog']),
+    );
   });
 
   it('pins every image: infrastructure by exact version, the application by its local tag', () => {
@@ -127,6 +132,8 @@ describe('docker-compose.yml', () => {
       'local-chain',
       'migrate',
       'payments',
+      'play-catalog',
+      'play-gateway',
       'store-emulator',
     ]);
     for (const [, service] of appServices) {
@@ -155,12 +162,15 @@ describe('docker-compose.yml', () => {
   });
 
   it('binds the services to every interface of their container and probes the ports they listen on', () => {
-    const gateway = environmentOf(services.gateway);
-    expect([gateway.HOST, gateway.OPS_HOST]).toEqual(['0.0.0.0', '0.0.0.0']);
-    expect(healthcheckPort(services.gateway)).toBe(Number(gateway.PORT));
+    for (const name of ['gateway', 'play-gateway']) {
+      const gateway = environmentOf(services[name]);
+      expect([gateway.HOST, gateway.OPS_HOST]).toEqual(['0.0.0.0', '0.0.0.0']);
+      expect(healthcheckPort(services[name])).toBe(Number(gateway.PORT));
+    }
     for (const [name, opsPort] of [
       ['payments', 9101],
       ['catalog', 9102],
+      ['play-catalog', 9102],
     ] as const) {
       const environment = environmentOf(services[name]);
       expect({
@@ -192,5 +202,15 @@ describe('docker-compose.yml', () => {
     const hosts = new Set(urls.flatMap((value) => value.split(',').map((url) => new URL(url).hostname)));
     hosts.delete('localhost');
     expect([...hosts].filter((host) => !services[host])).toEqual([]);
+  });
+
+  it("runs Google Play's catalog and gateway as the same images configured for that store", () => {
+    expect(environmentOf(services['play-catalog'])).toMatchObject({ CATALOG_STORE: 'google-play' });
+    expect(environmentOf(services['play-gateway'])).toMatchObject({
+      GATEWAY_STORE: 'google-play',
+      PUBLIC_BASE_URL: 'http://localhost:3001',
+    });
+    expect(services['play-catalog'].command).toEqual(services.catalog.command);
+    expect(services['play-gateway'].command).toEqual(services.gateway.command);
   });
 });
