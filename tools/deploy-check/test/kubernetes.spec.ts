@@ -19,8 +19,11 @@ import { readYamlDocuments } from '../src/yaml-documents.js';
 
 const OVERLAYS = ['base', 'overlays/local', 'overlays/production', 'overlays/production-clusters'] as const;
 const APPS = ['gateway', 'payments', 'catalog'];
-const EXPOSURE = { publicApp: 'gateway', publicPort: 3000, opsPorts: [9100, 9101, 9102] };
-const ADMIN = { backendApps: ['payments', 'catalog'], adminSecret: 'admin-nats' };
+/** Google Play's gateway and catalog, which the overlays add with the google-play component. */
+const PLAY_APPS = ['gateway-google-play', 'catalog-google-play'];
+const appsOf = (overlay: string) => (overlay === 'base' ? APPS : [...APPS, ...PLAY_APPS]);
+const EXPOSURE = { publicApps: ['gateway', 'gateway-google-play'], publicPort: 3000, opsPorts: [9100, 9101, 9102] };
+const ADMIN = { backendApps: ['payments', 'catalog', 'catalog-google-play'], adminSecret: 'admin-nats' };
 
 const rendered = new Map<string, K8sObject[]>();
 function render(overlay: string): K8sObject[] {
@@ -76,8 +79,8 @@ describe.each(OVERLAYS)('k8s/%s', (overlay) => {
     expect(adminExposureProblems(render(overlay), ADMIN)).toEqual([]);
   });
 
-  it('gives gateway, payments and catalog each their own autoscaler and disruption budget', () => {
-    expect(scalingProblems(render(overlay), APPS)).toEqual([]);
+  it("gives gateway, payments and catalog (and Google Play's gateway and catalog) each their own autoscaler and disruption budget", () => {
+    expect(scalingProblems(render(overlay), appsOf(overlay))).toEqual([]);
   });
 
   it('schedules its CronJobs so an operator can alert on a failed run', () => {
@@ -130,14 +133,37 @@ describe('k8s/overlays/production', () => {
     expect(referenceProblems(render('overlays/production'), productionSecrets())).toEqual([]);
   });
 
-  it('puts only the gateway behind a load balancer, on port 80 to the public port', () => {
+  it("puts only the gateways behind load balancers, each store's at its own address, on port 80 to the public port", () => {
     const external = byKind(render('overlays/production'), 'Service').filter(
       (service) => (service.spec as JsonObject).type === 'LoadBalancer',
     );
-    expect(external.map((service) => service.metadata.name)).toEqual(['gateway']);
-    expect((external[0].spec as JsonObject).ports).toEqual([
-      { name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' },
-    ]);
+    expect(external.map((service) => service.metadata.name)).toEqual(['gateway', 'gateway-google-play']);
+    for (const service of external)
+      expect((service.spec as JsonObject).ports).toEqual([
+        { name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' },
+      ]);
+  });
+
+  it("runs Google Play's gateway and catalog on the same image, configured for that store, as the NATS users of their kind", () => {
+    const objects = render('overlays/production');
+    const config = (name: string) => byKind(objects, 'ConfigMap', name)[0].data as Record<string, string>;
+    expect(config('gateway-google-play-config')).toMatchObject({ GATEWAY_STORE: 'google-play' });
+    expect(config('catalog-google-play-config')).toMatchObject({
+      CATALOG_STORE: 'google-play',
+      PLAY_BASE_URL: 'https://play.google.com',
+    });
+    expect(config('gateway-google-play-config').PUBLIC_BASE_URL).not.toBe(config('gateway-config').PUBLIC_BASE_URL);
+    for (const [play, apple] of [
+      ['gateway-google-play', 'gateway'],
+      ['catalog-google-play', 'catalog'],
+    ]) {
+      const [playContainer] = containersOf(byKind(objects, 'Deployment', play)[0]);
+      const [appleContainer] = containersOf(byKind(objects, 'Deployment', apple)[0]);
+      expect([playContainer.image, playContainer.command]).toEqual([appleContainer.image, appleContainer.command]);
+      expect(playContainer.envFrom?.map((source) => source.secretRef?.name).filter(Boolean)).toEqual(
+        appleContainer.envFrom?.map((source) => source.secretRef?.name).filter(Boolean),
+      );
+    }
   });
 
   it('runs the release image from the registry, by exact version, set through kustomize images', () => {

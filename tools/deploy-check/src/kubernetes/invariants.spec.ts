@@ -11,7 +11,7 @@ import {
 } from './invariants.js';
 import { containersOf, type JsonObject, type K8sObject } from './objects.js';
 
-const RULES = { publicApp: 'gateway', publicPort: 3000, opsPorts: [9100, 9101, 9102] };
+const RULES = { publicApps: ['gateway'], publicPort: 3000, opsPorts: [9100, 9101, 9102] };
 const defaultDeny: K8sObject = {
   apiVersion: 'networking.k8s.io/v1',
   kind: 'NetworkPolicy',

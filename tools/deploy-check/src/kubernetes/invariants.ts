@@ -110,8 +110,8 @@ function resolvePort(port: unknown, containers: Container[]): number[] {
 }
 
 export interface ExposureRules {
-  /** The pods' app.kubernetes.io/name that may be reached from outside the cluster. */
-  publicApp: string;
+  /** The pods' app.kubernetes.io/name that may be reached from outside the cluster: each store's gateway. */
+  publicApps: string[];
   /** The only container port they may be reached on. */
   publicPort: number;
   /** Ports that Prometheus (another namespace) may reach: the ops ports. */
@@ -135,15 +135,17 @@ function isExternalService(service: K8sObject): boolean {
  */
 export function exposureProblems(objects: K8sObject[], rules: ExposureRules): string[] {
   const problems: string[] = [];
-  const publicSelector = { [NAME_LABEL]: rules.publicApp };
+  const isPublic = (selector: Record<string, string>) =>
+    rules.publicApps.some((app) => labelsMatch({ [NAME_LABEL]: app }, selector));
+  const publicApps = rules.publicApps.join(' or ');
   const services = objects.filter((object) => object.kind === 'Service');
 
   for (const service of services) {
     if (!isExternalService(service)) continue;
     const spec = service.spec as JsonObject;
     const selector = (spec.selector ?? {}) as Record<string, string>;
-    if (!labelsMatch(publicSelector, selector))
-      problems.push(`${describe(service)}: exposed outside the cluster but does not select ${rules.publicApp}`);
+    if (!isPublic(selector))
+      problems.push(`${describe(service)}: exposed outside the cluster but does not select ${publicApps}`);
     const pods = podsSelectedBy(objects, selector);
     for (const port of (spec.ports ?? []) as JsonObject[]) {
       const targets = resolvePort(
@@ -164,8 +166,8 @@ export function exposureProblems(objects: K8sObject[], rules: ExposureRules): st
       const name = backend.split('"name":"')[1].replace(/"$/, '');
       const service = services.find((candidate) => candidate.metadata.name === name);
       const selector = ((service?.spec as JsonObject | undefined)?.selector ?? {}) as Record<string, string>;
-      if (!service || !labelsMatch(publicSelector, selector))
-        problems.push(`${describe(ingress)}: routes to ${name}, which is not the ${rules.publicApp}`);
+      if (!service || !isPublic(selector))
+        problems.push(`${describe(ingress)}: routes to ${name}, which is not ${publicApps}`);
     }
   }
 
@@ -186,7 +188,7 @@ export function exposureProblems(objects: K8sObject[], rules: ExposureRules): st
     const spec = policy.spec as JsonObject;
     const podSelector = (spec.podSelector ?? {}) as JsonObject;
     const matchLabels = (podSelector.matchLabels ?? {}) as Record<string, string>;
-    const selectsOnlyPublic = labelsMatch(publicSelector, matchLabels) && podSelector.matchExpressions === undefined;
+    const selectsOnlyPublic = isPublic(matchLabels) && podSelector.matchExpressions === undefined;
     const selected = podsSelectedBy(objects, matchLabels).filter(({ object }) => {
       const expressions = (podSelector.matchExpressions ?? []) as {
         key: string;
@@ -220,7 +222,7 @@ export function exposureProblems(objects: K8sObject[], rules: ExposureRules): st
       const fromOtherNamespaces = from.some((peer) => peer.namespaceSelector !== undefined);
       if (openToAll) {
         if (!selectsOnlyPublic)
-          problems.push(`${describe(policy)}: admits any source to pods other than ${rules.publicApp}`);
+          problems.push(`${describe(policy)}: admits any source to pods other than ${publicApps}`);
         if (ports.length === 0 || ports.some((port) => port !== rules.publicPort)) {
           problems.push(
             `${describe(policy)}: admits any source to ports ${ports.length ? ports.join(', ') : 'all'}, not only ${rules.publicPort}`,

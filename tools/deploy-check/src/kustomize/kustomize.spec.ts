@@ -77,6 +77,31 @@ describe('renderKustomization', () => {
     expect(namespace.metadata).toEqual({ name: 'shop', labels: { team: 'web' } });
   });
 
+  it("adds a component's resources after the kustomization's own, then applies its patches over both", () => {
+    write('extra/api.yaml', deployment.replace(/web/g, 'api').split('---')[0]);
+    write(
+      'extra/patch.yaml',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          env:\n            - { name: MODE, value: with-api }\n',
+    );
+    write(
+      'extra/kustomization.yaml',
+      'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [api.yaml]\npatches:\n  - path: patch.yaml\n',
+    );
+    write(
+      'prod/kustomization.yaml',
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\ncomponents: [../extra]\nnamespace: shop\n',
+    );
+    const objects = renderKustomization(join(root, 'prod'));
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}/${o.metadata.namespace}`)).toEqual([
+      'Deployment/web/shop',
+      'Namespace/shop/undefined',
+      'Deployment/api/shop',
+    ]);
+    expect(JSON.stringify(objects[0])).toContain('with-api');
+    write('extra/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n');
+    expect(() => renderKustomization(join(root, 'prod'))).toThrow('kind must be Component');
+  });
+
   it('refuses a field it does not implement', () => {
     write(
       'prod/kustomization.yaml',

@@ -14,11 +14,23 @@ import { patchObject } from './strategic-merge.js';
 
 /**
  * A small kustomize: the subset of `kustomize build` that k8s/ uses, in kustomize's order (resources,
- * then patches, then namespace, labels and images). Anything else in a kustomization is refused, so
+ * then components — each one's resources, then its patches over everything so far —, then patches,
+ * then namespace, labels and images). Anything else in a kustomization is refused, so
  * the checks never pass over a feature this renderer would silently ignore. No pure-JavaScript
  * kustomize exists on npm; `kubectl kustomize` must agree with this one (docs/deployment.md).
  */
-const SUPPORTED_FIELDS = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'labels', 'images', 'patches']);
+const SUPPORTED_FIELDS = new Set([
+  'apiVersion',
+  'kind',
+  'resources',
+  'components',
+  'namespace',
+  'labels',
+  'images',
+  'patches',
+]);
+/** What a Component (kind: Component) may hold. */
+const COMPONENT_FIELDS = new Set(['apiVersion', 'kind', 'resources', 'patches']);
 
 interface LabelsEntry {
   pairs: Record<string, string>;
@@ -41,6 +53,7 @@ interface PatchEntry {
 
 interface Kustomization {
   resources?: string[];
+  components?: string[];
   namespace?: string;
   labels?: LabelsEntry[];
   images?: ImageEntry[];
@@ -58,15 +71,16 @@ const CLUSTER_SCOPED = new Set([
   'CustomResourceDefinition',
 ]);
 
-function readKustomization(dir: string): Kustomization {
+function readKustomization(dir: string, kind: 'Kustomization' | 'Component' = 'Kustomization'): Kustomization {
   const file = join(dir, 'kustomization.yaml');
   if (!existsSync(file)) throw new Error(`${dir}: no kustomization.yaml`);
   const value = readYamlDocument(file);
   if (!isJsonObject(value)) throw new Error(`${file}: not a mapping`);
+  const supported = kind === 'Component' ? COMPONENT_FIELDS : SUPPORTED_FIELDS;
   for (const field of Object.keys(value)) {
-    if (!SUPPORTED_FIELDS.has(field)) throw new Error(`${file}: "${field}" is not supported by this renderer`);
+    if (!supported.has(field)) throw new Error(`${file}: "${field}" is not supported by this renderer`);
   }
-  if (value.kind !== 'Kustomization') throw new Error(`${file}: kind must be Kustomization`);
+  if (value.kind !== kind) throw new Error(`${file}: kind must be ${kind}`);
   return value as Kustomization;
 }
 
@@ -166,6 +180,12 @@ export function renderKustomization(dir: string): K8sObject[] {
   const kustomization = readKustomization(dir);
   const file = join(dir, 'kustomization.yaml');
   let objects = (kustomization.resources ?? []).flatMap((entry) => loadResource(dir, entry));
+  for (const entry of kustomization.components ?? []) {
+    const componentDir = resolve(dir, entry);
+    const component = readKustomization(componentDir, 'Component');
+    objects.push(...(component.resources ?? []).flatMap((resource) => loadResource(componentDir, resource)));
+    objects = applyPatches(objects, componentDir, component.patches ?? []);
+  }
   const seen = new Set<string>();
   for (const object of objects) {
     const id = objectId(object);
