@@ -1,15 +1,13 @@
 import {
-  type BatchRequest,
   type CatalogPeekReply,
   type CatalogQuery,
   type CatalogReply,
   type CatalogUnavailable,
-  type CatalogRequest,
   CATALOG_SUBJECTS,
-  ErrorCode,
+  parseCatalogRequest,
   type StoreId,
 } from '@appcat/contracts';
-import { BatchResults, handleBatchItems, JsonTextReply, WireException } from '@appcat/microservice';
+import { BatchResults, handleBatchItems, JsonTextReply } from '@appcat/microservice';
 import { CatalogMetrics } from '@appcat/ops';
 import { ROUTE_TABLES } from '@appcat/routes';
 import { Controller, Inject, type Type } from '@nestjs/common';
@@ -36,7 +34,7 @@ export class CatalogController {
     @Inject(UpstreamAvailability) private readonly availability: UpstreamAvailability,
   ) {}
 
-  async fetch(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply>> {
+  async fetch(@Payload() request: unknown): Promise<JsonTextReply<CatalogReply>> {
     const query = queryOf(request);
     const trace = new ProvenanceTrace();
     let result: ListData;
@@ -60,7 +58,7 @@ export class CatalogController {
    * needs is unavailable now (breaker open, or rate budget spent): the gateway then refuses the call
    * before charging for it, since the fetch could only fail.
    */
-  async peek(@Payload() request: CatalogRequest): Promise<JsonTextReply<CatalogReply> | CatalogUnavailable | null> {
+  async peek(@Payload() request: unknown): Promise<JsonTextReply<CatalogReply> | CatalogUnavailable | null> {
     const query = queryOf(request);
     const trace = new ProvenanceTrace(true);
     try {
@@ -93,9 +91,9 @@ export class CatalogController {
    * `catalog.peek.batch`: several peeks from one gateway loop turn, each answered as `catalog.peek`
    * would answer it alone (null for a miss; an item's error is that item's own).
    */
-  async peekBatch(@Payload() request: BatchRequest<CatalogRequest>): Promise<BatchResults<CatalogPeekReply>> {
+  async peekBatch(@Payload() request: unknown): Promise<BatchResults<CatalogPeekReply>> {
     const peeked = (item: unknown) =>
-      this.peek(item as CatalogRequest).then((reply) => (reply instanceof JsonTextReply ? reply.toValue() : reply));
+      this.peek(item).then((reply) => (reply instanceof JsonTextReply ? reply.toValue() : reply));
     return new BatchResults(await handleBatchItems(request, peeked));
   }
 
@@ -129,17 +127,17 @@ export function catalogControllerFor(store: StoreId): Type<CatalogController> {
   @Controller()
   class StoreCatalogController extends CatalogController {
     @MessagePattern(fetch, { queue })
-    override fetch(@Payload() request: CatalogRequest) {
+    override fetch(@Payload() request: unknown) {
       return super.fetch(request);
     }
 
     @MessagePattern(peek, { queue })
-    override peek(@Payload() request: CatalogRequest) {
+    override peek(@Payload() request: unknown) {
       return super.peek(request);
     }
 
     @MessagePattern(peekBatch, { queue })
-    override peekBatch(@Payload() request: BatchRequest<CatalogRequest>) {
+    override peekBatch(@Payload() request: unknown) {
       return super.peekBatch(request);
     }
   }
@@ -147,8 +145,6 @@ export function catalogControllerFor(store: StoreId): Type<CatalogController> {
   return StoreCatalogController;
 }
 
-function queryOf(request: CatalogRequest): CatalogQuery {
-  if (typeof request?.query?.route !== 'string')
-    throw new WireException(ErrorCode.InvalidArgument, 'catalog request without a query');
-  return request.query;
+function queryOf(request: unknown): CatalogQuery {
+  return parseCatalogRequest(request).query;
 }

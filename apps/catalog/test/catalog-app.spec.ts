@@ -63,6 +63,11 @@ describe('catalog service over NATS', () => {
     await expect(system.fetch({ route: 'apps.nope' } as unknown as CatalogQuery)).rejects.toMatchObject({
       code: ErrorCode.InvalidArgument,
     });
+    // The payload is read by its subject's schema (libs/contracts wire-payloads.ts), naming the field.
+    await expect(system.fetch({ route: 'apps.get', country: 'us' } as unknown as CatalogQuery)).rejects.toEqual({
+      code: ErrorCode.InvalidArgument,
+      message: 'query.appId must be a string of 1 to 256 characters',
+    });
     system.emulator.addFault({ status: 503 });
     await expect(system.fetch({ route: 'developers.get', developerId: '1' })).rejects.toEqual({
       code: ErrorCode.UpstreamHttpError,

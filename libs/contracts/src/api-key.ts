@@ -12,6 +12,9 @@ export function looksLikeApiKey(text: string): boolean {
   return API_KEY_PATTERN.test(text);
 }
 
+/** What {@link hashApiKey} gives: 64 lower-case hex digits. */
+export const API_KEY_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
 /** SHA-256 of the key, lower-case hex: the only form in which a key is stored or sent between services. */
 export function hashApiKey(key: string): ApiKeyHash {
   return createHash('sha256').update(key, 'utf8').digest('hex');

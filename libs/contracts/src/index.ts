@@ -12,3 +12,5 @@ export * from './reconcile.js';
 export * from './batch.js';
 export * from './x402-headers.js';
 export * from './stores.js';
+export * from './wire-schema.js';
+export * from './wire-payloads.js';

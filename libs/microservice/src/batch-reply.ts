@@ -1,4 +1,11 @@
-import { type BatchItemResult, type BatchReply, ErrorCode, MAX_BATCH_ITEMS, type WireError } from '@appcat/contracts';
+import {
+  type BatchItemResult,
+  type BatchReply,
+  ErrorCode,
+  MAX_BATCH_ITEMS,
+  type WireError,
+  WirePayloadError,
+} from '@appcat/contracts';
 import { WireException } from './wire-exception.js';
 
 /**
@@ -31,11 +38,11 @@ export function handleBatchItems<R>(
   );
 }
 
-/** What a failed item reports: a WireException's own error, anything else as INTERNAL (never its text). */
+/** What a failed item reports: a WireException's or a refused payload's own error, anything else as INTERNAL (never its text). */
 function batchItemError(error: unknown): WireError {
-  return error instanceof WireException
-    ? (error.getError() as WireError)
-    : { code: ErrorCode.Internal, message: 'internal error' };
+  if (error instanceof WireException) return error.getError() as WireError;
+  if (error instanceof WirePayloadError) return { code: error.code, message: error.message };
+  return { code: ErrorCode.Internal, message: 'internal error' };
 }
 
 const PART_OPEN = '{"results":[';

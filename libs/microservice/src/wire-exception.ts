@@ -1,4 +1,4 @@
-import { ErrorCode, type WireError } from '@appcat/contracts';
+import { ErrorCode, type WireError, WirePayloadError } from '@appcat/contracts';
 import { Catch, type ArgumentsHost, Logger, type RpcExceptionFilter } from '@nestjs/common';
 import { RpcException } from '@nestjs/microservices';
 import { type Observable, throwError } from 'rxjs';
@@ -14,7 +14,8 @@ export class WireException extends RpcException {
 }
 
 /**
- * Every failed reply is a {@link WireError}: a {@link WireException} passes as it is, anything else is a
+ * Every failed reply is a {@link WireError}: a {@link WireException} passes as it is, a payload its
+ * subject's schema refused (WirePayloadError) as INVALID_ARGUMENT naming the field, anything else is a
  * bug and goes out as `INTERNAL` without its details (they are logged here instead).
  */
 @Catch()
@@ -23,6 +24,8 @@ export class WireExceptionFilter implements RpcExceptionFilter<unknown> {
 
   catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
     if (exception instanceof WireException) return throwError(() => exception.getError());
+    if (exception instanceof WirePayloadError)
+      return throwError(() => ({ code: exception.code, message: exception.message }) satisfies WireError);
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return throwError(() => ({ code: ErrorCode.Internal, message: 'internal error' }) satisfies WireError);
   }

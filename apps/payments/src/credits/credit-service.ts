@@ -7,31 +7,26 @@ import {
   type ReleaseReply,
   type ReserveReply,
   ErrorCode,
-  MAX_TOPUP_MICROS,
-  parseMicros,
+  parseBalanceRequest,
+  parseChargeRequest,
+  parseHoldRequest,
 } from '@appcat/contracts';
 import { handleBatchItems, WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { KEY_HASH_PATTERN } from '../keys/api-key.js';
 import { KeyRepository, snapshotOf } from '../keys/key-repository.js';
 import { CREDIT_HOLD_MS, UNKNOWN_KEY_TTL_MS } from '../payments-tokens.js';
 import { CreditStore, type DebitOutcome } from './credit-store.js';
-import { invalidArgument, usingStores } from './store-errors.js';
+import { usingStores } from './store-errors.js';
 
 /** How often one key may be re-read from Postgres because its balance looked too low, ms. */
 const RESYNC_INTERVAL_MS = 5_000;
 /** A key that vanishes from Redis again right after being loaded means Redis is being wiped: give up. */
 const MAX_ATTEMPTS = 3;
-const MAX_ROUTE_LENGTH = 128;
 
 interface DebitInput {
   keyHash: string;
   amount: bigint;
   route: string;
-}
-
-interface HoldInput extends DebitInput {
-  reservationId: string;
 }
 
 /**
@@ -55,7 +50,7 @@ export class CreditService {
 
   /** One step, for data already in hand: the debit goes to the ledger at once. */
   async debit(request: unknown): Promise<DebitReply> {
-    const input = readDebitRequest(request);
+    const input = parseChargeRequest(request);
     return usingStores('debit', async () => {
       const debitId = randomUUID();
       const balance = await this.spend(input, () =>
@@ -67,7 +62,7 @@ export class CreditService {
 
   /** Holds the price until it is captured or released, or for `holdMs` at most. */
   async reserve(request: unknown): Promise<ReserveReply> {
-    const input = readDebitRequest(request);
+    const input = parseChargeRequest(request);
     return usingStores('reserve', async () => {
       const hold = { ...input, reservationId: randomUUID() };
       const balance = await this.spend(input, () => this.store.reserve(hold, Date.now() + this.holdMs));
@@ -77,7 +72,7 @@ export class CreditService {
 
   /** Spends a hold; one that lapsed is charged afresh if the balance allows, or refused with nothing charged. */
   async capture(request: unknown): Promise<CaptureReply> {
-    const hold = readHoldRequest(request);
+    const hold = parseHoldRequest(request);
     return usingStores('capture', async () => {
       const balance = await this.spend(hold, () => this.store.capture(hold, hold.route, Date.now()));
       return { debitId: hold.reservationId, balance: balance.toString() };
@@ -85,7 +80,7 @@ export class CreditService {
   }
 
   async release(request: unknown): Promise<ReleaseReply> {
-    const hold = readHoldRequest(request);
+    const hold = parseHoldRequest(request);
     return usingStores('release', async () => ({ released: await this.store.release(hold) }));
   }
 
@@ -122,7 +117,7 @@ export class CreditService {
   }
 
   async balance(request: unknown): Promise<BalanceReply> {
-    const keyHash = readKeyHash(request);
+    const keyHash = parseBalanceRequest(request).keyHash;
     return usingStores('balance', async () => {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
         const outcome = await this.store.balance(keyHash);
@@ -173,7 +168,6 @@ export class CreditService {
   }
 }
 
-/** An item's failure as its batch result: a typed refusal as it is, anything else as INTERNAL. */
 function refusal(outcome: Exclude<DebitOutcome, { kind: 'ok' } | { kind: 'missing' }>): WireException {
   switch (outcome.kind) {
     case 'unknown':
@@ -183,38 +177,4 @@ function refusal(outcome: Exclude<DebitOutcome, { kind: 'ok' } | { kind: 'missin
     case 'insufficient':
       return new WireException(ErrorCode.CreditInsufficient, 'topup_required');
   }
-}
-
-function readKeyHash(request: unknown): string {
-  const keyHash = (request as { keyHash?: unknown } | null)?.keyHash;
-  if (typeof keyHash !== 'string' || !KEY_HASH_PATTERN.test(keyHash)) {
-    throw invalidArgument('keyHash must be the SHA-256 of the key in lowercase hex');
-  }
-  return keyHash;
-}
-
-const RESERVATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-function readHoldRequest(request: unknown): HoldInput {
-  const input = readDebitRequest(request);
-  const reservationId = (request as { reservationId?: unknown }).reservationId;
-  if (typeof reservationId !== 'string' || !RESERVATION_ID.test(reservationId))
-    throw invalidArgument('reservationId must be the id payments.credits.reserve answered');
-  return { ...input, reservationId };
-}
-
-function readDebitRequest(request: unknown): DebitInput {
-  const keyHash = readKeyHash(request);
-  const { amount, route } = request as { amount?: unknown; route?: unknown };
-  let micros: bigint;
-  try {
-    micros = parseMicros(amount as string);
-  } catch {
-    throw invalidArgument('amount must be a micro-USD integer string');
-  }
-  if (micros <= 0n || micros > MAX_TOPUP_MICROS) throw invalidArgument('amount is out of range');
-  if (typeof route !== 'string' || route.length === 0 || route.length > MAX_ROUTE_LENGTH) {
-    throw invalidArgument(`route must be a string of 1 to ${MAX_ROUTE_LENGTH} characters`);
-  }
-  return { keyHash, amount: micros, route };
 }

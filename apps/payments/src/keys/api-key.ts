@@ -37,7 +37,6 @@ export function issueApiKey(): IssuedKey {
   return { key, keyHash: hashApiKey(key), prefix: key.slice(0, PREFIX_LENGTH) };
 }
 
-export const KEY_HASH_PATTERN = /^[0-9a-f]{64}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]*$/;
 /** A shorter prefix would match too many keys to be a useful name. */
