@@ -1,4 +1,5 @@
 import { hashApiKey } from '@appcat/contracts';
+import { getBase58Decoder } from '@solana/kit';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -9,22 +10,8 @@ import { randomBytes } from 'node:crypto';
 export const KEY_MARKER = 'ak_';
 export const PREFIX_LENGTH = 12;
 const KEY_BYTES = 32;
-const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-export function base58(bytes: Uint8Array): string {
-  let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
-  let text = '';
-  while (value > 0n) {
-    text = BASE58_ALPHABET[Number(value % 58n)] + text;
-    value /= 58n;
-  }
-  for (const byte of bytes) {
-    if (byte !== 0) break;
-    text = BASE58_ALPHABET[0] + text;
-  }
-  return text;
-}
+/** Bytes as base58 text: @solana/kit's codec (Bitcoin's alphabet, leading zero bytes kept as "1"). */
+const BASE58 = getBase58Decoder();
 
 export interface IssuedKey {
   key: string;
@@ -33,7 +20,7 @@ export interface IssuedKey {
 }
 
 export function issueApiKey(): IssuedKey {
-  const key = KEY_MARKER + base58(randomBytes(KEY_BYTES));
+  const key = KEY_MARKER + BASE58.decode(randomBytes(KEY_BYTES));
   return { key, keyHash: hashApiKey(key), prefix: key.slice(0, PREFIX_LENGTH) };
 }
 

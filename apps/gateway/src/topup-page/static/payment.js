@@ -147,6 +147,8 @@ export function paymentPayload(required, requirement, authorization, signature) 
 
 // ---- Solana: the exact SVM scheme, as @x402/svm's client builds it ------------------------------
 
+// base58 is written here, not taken from @solana/kit: the page loads no library and has no bundler
+// (kit's browser build is 220 kB for these lines); topup-page-solana.spec.ts holds it to kit's codec.
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
 /** Bytes → base58 (Solana addresses, signatures, blockhashes). */
