@@ -1,4 +1,5 @@
 import { CatalogMetrics } from '@appcat/ops';
+import { PRICED_ROUTES } from '@appcat/routes';
 import type { Provider } from '@nestjs/common';
 import { FillNotifier } from './cache/fill-notifier.js';
 import { RedisResourceStore } from './cache/redis-resource-store.js';
@@ -94,8 +95,13 @@ export function catalogProviders(config: CatalogConfig): Provider[] {
     // Which adapter answers is configuration (CATALOG_STORE), so it is chosen by a function, not by DI.
     {
       provide: STORE_ADAPTER,
-      useFactory: (http: UpstreamHttpClient, store: RedisResourceStore) => createStoreAdapter(config, http, store),
-      inject: [UPSTREAM_HTTP_CLIENT, RedisResourceStore],
+      useFactory: (http: UpstreamHttpClient, store: RedisResourceStore, metrics: CatalogMetrics) => {
+        const paths = new Map(PRICED_ROUTES.map((route) => [route.id as string, route.path]));
+        return createStoreAdapter(config, http, store, (route, source, outcome) =>
+          metrics.upstreamSource.inc({ route: paths.get(route) ?? route, source, outcome }),
+        );
+      },
+      inject: [UPSTREAM_HTTP_CLIENT, RedisResourceStore, CatalogMetrics],
     },
     { provide: CATALOG_CONFIG, useValue: config },
   ];

@@ -1,6 +1,11 @@
 import { ConfigError } from '@appcat/config';
 import { hostname } from 'node:os';
-import { DEFAULT_PLAY_USER_AGENT, DEFAULT_UPSTREAM_USER_AGENT, readCatalogConfig } from './config.js';
+import {
+  DEFAULT_BROWSER_USER_AGENT,
+  DEFAULT_PLAY_USER_AGENT,
+  DEFAULT_UPSTREAM_USER_AGENT,
+  readCatalogConfig,
+} from './config.js';
 
 describe('readCatalogConfig', () => {
   it('defaults every upstream to the local store emulator, and limits and caches as Apple needs', () => {
@@ -14,10 +19,21 @@ describe('readCatalogConfig', () => {
         ampApiBaseUrl: 'http://127.0.0.1:4010',
         tokenPagePath: '/us/app/facebook/id284882215',
         userAgent: DEFAULT_UPSTREAM_USER_AGENT,
+        browserUserAgent: DEFAULT_BROWSER_USER_AGENT,
+        sources: {
+          'apps.search': ['itunes', 'catalogue', 'amp-api'],
+          'apps.get': ['itunes', 'catalogue'],
+          'apps.reviews': ['feed', 'feed-id-first', 'catalogue', 'page'],
+          'apps.similar': ['amp-api', 'catalogue', 'page'],
+          'bundles.search': ['amp-api', 'catalogue'],
+          'bundles.get': ['amp-api', 'catalogue', 'page'],
+          'developers.get': ['itunes', 'catalogue'],
+        },
         rateLimits: {
           itunes: { perMinute: 18, burst: 2 },
           web: { perMinute: 6, burst: 2 },
           ampApi: { perMinute: 60, burst: 10 },
+          catalogue: { perMinute: 30, burst: 5 },
         },
       },
       googlePlay: {
@@ -93,6 +109,21 @@ describe('readCatalogConfig', () => {
     } catch (error) {
       expect((error as ConfigError).problems).toHaveLength(6);
     }
+  });
+
+  it("reads each route's source order, and refuses unknown, repeated or no sources naming the setting", () => {
+    const config = readCatalogConfig({ APPLE_SOURCES_APPS_REVIEWS: ' catalogue , page,feed ' });
+    expect(config.apple.sources['apps.reviews']).toEqual(['catalogue', 'page', 'feed']);
+    expect(config.apple.sources['apps.get']).toEqual(['itunes', 'catalogue']);
+    expect(() => readCatalogConfig({ APPLE_SOURCES_APPS_SIMILAR: 'amp-api,feed' })).toThrow(
+      /APPLE_SOURCES_APPS_SIMILAR lists feed; its sources are amp-api, catalogue, page/,
+    );
+    expect(() => readCatalogConfig({ APPLE_SOURCES_BUNDLES_GET: 'page,page' })).toThrow(
+      /APPLE_SOURCES_BUNDLES_GET lists a source twice/,
+    );
+    expect(() => readCatalogConfig({ APPLE_SOURCES_DEVELOPERS_GET: ' , ' })).toThrow(
+      /APPLE_SOURCES_DEVELOPERS_GET must list at least one of itunes, catalogue/,
+    );
   });
 
   it('reads the egresses: the proxies listed, each by host and port, or the pod by its id', () => {

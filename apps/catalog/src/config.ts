@@ -9,6 +9,7 @@ import {
 } from '@appcat/config';
 import { STORES, type StoreId } from '@appcat/contracts';
 import { hostname } from 'node:os';
+import { APPLE_SOURCES, type SourceOrders, sourceOrderVariable, type SourcedRoute } from './apple/apple-sources.js';
 import type { FetchBudgetSettings } from './fetch-budget.js';
 
 export const CATALOG_STORES = STORES;
@@ -33,7 +34,16 @@ export interface AppleStoreConfig {
   tokenPagePath: string;
   /** The reviews feed answers only iTunes-like clients. */
   userAgent: string;
-  rateLimits: { itunes: UpstreamRateLimit; web: UpstreamRateLimit; ampApi: UpstreamRateLimit };
+  /** What the same-origin catalogue and store pages are asked as: a browser (the catalogue answers 429 otherwise). */
+  browserUserAgent: string;
+  /** Which sources each route tries, in order (APPLE_SOURCES_<ROUTE>). */
+  sources: SourceOrders;
+  rateLimits: {
+    itunes: UpstreamRateLimit;
+    web: UpstreamRateLimit;
+    ampApi: UpstreamRateLimit;
+    catalogue: UpstreamRateLimit;
+  };
 }
 
 export interface GooglePlayConfig {
@@ -149,6 +159,8 @@ export interface CatalogConfig {
 }
 
 export const DEFAULT_UPSTREAM_USER_AGENT = 'iTunes/12.13 (Macintosh; OS X 14.5) AppleWebKit/618.2.12';
+export const DEFAULT_BROWSER_USER_AGENT =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Safari/605.1.15';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_PLAY_USER_AGENT =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36';
@@ -193,6 +205,25 @@ function readEgresses(e: EnvReader): Egress[] {
   return [{ id }];
 }
 
+/** Each route's source order: names from its own list, each once, at least one. */
+function readSourceOrders(e: EnvReader): SourceOrders {
+  const orders: Record<string, readonly string[]> = {};
+  for (const [route, known] of Object.entries(APPLE_SOURCES) as [SourcedRoute, readonly string[]][]) {
+    const name = sourceOrderVariable(route);
+    const listed = e
+      .string(name, known.join(','))
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    const unknown = listed.filter((s) => !known.includes(s));
+    if (unknown.length > 0) e.fail(`${name} lists ${unknown.join(', ')}; its sources are ${known.join(', ')}`);
+    if (new Set(listed).size !== listed.length) e.fail(`${name} lists a source twice`);
+    if (listed.length === 0) e.fail(`${name} must list at least one of ${known.join(', ')}`);
+    orders[route] = listed;
+  }
+  return orders as SourceOrders;
+}
+
 const seconds = (e: EnvReader, name: string, fallback: number) => e.int(name, fallback, { min: 1, max: 30 * DAY });
 
 export function readCatalogConfig(env: Record<string, string | undefined> = process.env): CatalogConfig {
@@ -217,12 +248,15 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
         ampApiBaseUrl: e.url('APPLE_AMP_API_BASE_URL', 'http://127.0.0.1:4010'),
         tokenPagePath,
         userAgent: e.string('UPSTREAM_USER_AGENT', DEFAULT_UPSTREAM_USER_AGENT),
+        browserUserAgent: e.string('UPSTREAM_BROWSER_USER_AGENT', DEFAULT_BROWSER_USER_AGENT),
+        sources: readSourceOrders(e),
         // Apple's guidance for Search/Lookup is about 20 calls a minute per IP (per egress). A bucket
         // lets burst + rate through in any minute, so 18 + 2 stays at 20 (20 + 5 went to 25: throttled).
         rateLimits: {
           itunes: readRateLimit(e, 'ITUNES', 18, 2),
           web: readRateLimit(e, 'APPLE_WEB', 6, 2),
           ampApi: readRateLimit(e, 'APPLE_AMP_API', 60, 10),
+          catalogue: readRateLimit(e, 'APPLE_CATALOGUE', 30, 5),
         },
       },
       googlePlay: {

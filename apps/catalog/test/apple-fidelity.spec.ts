@@ -59,18 +59,31 @@ describe("Apple adapter: fidelity to today's App Store", () => {
       ]);
     });
 
+    it('is found wherever the page carries it: the old meta configuration, the serialized data', async () => {
+      for (const placement of ['meta-tag', 'serialized-data'] as const) {
+        emulator.setDrift({ token: placement });
+        const similar = await adapterFor().similarApps({
+          route: 'apps.similar',
+          appId: String(REFERENCE_IDS.app),
+          country: 'us',
+        });
+        expect(similar.resultCount).toBeGreaterThan(0);
+        // The page carried it: no module script was read.
+        expect(asked('/assets/')).toEqual([]);
+        seen = [];
+      }
+    });
+
     it('is an unreadable answer naming the host, never cached, when the page no longer leads to it', async () => {
       const adapter = adapterFor();
-      for (const placement of ['nowhere', 'meta-tag'] as const) {
-        emulator.setDrift({ token: placement });
-        const error = await wireErrorOf(
-          adapter.similarApps({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' }),
-        );
-        expect(error).toEqual({
-          code: ErrorCode.UpstreamBadResponse,
-          message: `upstream store answered a module script without the web catalogue token (${host()})`,
-        });
-      }
+      emulator.setDrift({ token: 'nowhere' });
+      const error = await wireErrorOf(
+        adapter.similarApps({ route: 'apps.similar', appId: String(REFERENCE_IDS.app), country: 'us' }),
+      );
+      expect(error).toEqual({
+        code: ErrorCode.UpstreamBadResponse,
+        message: `upstream store answered a store page that carries no web catalogue token (${host()})`,
+      });
       emulator.addFault({
         match: { endpoint: 'page', pathPattern: '^/us/app/' },
         status: 200,
@@ -82,7 +95,7 @@ describe("Apple adapter: fidelity to today's App Store", () => {
           adapter.getBundle({ route: 'bundles.get', bundleId: String(REFERENCE_IDS.bundle), country: 'us' }),
         ),
       ).toMatchObject({
-        message: `upstream store answered a store page without a module script (${host()})`,
+        message: `upstream store answered a store page that carries no web catalogue token (${host()})`,
       });
       emulator.setDrift({ token: 'module-script' });
       expect(

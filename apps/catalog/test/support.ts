@@ -21,15 +21,33 @@ import { DATE_ONLY_FAKE, type ManagedProcess, startNatsServer, startRedisServer 
 import type { INestMicroservice } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { APPLE_SOURCES, sourceOrderVariable, type SourcedRoute } from '../src/apple/apple-sources.js';
 import { createCatalogApp } from '../src/catalog-app.js';
 import { catalogControllerFor } from '../src/catalog.controller.js';
 import { readCatalogConfig, type CatalogConfig } from '../src/config.js';
 import type { ListData } from '../src/store/store-adapter.js';
 import { RedisRateLimiter } from '../src/upstream/rate-limiter.js';
 
-/** Catalog settings pointing every upstream at one emulator (or any local server). */
+/**
+ * Each route's first source only: the suites about one host's cache, breaker and limiter see its
+ * failures as they are, not a later source's answer. apple-sources.spec.ts tests the chains.
+ */
+export const FIRST_SOURCES_ONLY: Record<string, string> = Object.fromEntries(
+  Object.entries(APPLE_SOURCES).map(([route, sources]) => [sourceOrderVariable(route as SourcedRoute), sources[0]]),
+);
+
+/** Every route's sources in their default order. */
+export const ALL_SOURCES: Record<string, string> = Object.fromEntries(
+  Object.entries(APPLE_SOURCES).map(([route, sources]) => [
+    sourceOrderVariable(route as SourcedRoute),
+    sources.join(','),
+  ]),
+);
+
+/** Catalog settings pointing every upstream at one emulator (or any local server); first sources only unless `env` says. */
 export function configFor(upstreamUrl: string, env: Record<string, string> = {}): CatalogConfig {
   return readCatalogConfig({
+    ...FIRST_SOURCES_ONLY,
     ITUNES_BASE_URL: upstreamUrl,
     APPLE_WEB_BASE_URL: upstreamUrl,
     APPLE_AMP_API_BASE_URL: upstreamUrl,
@@ -225,6 +243,7 @@ export class CatalogSystem {
       APPLE_WEB_RATE_PER_MIN: '0',
       APPLE_AMP_API_RATE_PER_MIN: '0',
       PLAY_RATE_PER_MIN: '0',
+      APPLE_CATALOGUE_RATE_PER_MIN: '0',
       // Bounds on healthy paths that a loaded machine must not reach (a call, a wait for a slot or a
       // lock, a Redis command, a lock its holder renews): tests of a bound set their own against a
       // much longer fault.

@@ -161,7 +161,7 @@ describe('upstream failures become typed wire errors', () => {
     );
     expect(await wireErrorOf(similarToFacebook(fresh))).toEqual({
       code: ErrorCode.UpstreamBadResponse,
-      message: `upstream store answered a store page without a module script (${host})`,
+      message: `upstream store answered a store page that carries no web catalogue token (${host})`,
     });
     emulator.setRequestHook();
     expect((await similarToFacebook(fresh)).resultCount).toBeGreaterThan(0);

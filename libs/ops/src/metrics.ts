@@ -129,6 +129,11 @@ export class CatalogMetrics {
   readonly cache: Counter<'kind' | 'result'>;
   /** Upstream answers we could not read, by priced route (its path template): the live sign of upstream drift. */
   readonly upstreamUnreadable: Counter<'route'>;
+  /**
+   * Every source a route tried, by route path template, source name and outcome (ok, implausible,
+   * unconfirmed, failed): a source dying shows here before users see a 502.
+   */
+  readonly upstreamSource: Counter<'route' | 'source' | 'outcome'>;
   /** Time a fetch waited for a slot, observed only for those that had to wait: admitted, or refused at the bound. */
   readonly fetchWaitSeconds: Histogram<'outcome'>;
   private fetchBudgetState: () => FetchBudgetState | undefined = () => undefined;
@@ -150,6 +155,12 @@ export class CatalogMetrics {
       name: 'appcat_upstream_unreadable_total',
       help: 'Calls answered 502 because the upstream store answered something we cannot read (its shape drifted), by route path template',
       labelNames: ['route'],
+      registers: [registry],
+    });
+    this.upstreamSource = new Counter({
+      name: 'appcat_upstream_source_total',
+      help: 'Upstream sources tried per route (path template), by source and outcome (ok, implausible, unconfirmed, failed)',
+      labelNames: ['route', 'source', 'outcome'],
       registers: [registry],
     });
     this.cache = new Counter({

@@ -25,6 +25,7 @@ export const NO_RATE_LIMITS = {
   ITUNES_RATE_PER_MIN: '0',
   APPLE_WEB_RATE_PER_MIN: '0',
   APPLE_AMP_API_RATE_PER_MIN: '0',
+  APPLE_CATALOGUE_RATE_PER_MIN: '0',
 };
 
 export interface Service {

@@ -66,6 +66,7 @@ describe('graceful shutdown under load, and logs without secrets', () => {
       ITUNES_RATE_PER_MIN: '0',
       APPLE_WEB_RATE_PER_MIN: '0',
       APPLE_AMP_API_RATE_PER_MIN: '0',
+      APPLE_CATALOGUE_RATE_PER_MIN: '0',
     };
     const readiness: string[] = [];
     for (const kind of ['payments', 'catalog'] as const) {

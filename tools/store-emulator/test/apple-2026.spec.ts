@@ -114,6 +114,7 @@ describe("2026's App Store, each behaviour switchable", () => {
         '$kind',
         'contents',
         'date',
+        'dateText',
         'id',
         'rating',
         'reviewerName',

@@ -1,6 +1,6 @@
 import { REVIEWS_MAX_PAGE, type ReviewSort } from '@appcat/contracts';
 import { createHash } from 'node:crypto';
-import type { ResourceTrace } from '../cache/provenance.js';
+import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
 import {
   anyText,
   ArgsCodec,
@@ -15,26 +15,39 @@ import type { Freshness, ResourceStore } from '../cache/resource-store.js';
 import type { CacheTtls } from '../config.js';
 import type { Review } from '../store/store-adapter.js';
 import { Batcher } from '../upstream/batcher.js';
-import { APPLE_AMP_UPSTREAM, ITUNES_UPSTREAM } from './apple-upstreams.js';
+import { type Source, SourceChain, type SourceObserver } from '../upstream/source-chain.js';
+import { type SourceOrders, type SourcedRoute } from './apple-sources.js';
+import { APPLE_AMP_UPSTREAM, APPLE_WEB_UPSTREAM, ITUNES_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import type { ItunesApi, ItunesRecord } from './itunes-api.js';
-import { type AmpResource, relatedData, searchGroup, type WebCatalogue } from './web-catalogue.js';
+import type { SiteClient } from './site-client.js';
+import type { CatalogueDoor } from './sources/catalogue-door.js';
+import { catalogueReviewsSource } from './sources/catalogue-reviews.js';
+import { doorAppSource } from './sources/door-app.js';
+import { doorDeveloperSource } from './sources/door-developer.js';
+import { appSearchSource, bundleSearchSource } from './sources/door-search.js';
+import { feedSource } from './sources/feed.js';
+import { DEVELOPER_STOREFRONT, itunesDeveloperSource } from './sources/itunes-developer.js';
+import { itunesSearchSource } from './sources/itunes-search.js';
+import { emptySimilar, pageBundleSource, pageReviewsSource, pageSimilarSource } from './sources/page-sources.js';
+import { parseStorePage, type StorePageData } from './store-page-data.js';
+import { type AmpResource, relatedData, resourcesOf, type WebCatalogue } from './web-catalogue.js';
 
-/** Search has no offset upstream: the most Apple gives, fetched once and sliced per page. */
-export const SEARCH_FETCH_LIMIT = 200;
-const DEVELOPER_APPS_LIMIT = 200;
-/**
- * The developers route takes no storefront. Lookup without `country` answers from Apple's default
- * storefront, which is the US today; we name it, so the answer cannot change with Apple's default.
- */
-const DEVELOPER_LOOKUP_STOREFRONT = 'us';
-/** What bundle search asks for: the types the web catalogue's search groups its results by, as the site asks. */
-const BUNDLE_SEARCH_TYPES = ['apps', 'app-bundles'];
 export const SIMILAR_APPS = 'customers-also-bought-apps';
 
 export interface BatchSettings {
   windowMs: number;
   maxIds: number;
+}
+
+/** What the resources read Apple with, besides the cache. */
+export interface AppleClients {
+  itunes: ItunesApi;
+  /** amp-api, with the page's token. */
+  web: WebCatalogue;
+  /** The same-origin catalogue and the store pages. */
+  site: SiteClient;
+  urls: AppleUrls;
 }
 
 type LookupKey = 'id' | 'bundleId';
@@ -112,6 +125,10 @@ interface BundleSearchArgs {
   page: number;
   pageSize: number;
 }
+interface PageArgs {
+  country: string;
+  id: string;
+}
 
 /**
  * Apple's upstream resources, each cached on its own (see docs/catalog-resilience.md) so that every
@@ -133,17 +150,26 @@ export class AppleResources {
   private readonly similarKind: ResourceKind<SimilarArgs, AmpResource[]>;
   private readonly bundleKind: ResourceKind<BundleArgs, AmpResource>;
   private readonly bundleSearchKind: ResourceKind<BundleSearchArgs, AmpResource[]>;
+  private readonly appPageKind: ResourceKind<PageArgs, StorePageData>;
+  private readonly bundlePageKind: ResourceKind<PageArgs, StorePageData>;
   /** Every kind above, for refresh jobs and for the upstream a cached key is loaded from. */
   readonly kinds: ResourceKinds;
+  private readonly itunes: ItunesApi;
+  private readonly web: WebCatalogue;
+  private readonly urls: AppleUrls;
 
   constructor(
-    private readonly itunes: ItunesApi,
-    private readonly web: WebCatalogue,
-    private readonly urls: AppleUrls,
+    clients: AppleClients,
     private readonly store: ResourceStore,
     ttl: CacheTtls,
     batch: BatchSettings,
+    orders: SourceOrders,
+    observe?: SourceObserver,
   ) {
+    const { itunes, web, site, urls } = clients;
+    this.itunes = itunes;
+    this.web = web;
+    this.urls = urls;
     const freshness = (seconds: number): Freshness => ({
       freshMs: seconds * 1000,
       notFoundMs: ttl.notFoundSeconds * 1000,
@@ -165,26 +191,71 @@ export class AppleResources {
       windowMs,
       maxIds,
       run: (group, ids) => this.similarBatch(group, ids),
-      gate: (group) => this.web.admit(this.urls.ampApps(group.country, [], {})),
+      gate: (group) => this.web.admit(this.urls.amp.apps(group.country, [], {})),
     });
     this.bundles = new Batcher({
       windowMs,
       maxIds,
       run: (group, ids) => this.bundleBatch(group, ids),
-      gate: (group) => this.web.admit(this.urls.ampBundles(group.country, [], {})),
+      gate: (group) => this.web.admit(this.urls.amp.bundles(group.country, [], {})),
     });
 
+    const chain = <A, T>(route: SourcedRoute, all: Record<string, Source<A, T>>) =>
+      new SourceChain<A, T>(
+        route,
+        (orders[route] as readonly string[]).map((name) => all[name]),
+        observe,
+      );
+    const amp: CatalogueDoor = { name: 'amp-api', urls: urls.amp, document: (url) => web.getDocument(url) };
+    const referer = new URL('/', urls.webOrigin());
+    const catalogue: CatalogueDoor = {
+      name: 'catalogue',
+      urls: urls.sameOrigin,
+      document: (url) => site.catalogueDocument(url, referer),
+    };
+    const ratingsOf = async (trackId: string, country: string) =>
+      Number((await this.app(trackId, country, undefined, UNTRACKED))?.userRatingCount ?? 0) || 0;
+    const appPage = (country: string, id: string) => this.page(this.appPageKind, country, id);
+    const bundlePage = (country: string, id: string) => this.page(this.bundlePageKind, country, id);
+    // iTunes answers carry full software records: each is that app's lookup answer too.
+    const priming = <A>(
+      source: Source<A, ItunesRecord[]>,
+      where: (a: A) => [country: string, lang: string | undefined],
+    ): Source<A, ItunesRecord[]> => ({
+      ...source,
+      load: async (a) => {
+        const records = await source.load(a);
+        if (records) await this.primeApps(records, ...where(a));
+        return records;
+      },
+    });
+
+    const searches$ = chain<SearchArgs, ItunesRecord[]>('apps.search', {
+      itunes: priming(itunesSearchSource(itunes), (a) => [a.country, a.lang]),
+      catalogue: appSearchSource(catalogue),
+      'amp-api': appSearchSource(amp),
+    });
     this.searchKind = new ResourceKind({
       kind: 'search',
       upstream: ITUNES_UPSTREAM,
       args: new ArgsCodec<SearchArgs>({ term: anyText, country: text, lang: optionalText }),
       key: (a) => keyOf('search', a.country, a.lang, a.term),
       freshness: () => searches,
-      load: async (a) => {
-        const { results } = await this.itunes.search(a.term, a.country, a.lang, SEARCH_FETCH_LIMIT);
-        await this.primeApps(results, a.country, a.lang);
-        return results;
+      load: (a) => searches$.load(a),
+    });
+    const apps$ = chain<AppArgs, ItunesRecord>('apps.get', {
+      // A bundle identifier is sent as given, as maintained scrapers send it (Apple's own casing is what
+      // is known to work), and cached under that spelling; the answer is matched without regard to case.
+      itunes: {
+        name: 'itunes',
+        load: (a) =>
+          this.lookups.load(
+            this.lookupGroupOf(a),
+            { key: lookupKeyOf(a.appId), country: a.country, lang: a.lang },
+            a.appId,
+          ),
       },
+      catalogue: doorAppSource(catalogue),
     });
     this.appKind = new ResourceKind({
       kind: 'app',
@@ -193,14 +264,11 @@ export class AppleResources {
       key: (a) => this.appKey(lookupKeyOf(a.appId), a.appId, a.country, a.lang),
       freshness: () => this.details,
       group: (a) => `lookup|${this.lookupGroupOf(a)}`,
-      // A bundle identifier is sent as given, as maintained scrapers send it (Apple's own casing is what
-      // is known to work), and cached under that spelling; the answer is matched without regard to case.
-      load: (a) =>
-        this.lookups.load(
-          this.lookupGroupOf(a),
-          { key: lookupKeyOf(a.appId), country: a.country, lang: a.lang },
-          a.appId,
-        ),
+      load: (a) => apps$.load(a),
+    });
+    const developers$ = chain<DeveloperArgs, ItunesRecord[]>('developers.get', {
+      itunes: priming(itunesDeveloperSource(itunes), () => [DEVELOPER_STOREFRONT, undefined]),
+      catalogue: doorDeveloperSource(catalogue),
     });
     this.developerKind = new ResourceKind({
       kind: 'developer',
@@ -208,7 +276,13 @@ export class AppleResources {
       args: new ArgsCodec<DeveloperArgs>({ artistId: text }),
       key: (a) => keyOf('developer', a.artistId),
       freshness: () => lists,
-      load: (a) => this.loadDeveloper(a.artistId),
+      load: (a) => developers$.load(a),
+    });
+    const reviews$ = chain<ReviewsArgs, Review[]>('apps.reviews', {
+      feed: feedSource(itunes, 'page-first', ratingsOf),
+      'feed-id-first': feedSource(itunes, 'id-first', ratingsOf),
+      catalogue: catalogueReviewsSource(catalogue, ratingsOf),
+      page: pageReviewsSource(appPage),
     });
     this.reviewsKind = new ResourceKind({
       kind: 'reviews',
@@ -221,7 +295,27 @@ export class AppleResources {
       }),
       key: (a) => keyOf('reviews', a.country, a.trackId, a.sort, a.page),
       freshness: (a) => (a.page === 1 && a.sort === 'recent' ? recentReviews : reviewPages),
-      load: (a) => this.itunes.reviewsPage(a.country, a.trackId, a.page, a.sort),
+      load: (a) => reviews$.load(a),
+    });
+    const similarGroup = (a: SimilarArgs) => groupOf(a.trackId, batchable(a.trackId), a.country, a.lang);
+    const notShownOnPage = emptySimilar(appPage);
+    const similar$ = chain<SimilarArgs, AmpResource[]>('apps.similar', {
+      'amp-api': {
+        name: 'amp-api',
+        load: (a) => this.similarLists.load(similarGroup(a), { country: a.country, lang: a.lang }, a.trackId),
+        implausible: notShownOnPage,
+      },
+      catalogue: {
+        name: 'catalogue',
+        load: async (a) => {
+          const url = urls.sameOrigin.app(a.country, a.trackId, { include: SIMILAR_APPS, lang: a.lang });
+          const document = await catalogue.document(url);
+          const [app] = document === undefined ? [] : resourcesOf(document, url.host);
+          return app === undefined ? undefined : relatedData(app, SIMILAR_APPS);
+        },
+        implausible: notShownOnPage,
+      },
+      page: pageSimilarSource(appPage),
     });
     this.similarKind = new ResourceKind({
       kind: 'similar',
@@ -229,13 +323,24 @@ export class AppleResources {
       args: new ArgsCodec<SimilarArgs>({ country: text, trackId: text, lang: optionalText }),
       key: (a) => keyOf('similar', a.country, a.lang, a.trackId),
       freshness: () => lists,
-      group: (a) => `similar|${groupOf(a.trackId, batchable(a.trackId), a.country, a.lang)}`,
-      load: (a) =>
-        this.similarLists.load(
-          groupOf(a.trackId, batchable(a.trackId), a.country, a.lang),
-          { country: a.country, lang: a.lang },
-          a.trackId,
-        ),
+      group: (a) => `similar|${similarGroup(a)}`,
+      load: (a) => similar$.load(a),
+    });
+    const bundleGroup = (a: BundleArgs) => groupOf(a.bundleId, batchable(a.bundleId), a.country, a.lang);
+    const bundles$ = chain<BundleArgs, AmpResource>('bundles.get', {
+      'amp-api': {
+        name: 'amp-api',
+        load: (a) => this.bundles.load(bundleGroup(a), { country: a.country, lang: a.lang }, a.bundleId),
+      },
+      catalogue: {
+        name: 'catalogue',
+        load: async (a) => {
+          const url = urls.sameOrigin.bundle(a.country, a.bundleId, { include: 'apps', lang: a.lang });
+          const document = await catalogue.document(url);
+          return document === undefined ? undefined : resourcesOf(document, url.host)[0];
+        },
+      },
+      page: pageBundleSource(bundlePage),
     });
     this.bundleKind = new ResourceKind({
       kind: 'bundle',
@@ -243,13 +348,12 @@ export class AppleResources {
       args: new ArgsCodec<BundleArgs>({ country: text, bundleId: text, lang: optionalText }),
       key: (a) => keyOf('bundle', a.country, a.lang, a.bundleId),
       freshness: () => this.details,
-      group: (a) => `bundle|${groupOf(a.bundleId, batchable(a.bundleId), a.country, a.lang)}`,
-      load: (a) =>
-        this.bundles.load(
-          groupOf(a.bundleId, batchable(a.bundleId), a.country, a.lang),
-          { country: a.country, lang: a.lang },
-          a.bundleId,
-        ),
+      group: (a) => `bundle|${bundleGroup(a)}`,
+      load: (a) => bundles$.load(a),
+    });
+    const bundleSearches$ = chain<BundleSearchArgs, AmpResource[]>('bundles.search', {
+      'amp-api': bundleSearchSource(amp),
+      catalogue: bundleSearchSource(catalogue),
     });
     this.bundleSearchKind = new ResourceKind({
       kind: 'bundle-search',
@@ -263,8 +367,23 @@ export class AppleResources {
       }),
       key: (a) => keyOf('bundle-search', a.country, a.lang, a.page, a.term),
       freshness: () => searches,
-      load: (a) => this.loadBundleSearch(a),
+      load: (a) => bundleSearches$.load(a),
     });
+    const pageKind = (kind: 'app-page' | 'bundle-page', path: 'app' | 'app-bundle') =>
+      new ResourceKind<PageArgs, StorePageData>({
+        kind,
+        upstream: APPLE_WEB_UPSTREAM,
+        args: new ArgsCodec<PageArgs>({ country: text, id: text }),
+        key: (a) => keyOf(kind, a.country, a.id),
+        freshness: () => lists,
+        load: async (a) => {
+          const url = urls.storePage(a.country, path, a.id);
+          const html = await site.page(url);
+          return html === undefined ? undefined : parseStorePage(html, a.id, a.country, url.host);
+        },
+      });
+    this.appPageKind = pageKind('app-page', 'app');
+    this.bundlePageKind = pageKind('bundle-page', 'app-bundle');
     this.kinds = new ResourceKinds('apple', [
       this.searchKind,
       this.appKind,
@@ -273,6 +392,8 @@ export class AppleResources {
       this.similarKind,
       this.bundleKind,
       this.bundleSearchKind,
+      this.appPageKind,
+      this.bundlePageKind,
     ]);
   }
 
@@ -355,29 +476,13 @@ export class AppleResources {
     return keyOf('app', country, lang, key, id);
   }
 
-  private async loadDeveloper(artistId: string): Promise<ItunesRecord[] | undefined> {
-    const { results } = await this.itunes.lookup('id', [artistId], {
-      country: DEVELOPER_LOOKUP_STOREFRONT,
-      limit: DEVELOPER_APPS_LIMIT,
-    });
-    const own = results.filter(
-      (r) => String(r.artistId) === artistId && (r.wrapperType === 'artist' || r.wrapperType === 'software'),
-    );
-    if (own[0]?.wrapperType !== 'artist') return undefined;
-    await this.primeApps(own, DEVELOPER_LOOKUP_STOREFRONT, undefined);
-    return own;
-  }
-
-  private async loadBundleSearch(a: BundleSearchArgs): Promise<AmpResource[]> {
-    const url = this.urls.ampSearch(a.country, a.term, {
-      types: BUNDLE_SEARCH_TYPES.join(','),
-      limit: a.pageSize,
-      offset: (a.page - 1) * a.pageSize,
-      lang: a.lang,
-    });
-    const document = await this.web.getDocument(url);
-    if (document === undefined) return [];
-    return searchGroup(document, 'app-bundles', BUNDLE_SEARCH_TYPES, url.host);
+  /** A store page's data through the cache; read by the page sources and by the similar list's cross-check. */
+  private page(
+    kind: ResourceKind<PageArgs, StorePageData>,
+    country: string,
+    id: string,
+  ): Promise<StorePageData | undefined> {
+    return this.store.get(kind.request({ country, id }), UNTRACKED);
   }
 
   private async lookupBatch(group: LookupGroup, ids: string[]): Promise<Map<string, ItunesRecord>> {
@@ -415,7 +520,7 @@ export class AppleResources {
   private async similarBatch(group: CatalogueGroup, ids: string[]): Promise<Map<string, AmpResource[]>> {
     const apps =
       (await this.web.getResources(
-        this.urls.ampApps(group.country, ids, { include: SIMILAR_APPS, lang: group.lang }),
+        this.urls.amp.apps(group.country, ids, { include: SIMILAR_APPS, lang: group.lang }),
         true,
       )) ?? [];
     return new Map(apps.map((app) => [String(app.id), relatedData(app, SIMILAR_APPS)]));
@@ -424,7 +529,7 @@ export class AppleResources {
   private async bundleBatch(group: CatalogueGroup, ids: string[]): Promise<Map<string, AmpResource>> {
     const bundles =
       (await this.web.getResources(
-        this.urls.ampBundles(group.country, ids, { include: 'apps', lang: group.lang }),
+        this.urls.amp.bundles(group.country, ids, { include: 'apps', lang: group.lang }),
         true,
       )) ?? [];
     return new Map(bundles.map((bundle) => [String(bundle.id), bundle]));

@@ -3,6 +3,7 @@ import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
 import type { RefreshJob } from '../cache/refresh-queue.js';
 import { type ResourceRequest, type ResourceStore, UncachedResources } from '../cache/resource-store.js';
 import type { AppleStoreConfig, CacheTtls } from '../config.js';
+import type { SourceObserver } from '../upstream/source-chain.js';
 import {
   EMPTY_LIST,
   listOf,
@@ -15,8 +16,9 @@ import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import { AppleResources, type BatchSettings } from './apple-resources.js';
 import { AppleUrls } from './apple-urls.js';
 import { ItunesApi } from './itunes-api.js';
+import { SiteClient } from './site-client.js';
 import type { DriftNote } from './reviews-feed.js';
-import { type AmpResource, relatedData, WebCatalogue } from './web-catalogue.js';
+import { type AmpResource, NO_TOKEN_MEMO_MS, relatedData, WebCatalogue } from './web-catalogue.js';
 
 const isTrackId = (appId: string) => /^\d+$/.test(appId);
 
@@ -38,6 +40,8 @@ export interface AppleStoreAdapterOptions {
   batch?: BatchSettings;
   /** Told about what an answer held that we read past (the app listed among its reviews): the upstream check's drift. */
   onDrift?: DriftNote;
+  /** Told about every source tried and what became of it (appcat_upstream_source_total). */
+  onSource?: SourceObserver;
 }
 
 /** TTLs only matter with a real cache; these are the documented defaults. */
@@ -64,15 +68,19 @@ export class AppleStoreAdapter implements StoreAdapter {
     const urls = new AppleUrls(config);
     const store = options.store ?? new UncachedResources();
     const ttl = options.ttl ?? DEFAULT_TTLS;
-    const tokenFreshness = { freshMs: ttl.tokenSeconds * 1000, notFoundMs: 1000, staleMs: 0 };
-    const web = new WebCatalogue(http, urls, store, tokenFreshness);
+    const tokenFreshness = { freshMs: ttl.tokenSeconds * 1000, notFoundMs: NO_TOKEN_MEMO_MS, staleMs: 0 };
     this.resources = new AppleResources(
-      new ItunesApi(http, urls, options.onDrift),
-      web,
-      urls,
+      {
+        itunes: new ItunesApi(http, urls, options.onDrift),
+        web: new WebCatalogue(http, urls, store, tokenFreshness),
+        site: new SiteClient(http, urls, config.browserUserAgent),
+        urls,
+      },
       store,
       ttl,
       options.batch ?? { windowMs: 0, maxIds: 100 },
+      config.sources,
+      options.onSource,
     );
   }
 

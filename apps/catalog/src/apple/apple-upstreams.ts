@@ -1,18 +1,22 @@
 import type { AppleStoreConfig, UpstreamRateLimit } from '../config.js';
 
 /**
- * Apple's three upstream hosts, as the rate limiter and the circuit breaker know them: iTunes
+ * Apple's upstreams, as the rate limiter and the circuit breaker know them: iTunes
  * Search/Lookup and the reviews feed (itunes.apple.com), the store pages the web catalogue token is
- * read from (apps.apple.com), the web catalogue (amp-api).
+ * read from (apps.apple.com), the web catalogue (amp-api), and the same-origin catalogue (also on
+ * apps.apple.com, limited on its own since it answers far more than pages do).
  */
 export const ITUNES_UPSTREAM = 'itunes';
 export const APPLE_WEB_UPSTREAM = 'apple-web';
 export const APPLE_AMP_UPSTREAM = 'apple-amp';
+/** The catalogue apps.apple.com reads through its own origin (`/api/apps/v1/catalog/…`). */
+export const APPLE_CATALOGUE_UPSTREAM = 'apple-catalogue';
 
 export function appleRateLimits(config: AppleStoreConfig): Map<string, UpstreamRateLimit> {
   return new Map([
     [ITUNES_UPSTREAM, config.rateLimits.itunes],
     [APPLE_WEB_UPSTREAM, config.rateLimits.web],
     [APPLE_AMP_UPSTREAM, config.rateLimits.ampApi],
+    [APPLE_CATALOGUE_UPSTREAM, config.rateLimits.catalogue],
   ]);
 }

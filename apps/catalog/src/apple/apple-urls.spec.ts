@@ -18,7 +18,7 @@ describe('AppleUrls', () => {
   });
 
   it('keeps identifiers inside their path segment', () => {
-    const url = urls.ampApp('us', '1/../../evil?x=1', { include: 'customers-also-bought-apps' });
+    const url = urls.amp.app('us', '1/../../evil?x=1', { include: 'customers-also-bought-apps' });
     expect(url.host).toBe('amp.example');
     expect(url.pathname).toBe('/v1/catalog/us/apps/1%2F..%2F..%2Fevil%3Fx%3D1');
     expect(urls.reviewsFeed('gb', '@evil.example', 3, 'helpful').href).toBe(
@@ -27,7 +27,7 @@ describe('AppleUrls', () => {
   });
 
   it("asks the web catalogue as today's site does: iPhone plus every platform, a sparse limit on similar apps", () => {
-    const similar = urls.ampApps('us', ['1', '2'], { include: 'customers-also-bought-apps', lang: 'en-us' });
+    const similar = urls.amp.apps('us', ['1', '2'], { include: 'customers-also-bought-apps', lang: 'en-us' });
     expect(Object.fromEntries(similar.searchParams)).toEqual({
       ids: '1,2',
       platform: 'iphone',
@@ -36,10 +36,10 @@ describe('AppleUrls', () => {
       'sparseLimit[apps:customers-also-bought-apps]': '40',
       l: 'en-us',
     });
-    const bundles = urls.ampBundles('us', ['3'], { include: 'apps' });
+    const bundles = urls.amp.bundles('us', ['3'], { include: 'apps' });
     expect(bundles.searchParams.get('platform')).toBe('iphone');
     expect(bundles.searchParams.has('sparseLimit[apps:customers-also-bought-apps]')).toBe(false);
-    const search = urls.ampSearch('us', 'meta', { types: 'apps,app-bundles', limit: 20, offset: 20 });
+    const search = urls.amp.search('us', 'meta', { types: 'apps,app-bundles', limit: 20, offset: 20 });
     expect(Object.fromEntries(search.searchParams)).toMatchObject({
       term: 'meta',
       types: 'apps,app-bundles',

@@ -27,37 +27,106 @@ function itunesLang(lang: string | undefined): string | undefined {
 
 const FEED_SORT: Record<ReviewSort, string> = { recent: 'mostRecent', helpful: 'mostHelpful' };
 
+/** The order of the feed's path options. */
+export type FeedForm = 'page-first' | 'id-first';
+
+/** The platforms every catalogue request names, so an app or bundle sold for any device is found. */
+const ADDITIONAL_PLATFORMS = 'appletv,ipad,iphone,mac,realityDevice,watch';
+
 /**
- * What the web catalogue calls that work today send (maintained scrapers, 2025–2026): the iPhone
- * platform plus every other one, so an app or bundle sold for any device is found. `platform=web`
- * was the old site's.
+ * What amp-api calls that work today send (maintained scrapers, 2025–2026): the iPhone platform plus
+ * every other one.
  */
-export const AMP_PLATFORM = {
-  platform: 'iphone',
-  additionalPlatforms: 'appletv,ipad,iphone,mac,realityDevice,watch',
-} as const;
+export const AMP_PLATFORM = { platform: 'iphone', additionalPlatforms: ADDITIONAL_PLATFORMS } as const;
+
+/** The same-origin catalogue answers 400 without `platform=web` (2026 reports); `additionalPlatforms` fills `platformAttributes`. */
+export const SAME_ORIGIN_PLATFORM = { platform: 'web', additionalPlatforms: ADDITIONAL_PLATFORMS } as const;
 
 /** How many customers-also-bought apps the web catalogue is asked for (`sparseLimit`). */
 export const SIMILAR_APPS_LIMIT = 40;
 const SIMILAR_SPARSE_LIMIT = 'sparseLimit[apps:customers-also-bought-apps]';
 
-type AmpParams = { include?: string; lang?: string };
+type CatalogueParams = { include?: string; lang?: string };
 
-function ampQuery(
-  params: AmpParams,
-  extra: Record<string, string | undefined> = {},
-): Record<string, string | undefined> {
-  const similar = params.include?.split(',').includes('customers-also-bought-apps')
-    ? { [SIMILAR_SPARSE_LIMIT]: String(SIMILAR_APPS_LIMIT) }
-    : {};
-  return { ...extra, ...AMP_PLATFORM, include: params.include, ...similar, l: params.lang };
+/**
+ * URLs of one door to Apple's catalogue (JSON:API): amp-api (`{amp}/v1/catalog/{cc}/…`, bearer token)
+ * or the site's same-origin path (`{web}/api/apps/v1/catalog/{cc}/…`, no token). Both take the same
+ * paths and parameters but their platform.
+ */
+export class CatalogueUrls {
+  constructor(
+    private readonly base: string,
+    private readonly platform: Readonly<Record<string, string>>,
+  ) {}
+
+  app(country: string, id: string, params: CatalogueParams): URL {
+    return this.url(country, `apps/${pathSegment(id)}`, params);
+  }
+
+  apps(country: string, ids: string[], params: CatalogueParams): URL {
+    return this.url(country, 'apps', params, { ids: ids.join(',') });
+  }
+
+  bundle(country: string, id: string, params: CatalogueParams): URL {
+    return this.url(country, `app-bundles/${pathSegment(id)}`, params);
+  }
+
+  bundles(country: string, ids: string[], params: CatalogueParams): URL {
+    return this.url(country, 'app-bundles', params, { ids: ids.join(',') });
+  }
+
+  developer(country: string, id: string, params: CatalogueParams): URL {
+    return this.url(country, `developers/${pathSegment(id)}`, params);
+  }
+
+  /** One page of an app's reviews: `sort` is `recent` or `mosthelpful`, as the site sends it. */
+  reviews(
+    country: string,
+    id: string,
+    params: { offset: number; limit: number; sort: 'recent' | 'mosthelpful'; lang?: string },
+  ): URL {
+    return this.url(
+      country,
+      `apps/${pathSegment(id)}/reviews`,
+      { lang: params.lang },
+      { offset: String(params.offset), limit: String(params.limit), sort: params.sort },
+    );
+  }
+
+  search(country: string, term: string, params: { types: string; limit: number; offset: number; lang?: string }): URL {
+    return this.url(
+      country,
+      'search',
+      { lang: params.lang },
+      { term, types: params.types, limit: String(params.limit), offset: String(params.offset) },
+    );
+  }
+
+  private url(country: string, path: string, params: CatalogueParams, extra: Record<string, string> = {}): URL {
+    const similar = params.include?.split(',').includes('customers-also-bought-apps')
+      ? { [SIMILAR_SPARSE_LIMIT]: String(SIMILAR_APPS_LIMIT) }
+      : {};
+    return withQuery(this.base, `/${pathSegment(country)}/${path}`, {
+      ...extra,
+      ...this.platform,
+      include: params.include,
+      ...similar,
+      l: params.lang,
+    });
+  }
 }
 
 /** Every upstream URL the Apple adapter requests, built from configured base URLs only. */
 export class AppleUrls {
+  readonly amp: CatalogueUrls;
+  readonly sameOrigin: CatalogueUrls;
+
   constructor(
     private readonly config: Pick<AppleStoreConfig, 'itunesBaseUrl' | 'webBaseUrl' | 'ampApiBaseUrl' | 'tokenPagePath'>,
-  ) {}
+  ) {
+    this.amp = new CatalogueUrls(`${config.ampApiBaseUrl}/v1/catalog`, AMP_PLATFORM);
+    this.sameOrigin = new CatalogueUrls(`${config.webBaseUrl}/api/apps/v1/catalog`, SAME_ORIGIN_PLATFORM);
+  }
 
   search(term: string, country: string, lang: string | undefined, limit: number): URL {
     return withQuery(this.config.itunesBaseUrl, '/search', {
@@ -80,11 +149,23 @@ export class AppleUrls {
     });
   }
 
-  reviewsFeed(country: string, trackId: string, page: number, sort: ReviewSort): URL {
-    const options = [`page=${pathSegment(String(page))}`, `id=${pathSegment(trackId)}`, `sortby=${FEED_SORT[sort]}`];
+  /**
+   * A page of the customer reviews feed, `/json`, in one of its URL forms: `page=…/id=…/sortby=…`
+   * (app-store-scraper, appvox) or `id=…/page=…/sortby=…` (qiaomu-app-review-insights, 2026), since
+   * Apple has answered one form empty and not the other (Shub3am/BrandPulse, 2026-09).
+   */
+  reviewsFeed(country: string, trackId: string, page: number, sort: ReviewSort, form: FeedForm = 'page-first'): URL {
+    const pageOption = `page=${pathSegment(String(page))}`;
+    const idOption = `id=${pathSegment(trackId)}`;
+    const options = form === 'page-first' ? [pageOption, idOption] : [idOption, pageOption];
     return new URL(
-      `${this.config.itunesBaseUrl}/${pathSegment(country)}/rss/customerreviews/${options.join('/')}/json`,
+      `${this.config.itunesBaseUrl}/${pathSegment(country)}/rss/customerreviews/${options.join('/')}/sortby=${FEED_SORT[sort]}/json`,
     );
+  }
+
+  /** An app's or a bundle's page on apps.apple.com. */
+  storePage(country: string, kind: 'app' | 'app-bundle', id: string): URL {
+    return new URL(`${this.config.webBaseUrl}/${pathSegment(country)}/${kind}/id${pathSegment(id)}`);
   }
 
   tokenPage(): URL {
@@ -93,52 +174,5 @@ export class AppleUrls {
 
   webOrigin(): string {
     return new URL(this.config.webBaseUrl).origin;
-  }
-
-  ampApp(country: string, id: string, params: AmpParams): URL {
-    return withQuery(
-      this.config.ampApiBaseUrl,
-      `/v1/catalog/${pathSegment(country)}/apps/${pathSegment(id)}`,
-      ampQuery(params),
-    );
-  }
-
-  ampApps(country: string, ids: string[], params: AmpParams): URL {
-    return withQuery(
-      this.config.ampApiBaseUrl,
-      `/v1/catalog/${pathSegment(country)}/apps`,
-      ampQuery(params, { ids: ids.join(',') }),
-    );
-  }
-
-  ampBundle(country: string, id: string, params: AmpParams): URL {
-    return withQuery(
-      this.config.ampApiBaseUrl,
-      `/v1/catalog/${pathSegment(country)}/app-bundles/${pathSegment(id)}`,
-      ampQuery(params),
-    );
-  }
-
-  ampBundles(country: string, ids: string[], params: AmpParams): URL {
-    return withQuery(
-      this.config.ampApiBaseUrl,
-      `/v1/catalog/${pathSegment(country)}/app-bundles`,
-      ampQuery(params, { ids: ids.join(',') }),
-    );
-  }
-
-  ampSearch(
-    country: string,
-    term: string,
-    params: { types: string; limit: number; offset: number; lang?: string },
-  ): URL {
-    return withQuery(
-      this.config.ampApiBaseUrl,
-      `/v1/catalog/${pathSegment(country)}/search`,
-      ampQuery(
-        { lang: params.lang },
-        { term, types: params.types, limit: String(params.limit), offset: String(params.offset) },
-      ),
-    );
   }
 }

@@ -1,10 +1,10 @@
 /**
- * Where apps.apple.com keeps the web catalogue token today: the page's `<head>` loads one module
- * script (`<script type="module" crossorigin src="/assets/index~….js">`) and the token is a string
- * literal in it, a JWT whose header starts `eyJhbGci` (`{"alg":…`). This is how maintained scrapers
- * (RSSHub's Apple routes) read it since the `web-experience-app/config/environment` meta tag went.
- * A regular expression over `<head>` rather than an HTML parser: one attribute of one tag is read, and
- * the page is not otherwise used.
+ * Where apps.apple.com has kept the web catalogue token: a string literal in the module script the
+ * page's `<head>` loads (`<script type="module" crossorigin src="/assets/index~….js">`, RSSHub's Apple
+ * routes until 2026-04), the `web-experience-app/config/environment` meta tag (`MEDIA_API.token`,
+ * before), or the page's serialized server data (where Apple's other sites carry theirs). Since 2026 it
+ * is often injected at run time and found in none of them. A JWT's header starts `eyJhbGci`
+ * (`{"alg":…`). Regular expressions rather than an HTML parser: one attribute of one tag is read.
  */
 
 const HEAD = /<head\b[^>]*>([\s\S]*?)<\/head>/i;
@@ -29,6 +29,47 @@ export function moduleScriptSrc(html: string): string | undefined {
     const attributes = attributesOf(tag);
     const src = attributes.get('src');
     if (attributes.get('type')?.toLowerCase() === 'module' && src) return src;
+  }
+  return undefined;
+}
+
+const META_CONFIG = /<meta\s+name="web-experience-app\/config\/environment"\s+content="([^"]*)"/i;
+const SERIALIZED_DATA = /<script\b[^>]*\bid=["']?serialized-server-data["']?[^>]*>([\s\S]*?)<\/script>/i;
+const JWT = /^eyJhbGci[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** The token of the old meta tag's configuration (URL-encoded JSON, `MEDIA_API.token`). */
+export function metaConfigToken(html: string): string | undefined {
+  const content = META_CONFIG.exec(html)?.[1];
+  if (content === undefined) return undefined;
+  try {
+    const token = (JSON.parse(decodeURIComponent(content)) as { MEDIA_API?: { token?: unknown } }).MEDIA_API?.token;
+    return typeof token === 'string' && JWT.test(token) ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page's serialized server data, parsed; undefined when the page has none or it is not JSON. */
+export function serializedServerData(html: string): unknown {
+  const text = SERIALIZED_DATA.exec(html)?.[1];
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first JWT-shaped string anywhere in a parsed JSON value. */
+export function findJwt(value: unknown): string | undefined {
+  const stack = [value];
+  for (let seen = 0; stack.length > 0 && seen < 100_000; seen++) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (JWT.test(item)) return item;
+    } else if (item !== null && typeof item === 'object') {
+      stack.push(...Object.values(item));
+    }
   }
   return undefined;
 }

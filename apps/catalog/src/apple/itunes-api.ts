@@ -10,8 +10,8 @@ import {
   upstreamReportedError,
 } from '../upstream/upstream-failures.js';
 import { ITUNES_UPSTREAM } from './apple-upstreams.js';
-import type { AppleUrls } from './apple-urls.js';
-import { type DriftNote, parseReviewsFeed } from './reviews-feed.js';
+import type { AppleUrls, FeedForm } from './apple-urls.js';
+import { type DriftNote, feedLastPage, parseReviewsFeed } from './reviews-feed.js';
 
 /** A record of iTunes Search or Lookup, passed through as it is. */
 export type ItunesRecord = Record<string, unknown>;
@@ -48,11 +48,19 @@ export class ItunesApi {
     await this.http.admit?.(ITUNES_UPSTREAM, this.urls.lookup('id', [], {}));
   }
 
-  async reviewsPage(country: string, trackId: string, page: number, sort: ReviewSort): Promise<Review[]> {
-    const url = this.urls.reviewsFeed(country, trackId, page, sort);
+  /** One page of the reviews feed in one of its URL forms, with the last page its links name. */
+  async reviewsPage(
+    country: string,
+    trackId: string,
+    page: number,
+    sort: ReviewSort,
+    form: FeedForm = 'page-first',
+  ): Promise<{ reviews: Review[]; lastPage?: number }> {
+    const url = this.urls.reviewsFeed(country, trackId, page, sort, form);
     const response = await this.http.get({ url, upstream: ITUNES_UPSTREAM, headers: { accept: 'application/json' } });
     expectSuccess(response, url.host);
-    return parseReviewsFeed(response.body, trackId, url.host, this.note);
+    const reviews = parseReviewsFeed(response.body, trackId, url.host, this.note);
+    return { reviews, lastPage: reviews.length === 0 ? feedLastPage(response.body) : undefined };
   }
 
   /**

@@ -97,3 +97,23 @@ export function parseReviewsFeed(
     note(`the reviews feed holds ${unreadable} entr${unreadable === 1 ? 'y' : 'ies'} that are not reviews (skipped)`);
   return reviews;
 }
+
+/**
+ * The page the feed's `last` link names, or undefined when it names none. Apple's empty envelope of
+ * 2026 (ziyi28/app-review-insights, tests/fixtures/apple/empty-feed-no-entry.json) leaves every
+ * paging link's `href` empty, where a real page past the end still links to the last page.
+ */
+export function feedLastPage(body: string): number | undefined {
+  let document: unknown;
+  try {
+    document = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const feed = isRecord(document) ? document.feed : undefined;
+  const links = isRecord(feed) ? asArray(feed.link) : [];
+  const last = links.find((link) => attributesOf(link).rel === 'last');
+  const href = attributesOf(last).href;
+  const page = typeof href === 'string' ? /\/page=(\d+)\//.exec(href)?.[1] : undefined;
+  return page === undefined ? undefined : Number(page);
+}

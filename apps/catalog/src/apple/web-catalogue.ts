@@ -12,7 +12,14 @@ import {
 } from '../upstream/upstream-failures.js';
 import { APPLE_AMP_UPSTREAM, APPLE_WEB_UPSTREAM } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
-import { findBearerToken, moduleScriptSrc, tokenExpiry } from './bearer-token.js';
+import {
+  findBearerToken,
+  findJwt,
+  metaConfigToken,
+  moduleScriptSrc,
+  serializedServerData,
+  tokenExpiry,
+} from './bearer-token.js';
 
 /** A JSON:API resource of the web catalogue, passed through as it is. */
 export type AmpResource = Record<string, unknown> & { id?: unknown; type?: unknown; relationships?: unknown };
@@ -54,11 +61,31 @@ const TOKEN_KEY = 'apple:web-token';
 /** A token this close to its `exp` is read again before use rather than sent to expire mid-request. */
 const EXPIRY_MARGIN_MS = 60_000;
 
+/** A JSON:API document's `data` resources. */
+export function resourcesOf(document: Record<string, unknown>, host: string): AmpResource[] {
+  if (!Array.isArray(document.data)) throw badResponse('a web catalogue document without data', host);
+  return document.data.filter(isRecord);
+}
+
+/** A catalogue answer as a JSON:API document; undefined for a 404 (no such item there). */
+export function readDocument(response: UpstreamResponse, host: string): Record<string, unknown> | undefined {
+  if (response.status === 404) return undefined;
+  expectSuccess(response, host);
+  const document = parseJsonBody(response, host);
+  if (!isRecord(document)) throw badResponse('a web catalogue document that is not an object', host);
+  return document;
+}
+
+/** A page that carries no token we can use is not read again for this long (no page read per request). */
+export const NO_TOKEN_MEMO_MS = 60_000;
+
 /**
- * Client of the web catalogue (amp-api). Its bearer token is read from apps.apple.com (a store page,
- * then the module script it loads) once, shared through the resource store (so one replica's read
- * serves all) and kept in memory. It is read again when its `exp` is near, and when the API answers
- * 401 (expired or rotated early), in which case the request is repeated once.
+ * Client of the web catalogue (amp-api). Its bearer token is read from apps.apple.com (a store page:
+ * its meta configuration, its serialized data, or the module script it loads) once, shared through the
+ * resource store (so one replica's read serves all) and kept in memory. It is read again when its `exp`
+ * is near, and when the API answers 401 (expired or rotated early), in which case the request is
+ * repeated once. A page that carries no token, or an expired one, is a failure remembered for a
+ * minute (NO_TOKEN_MEMO_MS), never a loop of page reads.
  */
 export class WebCatalogue {
   private token?: Promise<string>;
@@ -72,13 +99,13 @@ export class WebCatalogue {
     private readonly tokenFreshness: Freshness,
   ) {}
 
-  /** The `data` resources of a JSON:API document, or undefined when the API answers 404. */
-  /** @param admitted a rate-limiter token was already taken (see {@link WebCatalogue.admit}). */
+  /**
+   * The `data` resources of a JSON:API document, or undefined when the API answers 404.
+   * @param admitted a rate-limiter token was already taken (see {@link WebCatalogue.admit}).
+   */
   async getResources(url: URL, admitted = false): Promise<AmpResource[] | undefined> {
     const document = await this.getDocument(url, admitted);
-    if (document === undefined) return undefined;
-    if (!Array.isArray(document.data)) throw badResponse('a web catalogue document without data', url.host);
-    return document.data.filter(isRecord);
+    return document === undefined ? undefined : resourcesOf(document, url.host);
   }
 
   /** A JSON:API document, or undefined when the API answers 404. */
@@ -90,11 +117,7 @@ export class WebCatalogue {
       token = await this.currentToken();
       response = await this.request(url, token, false);
     }
-    if (response.status === 404) return undefined;
-    expectSuccess(response, url.host);
-    const document = parseJsonBody(response, url.host);
-    if (!isRecord(document)) throw badResponse('a web catalogue document that is not an object', url.host);
-    return document;
+    return readDocument(response, url.host);
   }
 
   /** Waits for a rate-limiter token for a request still gathering ids. */
@@ -125,7 +148,7 @@ export class WebCatalogue {
       const reading = this.store
         .get({ key: TOKEN_KEY, freshness: this.tokenFreshness, load: () => this.readToken() }, UNTRACKED)
         .then((token) => {
-          if (!token) throw badResponse('a module script without the web catalogue token', this.urls.tokenPage().host);
+          if (!token) throw badResponse('a store page that carries no web catalogue token', this.urls.tokenPage().host);
           return token;
         });
       this.token = reading;
@@ -147,18 +170,25 @@ export class WebCatalogue {
     await this.store.drop(TOKEN_KEY);
   }
 
-  private async readToken(): Promise<string> {
+  /** The token the page carries, wherever it is; undefined (remembered a minute) when it carries none we can use. */
+  private async readToken(): Promise<string | undefined> {
     const pageUrl = this.urls.tokenPage();
     const page = await this.getWebText(pageUrl, 'text/html');
+    const token =
+      metaConfigToken(page) ?? findJwt(serializedServerData(page)) ?? (await this.moduleScriptToken(page, pageUrl));
+    if (!token) return undefined;
+    // Sending an expired token would only buy a 401 and another page read.
+    return (tokenExpiry(token) ?? Infinity) <= Date.now() ? undefined : token;
+  }
+
+  private async moduleScriptToken(page: string, pageUrl: URL): Promise<string | undefined> {
     const src = moduleScriptSrc(page);
-    if (!src) throw badResponse('a store page without a module script', pageUrl.host);
+    if (!src) return undefined;
     const scriptUrl = new URL(src, pageUrl);
     // Only the configured site is asked: a page pointing elsewhere has changed beyond what we read.
     if (scriptUrl.origin !== pageUrl.origin)
       throw badResponse('a store page whose module script is on another host', pageUrl.host);
-    const token = findBearerToken(await this.getWebText(scriptUrl, '*/*'));
-    if (!token) throw badResponse('a module script without the web catalogue token', pageUrl.host);
-    return token;
+    return findBearerToken(await this.getWebText(scriptUrl, '*/*'));
   }
 
   private async getWebText(url: URL, accept: string): Promise<string> {

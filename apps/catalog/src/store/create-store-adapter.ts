@@ -4,14 +4,19 @@ import type { ResourceStore } from '../cache/resource-store.js';
 import type { CatalogConfig, UpstreamRateLimit } from '../config.js';
 import { GooglePlayStoreAdapter } from '../google-play/google-play-store-adapter.js';
 import { playRateLimits } from '../google-play/play-upstream.js';
+import type { SourceObserver } from '../upstream/source-chain.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import type { StoreAdapter } from './store-adapter.js';
 
-/** The adapter for the configured store (CATALOG_STORE), on the shared cache and the guarded client. */
+/**
+ * The adapter for the configured store (CATALOG_STORE), on the shared cache and the guarded client;
+ * `onSource` is told about every upstream source a route tried (the catalog's metric).
+ */
 export function createStoreAdapter(
   config: CatalogConfig,
   http: UpstreamHttpClient,
   store: ResourceStore,
+  onSource?: SourceObserver,
 ): StoreAdapter {
   switch (config.store) {
     case 'apple':
@@ -19,6 +24,7 @@ export function createStoreAdapter(
         store,
         ttl: config.cache.ttl,
         batch: { windowMs: config.cache.batchWindowMs, maxIds: config.cache.batchMaxIds },
+        onSource,
       });
     case 'google-play':
       return new GooglePlayStoreAdapter(config.googlePlay, http, { store, ttl: config.cache.ttl });

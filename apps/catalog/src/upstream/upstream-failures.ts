@@ -76,6 +76,15 @@ export function upstreamReportedError(text: string, host: string): WireException
   return badResponse(`${REPORTED_ERROR}${quoteUpstreamText(text)}`, host);
 }
 
+/** The upstream's own error answer about the request (an invalid `lang`): no other source would take it either. */
+export function isUpstreamReportedError(error: unknown): error is WireException {
+  return (
+    error instanceof WireException &&
+    error.code === ErrorCode.UpstreamBadResponse &&
+    error.message.startsWith(`upstream store answered ${REPORTED_ERROR}`)
+  );
+}
+
 /** An answer we could not read (not the upstream's own error message): a sign the upstream's shape drifted. */
 export function isUnreadableAnswer(error: unknown): error is WireException {
   return (

@@ -80,6 +80,7 @@ export class System {
       ITUNES_RATE_PER_MIN: '0',
       APPLE_WEB_RATE_PER_MIN: '0',
       APPLE_AMP_API_RATE_PER_MIN: '0',
+      APPLE_CATALOGUE_RATE_PER_MIN: '0',
       // Bounds on healthy paths that a loaded machine must not reach (they had 2 s of upstream time).
       UPSTREAM_TIMEOUT_MS: '30000',
       NATS_REQUEST_TIMEOUT_MS: '30000',

@@ -8,7 +8,7 @@ import { artworkTemplate } from './artwork.js';
  * The serialized server data of apps.apple.com pages (`<script type="application/json"
  * id="serialized-server-data">`): `{data: [{intent, data: {title, lockup, shelfMapping}}]}`, as public
  * scrapers read it in 2026 (the page's lockup and shelves; reviews are objects with `$kind: "Review"`
- * and `id, title, date, contents, rating, reviewerName`). Shelves the scrapers do not show are modelled:
+ * and `id, title, date, dateText, contents, rating, reviewerName`). Shelves the scrapers do not show are modelled:
  * ratings, "You Might Also Like" (`similarItems`) and a bundle's apps (`bundleContents`) as lockups.
  */
 
@@ -50,6 +50,7 @@ export function appPageData(catalogue: Catalogue, app: App, front: Storefront): 
             id: String(review.id),
             title: review.title,
             date: review.updated,
+            dateText: review.updated.slice(0, 10),
             contents: review.content,
             rating: review.rating,
             reviewerName: review.userName,

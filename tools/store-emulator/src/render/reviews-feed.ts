@@ -32,6 +32,11 @@ export interface FeedPage {
   /** How many reviews the app has in all: the paging links end at the last page they fill. */
   total: number;
   updated: string;
+  /**
+   * The 2026 envelope that holds nothing while the app has reviews: its paging links' `href`s are empty,
+   * as in the capture of 2026-08-12 (ziyi28/app-review-insights, tests/fixtures/apple/empty-feed-no-entry.json).
+   */
+  emptied?: boolean;
 }
 
 function lastPageOf(total: number): number {
@@ -143,7 +148,9 @@ function appEntryJson(app: App, front: Storefront): Record<string, unknown> {
 export function reviewsFeedJson(source: FeedPage, appFirst: boolean): unknown {
   const { base, request: r, app, front, reviews: page, updated } = source;
   const lastPage = lastPageOf(source.total);
-  const link = (rel: string, at: number) => ({ attributes: { rel, href: feedUrl(base, r, at, 'json') } });
+  const link = (rel: string, at: number) => ({
+    attributes: { rel, href: source.emptied ? '' : feedUrl(base, r, at, 'json') },
+  });
   const entries =
     app && front
       ? [...(appFirst ? [appEntryJson(app, front)] : []), ...page.map((review) => entryJson(review, app, front))]
@@ -163,7 +170,7 @@ export function reviewsFeedJson(source: FeedPage, appFirst: boolean): unknown {
           href: `https://apps.apple.com/WebObjects/MZStore.woa/wa/viewGrouping?cc=${r.country}&id=1000`,
         },
       },
-      link('self', r.page),
+      { attributes: { rel: 'self', href: feedUrl(base, r, r.page, 'json') } },
       link('first', 1),
       link('last', lastPage),
       link('previous', Math.max(1, r.page - 1)),

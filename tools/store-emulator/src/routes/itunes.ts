@@ -157,7 +157,7 @@ function reviewsFeed(
       : undefined;
   const all = app && front ? sortReviews(generateReviews(catalogue, app, front), sort) : [];
   const pageReviews = all.slice((page - 1) * REVIEWS_PER_PAGE, page * REVIEWS_PER_PAGE);
-  const feed = { base, request: feedRequest, app, front, reviews: pageReviews, total: all.length, updated };
+  const feed = { base, request: feedRequest, app, front, reviews: pageReviews, total: all.length, updated, emptied };
   if (asJson) return json(200, reviewsFeedJson(feed, drift.reviewsFirstEntry === 'app' && pageReviews.length > 0));
   return text(200, reviewsFeedXml(feed), 'application/atom+xml; charset=UTF-8');
 }
