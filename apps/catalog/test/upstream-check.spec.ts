@@ -4,18 +4,19 @@ import { createServer } from 'node:net';
 import { runUpstreamCheckCli } from '../src/upstream-check/cli.js';
 import { checkUpstream, type RouteCheck } from '../src/upstream-check/upstream-check.js';
 import { FetchUpstreamHttpClient } from '../src/upstream/upstream-http-client.js';
-import { configFor } from './support.js';
+import { ALL_SOURCES, configFor } from './support.js';
 
 const ALL_ROUTES = PRICED_ROUTES.map((r) => r.path);
+/** The routes with an amp-api source (bundle reviews read the bundle through the configured chain, and feeds). */
 const AMP_ROUTES = [
   '/api/apps/{appId}/similar',
   '/api/bundles',
   '/api/bundles/{bundleId}',
-  '/api/bundles/{bundleId}/reviews',
   '/api/bundles/{bundleId}/similar',
 ];
 
 const drifted = (checks: RouteCheck[]) => checks.filter((c) => c.status !== 'ok').map((c) => c.route);
+const sourceOf = (check: RouteCheck | undefined, name: string) => check?.sources.find((s) => s.source === name);
 
 /** A port nothing listens on: taken, then released. */
 async function closedPort(): Promise<number> {
@@ -30,7 +31,7 @@ describe('upstream check against the store emulator', () => {
   let emulator: StoreEmulator;
   let control: EmulatorControlClient;
   const check = () => {
-    const config = configFor(emulator.url);
+    const config = configFor(emulator.url, ALL_SOURCES);
     return checkUpstream(
       config.apple,
       new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }),
@@ -49,24 +50,53 @@ describe('upstream check against the store emulator', () => {
     expect(checks.map((c) => c.route)).toEqual(ALL_ROUTES);
     expect(checks).toHaveLength(9);
     expect(drifted(checks)).toEqual([]);
-    expect(checks.every((c) => /^\d+ records?$/.test(c.detail))).toBe(true);
+    // Each relies on its first source, and every source of every route works.
+    for (const c of checks) expect(c.detail).toMatch(new RegExp(`^${c.sources[0].source}: \\d+ records?$`));
+    expect(checks.flatMap((c) => c.sources).filter((s) => s.status !== 'ok')).toEqual([]);
   });
 
-  it('reports exactly the similar and bundle routes when the token moved out of the module script', async () => {
+  it('keeps every route working when the token moved out of the page, and names the amp-api sources as drifted', async () => {
     await control.setDrift({ token: 'nowhere' });
     const checks = await check();
-    expect(drifted(checks)).toEqual(AMP_ROUTES);
-    for (const c of checks.filter((c) => c.status !== 'ok')) {
-      expect(c).toMatchObject({
+    expect(drifted(checks)).toEqual([]);
+    const ampRows = checks.filter((c) => sourceOf(c, 'amp-api')?.status !== undefined && c.route !== '/api/apps');
+    expect(ampRows.map((c) => c.route)).toEqual(AMP_ROUTES);
+    for (const c of ampRows) {
+      expect(sourceOf(c, 'amp-api')).toEqual({
+        source: 'amp-api',
         status: 'drift',
-        detail: `upstream store answered a module script without the web catalogue token (${new URL(emulator.url).host})`,
+        detail: `upstream store answered a store page that carries no web catalogue token (${new URL(emulator.url).host})`,
       });
+      expect(c.detail).toMatch(/^catalogue: \d+ records?$/);
     }
   });
 
-  it('does not read the old meta tag either: it is gone from the site', async () => {
-    await control.setDrift({ token: 'meta-tag' });
-    expect(drifted(await check())).toEqual(AMP_ROUTES);
+  it('finds the token in the old meta tag and in the serialized data', async () => {
+    for (const token of ['meta-tag', 'serialized-data'] as const) {
+      await control.setDrift({ token });
+      const checks = await check();
+      expect(checks.flatMap((c) => c.sources).filter((s) => s.status !== 'ok')).toEqual([]);
+    }
+  });
+
+  it('fails a route only when none of its sources works, and says what each answered', async () => {
+    const config = configFor(emulator.url, { APPLE_SOURCES_APPS_REVIEWS: 'feed' });
+    await control.setDrift({ reviewsFeed: 'empty' });
+    const checks = await checkUpstream(
+      config.apple,
+      new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }),
+    );
+    const reviews = checks.find((c) => c.route === '/api/apps/{appId}/reviews')!;
+    expect(reviews.status).toBe('drift');
+    expect(reviews.detail).toMatch(
+      /^no working source \(feed: no source could answer apps\.reviews \(feed: no reviews while Lookup reports \d+ ratings in us\)\)$/,
+    );
+    expect(reviews.sources.map((s) => [s.source, s.status])).toEqual([
+      ['feed', 'drift'],
+      ['feed-id-first', 'drift'],
+      ['catalogue', 'ok'],
+      ['page', 'ok'],
+    ]);
   });
 
   it('reports exactly bundle search when search results come in an unknown grouping', async () => {
@@ -77,13 +107,23 @@ describe('upstream check against the store emulator', () => {
       status: 'drift',
       detail: expect.stringContaining('search results grouped by an unknown type (top)'),
     });
+    // App search relies on iTunes; its catalogue sources read the same grouping and say so.
+    expect(sourceOf(checks[0], 'catalogue')?.status).toBe('drift');
   });
 
-  it('reports exactly the review routes when the feed lists the app as its first entry', async () => {
+  it('reports exactly the feed sources of the review routes when the feed lists the app as its first entry', async () => {
     await control.setDrift({ reviewsFirstEntry: 'app' });
     const checks = await check();
-    expect(drifted(checks)).toEqual(['/api/apps/{appId}/reviews', '/api/bundles/{bundleId}/reviews']);
-    expect(checks.find((c) => c.route === '/api/apps/{appId}/reviews')?.detail).toBe(
+    const driftedSources = checks.flatMap((c) =>
+      c.sources.filter((s) => s.status !== 'ok').map((s) => `${c.route} ${s.source}`),
+    );
+    expect(driftedSources).toEqual([
+      '/api/apps/{appId}/reviews feed',
+      '/api/apps/{appId}/reviews feed-id-first',
+      '/api/bundles/{bundleId}/reviews feed',
+      '/api/bundles/{bundleId}/reviews feed-id-first',
+    ]);
+    expect(sourceOf(checks[2], 'feed')?.detail).toBe(
       'the reviews feed lists the app itself as its first entry (skipped)',
     );
   });
@@ -97,14 +137,15 @@ describe('upstream check against the store emulator', () => {
         appId: '999999999',
         bundleId: '999999999',
         developerId: '999999999',
-        playDeveloperId: '999999999',
         appTerm: 'zzzqqqxxx',
         bundleTerm: 'zzzqqqxxx',
         country: 'us',
       },
     );
     expect(drifted(checks)).toEqual(ALL_ROUTES);
-    expect(checks[0].detail).toBe('no records for the well-known item (term "zzzqqqxxx" in us)');
+    expect(checks[0].detail).toBe(
+      'no working source (itunes: no records for the well-known item (term "zzzqqqxxx" in us))',
+    );
   });
 
   describe('as a command', () => {
@@ -131,7 +172,12 @@ describe('upstream check against the store emulator', () => {
         ...ALL_ROUTES.map((r) => ['apple', r, 'ok']),
         ['google-play', '/api/developers/{developerId}', 'ok'],
       ]);
-      expect(parsed.routes[9].detail).toBe('135 records');
+      expect(Object.keys(parsed.routes[0])).toEqual(['store', 'route', 'status', 'detail', 'sources']);
+      expect(parsed.routes[0].sources.map((s) => s.source)).toEqual(['itunes', 'catalogue', 'amp-api']);
+      expect(parsed.routes[9]).toMatchObject({
+        detail: '135 records',
+        sources: [{ source: 'google-play', status: 'ok', detail: '135 records' }],
+      });
       await control.setDrift({ searchGrouping: 'unknown' });
       const drift = await run(['--json'], envFor(emulator.url));
       expect(drift.code).toBe(1);
@@ -142,22 +188,26 @@ describe('upstream check against the store emulator', () => {
       ).toEqual(['/api/bundles']);
     });
 
-    it('prints one row per route, and calls an upstream nobody answers unreachable', async () => {
+    it('prints one row per route and one per source, and calls an upstream nobody answers unreachable', async () => {
       const url = `http://127.0.0.1:${await closedPort()}`;
       const result = await run(['--country', 'gb'], envFor(url));
       expect(result.code).toBe(1);
-      const rows = result.stdout.trim().split('\n');
-      expect(rows).toHaveLength(10);
+      const rows = result.stdout.trimEnd().split('\n');
+      const routeRows = rows.filter((row) => !row.startsWith(' '));
+      expect(routeRows).toHaveLength(10);
       const expected = [...ALL_ROUTES.map((r) => ['apple', r]), ['google-play', '/api/developers/{developerId}']];
-      for (const [i, row] of rows.entries())
+      for (const [i, row] of routeRows.entries())
         expect(row).toMatch(
           new RegExp(
-            `^${expected[i][0]} +${expected[i][1].replace(/[{}]/g, '\\$&')} +unreachable +upstream store unreachable: connection refused`,
+            `^${expected[i][0]} +${expected[i][1].replace(/[{}]/g, '\\$&')} +unreachable +(no working source \\(\\S+: .*)?upstream store unreachable: connection refused`,
           ),
         );
+      expect(rows).toContainEqual(
+        expect.stringMatching(/^ +feed-id-first +unreachable +upstream store unreachable: connection refused/),
+      );
       const play = await run(['--store', 'google-play', '--play-developer', 'Mojang'], envFor(emulator.url));
       expect(play.code).toBe(0);
-      expect(play.stdout.trim()).toMatch(/^google-play +\/api\/developers\/\{developerId\} +ok +3 records$/);
+      expect(play.stdout.split('\n')[0]).toMatch(/^google-play +\/api\/developers\/\{developerId\} +ok +3 records$/);
     });
 
     it('refuses bad flags with a usage message and exit code 2', async () => {

@@ -14,11 +14,13 @@ const USAGE = `Usage: npm run upstream:check -- [--json] [--store apple|google-p
 
 Asks both upstream stores (the App Store at ITUNES_BASE_URL, APPLE_WEB_BASE_URL,
 APPLE_AMP_API_BASE_URL, APPLE_TOKEN_PAGE_PATH; Google Play at PLAY_BASE_URL) for one well-known item
-per priced route, reads each answer with the catalog's own code and prints one row per store and
-route: ok, drift or unreachable. Exits 0 only when every route is ok, 1 otherwise, 2 on a usage or
-configuration error.
+per priced route, through every source of an App Store route alone (APPLE_SOURCES_<ROUTE> sets the
+order), reads each answer with the catalog's own code and prints one row per store and route (ok, with
+the source it relies on now; drift; unreachable), then one indented row per source. Exits 0 only when
+every route has a working source, 1 otherwise, 2 on a usage or configuration error.
 
-  --json           print one JSON object {"routes": [{"store", "route", "status", "detail"}]} on stdout
+  --json           print one JSON object {"routes": [{"store", "route", "status", "detail",
+                   "sources": [{"source", "status", "detail"}]}]} on stdout
   --store S        check one store only (apple or google-play)   default both
   --app ID         app (track id or bundle identifier)   default ${DEFAULT_ITEMS.appId}
   --bundle ID      app bundle id                          default ${DEFAULT_ITEMS.bundleId}
@@ -54,8 +56,13 @@ function table(checks: RouteCheck[]): string {
   const storeWidth = Math.max(...checks.map((c) => c.store.length));
   const width = Math.max(...checks.map((c) => c.route.length));
   const statusWidth = 'unreachable'.length;
+  const row = (store: string, route: string, status: string, detail: string) =>
+    `${store.padEnd(storeWidth)}  ${route.padEnd(width)}  ${status.padEnd(statusWidth)}  ${detail}`;
   return checks
-    .map((c) => `${c.store.padEnd(storeWidth)}  ${c.route.padEnd(width)}  ${c.status.padEnd(statusWidth)}  ${c.detail}`)
+    .flatMap((c) => [
+      row(c.store, c.route, c.status, c.detail),
+      ...c.sources.map((s) => row('', `  ${s.source}`, s.status, s.detail)),
+    ])
     .join('\n');
 }
 
