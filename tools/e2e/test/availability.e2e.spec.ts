@@ -166,8 +166,14 @@ describe('pre-charge availability: a spent rate budget', () => {
 
   beforeAll(async () => {
     // One iTunes call a minute, and no waiting for the next token: the second miss finds the budget spent.
+    // Lookup is the route's only source here, so no other source answers in its place.
     system = await System.start({
-      env: { ITUNES_RATE_PER_MIN: '1', ITUNES_BURST: '1', UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0' },
+      env: {
+        ITUNES_RATE_PER_MIN: '1',
+        ITUNES_BURST: '1',
+        UPSTREAM_RATE_LIMIT_MAX_WAIT_MS: '0',
+        APPLE_SOURCES_APPS_GET: 'itunes',
+      },
     });
   }, 120_000);
 
@@ -192,5 +198,33 @@ describe('pre-charge availability: a spent rate budget', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.headers['x-credits-remaining']).toBeUndefined();
     expect(await system.balance(created.key)).toBe('0.294000');
+  });
+});
+
+describe("2026's empty reviews feed never reaches a caller or the cache", () => {
+  let system: System;
+
+  beforeAll(async () => {
+    // The feed is the reviews route's only source: nothing stands in for it.
+    system = await System.start({ env: { APPLE_SOURCES_APPS_REVIEWS: 'feed,feed-id-first' } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  // Whether a 502 is charged is the gateway's rule (the never-charge-a-failure issue), not asserted here.
+  it('is a 502 naming the sources tried, and the next call after the feed recovers gets the reviews', async () => {
+    const created = await system.createKey('0.3');
+    system.emulator.setDrift({ reviewsFeed: 'empty' });
+    const suspect = await system.get('/api/apps/284882215/reviews', created.key);
+    expect(suspect.status).toBe(502);
+    expect(suspect.body.message).toMatch(/^no source could answer apps\.reviews \(feed: no reviews while Lookup/);
+    system.emulator.setDrift({ reviewsFeed: 'entries' });
+    // Past the failure memo (2 s), the feed is asked again: nothing suspect was cached.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const reviews = await system.get('/api/apps/284882215/reviews', created.key);
+    expect(reviews.status).toBe(200);
+    expect((reviews.body.data as { resultCount: number }).resultCount).toBe(50);
   });
 });
