@@ -137,6 +137,7 @@ describe('upstream check against the store emulator', () => {
         appId: '999999999',
         bundleId: '999999999',
         developerId: '999999999',
+        playDeveloperId: '999999999',
         appTerm: 'zzzqqqxxx',
         bundleTerm: 'zzzqqqxxx',
         country: 'us',

@@ -22,4 +22,3 @@ export type SourceOrders = { [R in SourcedRoute]: readonly SourceName<R>[] };
 
 /** The environment variable holding a route's order: `apps.reviews` → `APPLE_SOURCES_APPS_REVIEWS`. */
 export const sourceOrderVariable = (route: SourcedRoute) => `APPLE_SOURCES_${route.replace('.', '_').toUpperCase()}`;
-
