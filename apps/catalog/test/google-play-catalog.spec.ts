@@ -95,4 +95,19 @@ describe("Google Play's catalog", () => {
       });
     },
   );
+
+  it("gets an app's details by package name, per country, from the cache the second time", async () => {
+    const minecraft = { route: 'apps.get' as const, appId: PLAY_REFERENCE.minecraft.appId, country: 'us' };
+    const first = listOf(await system.fetch(minecraft));
+    expect(first.results).toEqual([
+      expect.objectContaining({ appId: 'com.mojang.minecraftpe', title: PLAY_REFERENCE.minecraft.title, price: 6.99 }),
+    ]);
+    expect((await system.fetch(minecraft)).source).toBe('cache');
+    expect(listOf(await system.fetch({ ...minecraft, country: 'jp' })).results[0]).toMatchObject({ currency: 'JPY' });
+    expect(listOf(await system.fetch({ ...minecraft, appId: 'com.example.nothing' }))).toEqual({
+      resultCount: 0,
+      results: [],
+    });
+    expect(system.emulator.stats().byEndpoint['play-page']).toBe(3);
+  });
 });

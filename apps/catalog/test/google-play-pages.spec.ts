@@ -3,7 +3,7 @@
  */
 import { ErrorCode } from '@appcat/contracts';
 import { readFileSync } from 'node:fs';
-import { clusterPage, developerPage } from '../src/google-play/play-pages.js';
+import { appDetails, clusterPage, developerPage } from '../src/google-play/play-pages.js';
 import { playRefusal } from '../src/google-play/play-upstream.js';
 
 const BASE = 'https://play.google.com';
@@ -79,6 +79,60 @@ describe("Google Play's developer pages", () => {
         message: `upstream store answered ${message} (play.google.com)`,
       }),
     );
+  });
+});
+
+describe("Google Play's app pages", () => {
+  it('reads a paid app from its ds:5 block, its price in units and its developer id as text', () => {
+    const app = appDetails(
+      fixture('details-com.mojang.minecraftpe.html'),
+      'com.mojang.minecraftpe',
+      BASE,
+      'play.google.com',
+    );
+    expect(app).toMatchObject({
+      appId: 'com.mojang.minecraftpe',
+      url: 'https://play.google.com/store/apps/details?id=com.mojang.minecraftpe',
+      title: 'Minecraft: Dream it, Build it!',
+      installs: '50,000,000+',
+      minInstalls: 50_000_000,
+      scoreText: '4.3',
+      ratings: 5_715_302,
+      reviews: 633_450,
+      price: 6.99,
+      free: false,
+      currency: 'USD',
+      developer: 'Mojang',
+      developerId: '4772240228547998649',
+      genre: 'Arcade',
+      genreId: 'GAME_ARCADE',
+      contentRating: 'Everyone 10+',
+    });
+    expect(app.summary).toMatch(/^Millions of crafters/);
+    expect(app.icon).toMatch(/^https:\/\/play-lh\.googleusercontent\.com\//);
+  });
+
+  it('reads a free app', () => {
+    const app = appDetails(
+      fixture('details-com.google.android.apps.translate.html'),
+      'com.google.android.apps.translate',
+      BASE,
+      'play.google.com',
+    );
+    expect(app).toMatchObject({
+      title: 'Google Translate',
+      price: 0,
+      free: true,
+      developer: 'Google LLC',
+      genreId: 'TOOLS',
+    });
+    expect(app.developerId).toBe('5700313618786177705');
+  });
+
+  it('refuses a page without its details as unreadable, never "no such app"', () => {
+    expect(() =>
+      appDetails(fixture('developer-mojang.html'), 'com.mojang.minecraftpe', BASE, 'play.google.com'),
+    ).toThrow(expect.objectContaining({ code: ErrorCode.UpstreamBadResponse }));
   });
 });
 

@@ -138,6 +138,7 @@ describe('upstream check against the store emulator', () => {
         bundleId: '999999999',
         developerId: '999999999',
         playDeveloperId: '999999999',
+        playAppId: 'com.example.nothing',
         appTerm: 'zzzqqqxxx',
         bundleTerm: 'zzzqqqxxx',
         country: 'us',
@@ -171,11 +172,12 @@ describe('upstream check against the store emulator', () => {
       expect(Object.keys(parsed)).toEqual(['routes']);
       expect(parsed.routes.map((r) => [r.store, r.route, r.status])).toEqual([
         ...ALL_ROUTES.map((r) => ['apple', r, 'ok']),
+        ['google-play', '/api/apps/{appId}', 'ok'],
         ['google-play', '/api/developers/{developerId}', 'ok'],
       ]);
       expect(Object.keys(parsed.routes[0])).toEqual(['store', 'route', 'status', 'detail', 'sources']);
       expect(parsed.routes[0].sources.map((s) => s.source)).toEqual(['itunes', 'catalogue', 'amp-api']);
-      expect(parsed.routes[9]).toMatchObject({
+      expect(parsed.routes[10]).toMatchObject({
         detail: '135 records',
         sources: [{ source: 'google-play', status: 'ok', detail: '135 records' }],
       });
@@ -195,8 +197,12 @@ describe('upstream check against the store emulator', () => {
       expect(result.code).toBe(1);
       const rows = result.stdout.trimEnd().split('\n');
       const routeRows = rows.filter((row) => !row.startsWith(' '));
-      expect(routeRows).toHaveLength(10);
-      const expected = [...ALL_ROUTES.map((r) => ['apple', r]), ['google-play', '/api/developers/{developerId}']];
+      expect(routeRows).toHaveLength(11);
+      const expected = [
+        ...ALL_ROUTES.map((r) => ['apple', r]),
+        ['google-play', '/api/apps/{appId}'],
+        ['google-play', '/api/developers/{developerId}'],
+      ];
       for (const [i, row] of routeRows.entries())
         expect(row).toMatch(
           new RegExp(
@@ -208,7 +214,8 @@ describe('upstream check against the store emulator', () => {
       );
       const play = await run(['--store', 'google-play', '--play-developer', 'Mojang'], envFor(emulator.url));
       expect(play.code).toBe(0);
-      expect(play.stdout.split('\n')[0]).toMatch(/^google-play +\/api\/developers\/\{developerId\} +ok +3 records$/);
+      const playRows = play.stdout.split('\n').filter((row) => row !== '' && !row.startsWith(' '));
+      expect(playRows[1]).toMatch(/^google-play +\/api\/developers\/\{developerId\} +ok +3 records$/);
     });
 
     it('refuses bad flags with a usage message and exit code 2', async () => {

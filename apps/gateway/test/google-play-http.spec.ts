@@ -58,6 +58,14 @@ describe('a gateway for Google Play', () => {
     expect(debit.calls).toEqual([expect.objectContaining({ amount: '3000', route: 'developers.get' })]);
     expect(appleCatalog.calls).toEqual([]);
 
+    const app = await paid('/api/apps/com.mojang.minecraftpe?country=JP&lang=ja');
+    expect(JSON.parse(app.body).data.echo).toEqual({
+      route: 'apps.get',
+      appId: 'com.mojang.minecraftpe',
+      country: 'jp',
+      lang: 'ja',
+    });
+
     const byName = await paid('/api/developers/Google%20LLC');
     expect(JSON.parse(byName.body).data.echo).toEqual({
       route: 'developers.get',
@@ -92,6 +100,8 @@ describe('a gateway for Google Play', () => {
       ['/api/developers/Mojang?country=zz', 400, 'country must be an ISO 3166-1 alpha-2 country code such as us'],
       ['/api/bundles/1482985563', 404, 'not found'],
       ['/api/apps?term=chess', 404, 'not found'],
+      ['/api/apps/com.mojang.minecraftpe/reviews', 404, 'not found'],
+      ['/api/apps/284882215', 400, 'appId must be an Android package name such as com.example.app'],
     ] as const) {
       const res = await paid(url);
       expect([url, res.status, JSON.parse(res.body)]).toEqual([url, status, { status, message, data: null }]);
@@ -112,6 +122,6 @@ describe('a gateway for Google Play', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     const tools = ((await mcp.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(tools).toEqual(['developers_get', 'credits_balance']);
+    expect(tools).toEqual(['apps_get', 'developers_get', 'credits_balance']);
   });
 });

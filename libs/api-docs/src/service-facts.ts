@@ -134,7 +134,7 @@ export const PARAM_EXAMPLES: Record<string, string | number> = {
 
 /** Where another store's parameters differ: Google Play's developer (Google LLC's page). */
 const STORE_EXAMPLES: Readonly<Partial<Record<PricedRoute['store'], Record<string, string | number>>>> = {
-  'google-play': { developerId: '5700313618786177705' },
+  'google-play': { developerId: '5700313618786177705', appId: 'com.mojang.minecraftpe' },
 };
 
 /** The example value of one of a route's parameters. */

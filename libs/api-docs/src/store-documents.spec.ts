@@ -24,7 +24,7 @@ describe("Google Play's documents, generated from its own table", () => {
   it('describe only its routes, at its address, under its name', () => {
     const openapi = buildOpenApiDocument(BASE, play);
     expect(Object.keys(openapi.paths).sort()).toEqual(
-      ['/api/credits/balance', '/api/credits/topup', '/api/developers/{developerId}'].sort(),
+      ['/api/apps/{appId}', '/api/credits/balance', '/api/credits/topup', '/api/developers/{developerId}'].sort(),
     );
     expect((openapi.info as { title: string }).title).toBe('appcat: pay-per-call Google Play catalog for AI agents');
     expect(openapi.servers).toEqual([{ url: BASE }]);
@@ -34,13 +34,15 @@ describe("Google Play's documents, generated from its own table", () => {
       expect(page).not.toContain('/api/bundles');
       expect(page).not.toContain('App Store');
     }
-    expect(buildSkillMarkdown(BASE, play)).toContain('One `GET` route, USD 0.003');
+    expect(buildSkillMarkdown(BASE, play)).toContain('Two `GET` routes, USD 0.003');
   });
 
   it('give examples that pass its validation, and a valid bazaar declaration', () => {
     for (const route of play.routes) {
       const { path, query } = exampleInput(route);
-      expect(path).toEqual({ developerId: '5700313618786177705' });
+      expect(path).toEqual(
+        route.id === 'apps.get' ? { appId: 'com.mojang.minecraftpe' } : { developerId: '5700313618786177705' },
+      );
       expect(validateRouteInput(route, path, query)).toMatchObject({ ok: true });
       expect(bazaarDeclaration(route).info.output?.example).toMatchObject({
         data: { results: [{ developer: 'Google LLC' }] },
@@ -52,7 +54,10 @@ describe("Google Play's documents, generated from its own table", () => {
         discovery.items[0].extensions!.bazaar as Parameters<typeof validateDiscoveryExtension>[0],
       ),
     ).toMatchObject({ valid: true });
-    expect(discovery.resources).toEqual([`${BASE}/api/developers/5700313618786177705`]);
+    expect(discovery.resources).toEqual([
+      `${BASE}/api/apps/com.mojang.minecraftpe`,
+      `${BASE}/api/developers/5700313618786177705`,
+    ]);
     expect(discovery.items[0].tags[0]).toBe('google-play');
   });
 });

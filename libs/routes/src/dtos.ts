@@ -98,6 +98,19 @@ export class DeveloperIdParamDto {
   developerId!: string;
 }
 
+/** Google Play's app: its package name. */
+export class PlayAppIdParamDto {
+  @doc(ParamDescriptions.playAppId)
+  @Matches(ParamLimits.playPackagePattern, {
+    message: 'appId must be an Android package name such as com.example.app',
+  })
+  @MaxLength(ParamLimits.playPackageMaxLength, {
+    message: `appId must be at most ${ParamLimits.playPackageMaxLength} characters`,
+  })
+  @IsNotEmpty({ message: 'appId is required' })
+  appId!: string;
+}
+
 /** Google Play's developer: the numeric id of its page, or its name as its pages write it. */
 export class PlayDeveloperIdParamDto {
   @doc(ParamDescriptions.playDeveloperId)

@@ -45,6 +45,9 @@ export const ParamLimits = {
     `^(?:[1-9]\\d{0,${PLAY_NUMERIC_ID_MAX_DIGITS - 1}}|(?!\\d+$)${PRINTABLE_NOT_SPACE}(?:${PRINTABLE}*${PRINTABLE_NOT_SPACE})?)$`,
   ),
   playDeveloperNameMaxLength: 100,
+  /** An Android package name: two or more dot-separated Java identifiers (com.mojang.minecraftpe). */
+  playPackagePattern: /^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+$/,
+  playPackageMaxLength: 150,
 } as const;
 
 /** What an optional parameter left out means; `toCatalogQuery` applies them. */
@@ -67,6 +70,7 @@ export const ParamDescriptions = {
   appId: 'Numeric App Store id (284882215) or bundle identifier (com.facebook.Facebook).',
   bundleId: 'Numeric App Store app-bundle id (1482985563).',
   developerId: 'Numeric App Store developer (artist) id (284882218).',
+  playAppId: 'Google Play app: its package name (com.mojang.minecraftpe).',
   playDeveloperId:
     'Google Play developer: the numeric id of its page (5700313618786177705, up to 20 digits, kept as text) ' +
     'or its name as its pages write it (Mojang, Google LLC), URL-encoded in the path.',

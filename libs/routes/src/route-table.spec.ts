@@ -15,6 +15,7 @@ describe('the route table', () => {
     expect(reviews.queryParams).toEqual(['page', 'country', 'sort']);
     expect(ROUTE_TABLES.apple.routes.find((r) => r.id === 'developers.get')!.queryParams).toEqual([]);
     expect(play.map((r) => [r.path, r.networks, r.price])).toEqual([
+      ['/api/apps/{appId}', 'standard', 3000n],
       ['/api/developers/{developerId}', 'extended', 3000n],
     ]);
     expect(playDeveloper.queryParams).toEqual(['country']);
@@ -86,5 +87,17 @@ describe("Google Play's developers route", () => {
       ok: false,
       message: 'country must be an ISO 3166-1 alpha-2 country code such as us',
     });
+  });
+});
+
+describe("Google Play's app route", () => {
+  const get = play.find((r) => r.id === 'apps.get')!;
+  it('takes a package name, and refuses anything else naming appId', () => {
+    expect(validateRouteInput(get, { appId: 'com.mojang.minecraftpe' }, { lang: 'de' })).toMatchObject({ ok: true });
+    for (const appId of ['284882215', 'minecraft', 'com..x', '.com.x', 'com.x-y'])
+      expect(validateRouteInput(get, { appId }, {})).toEqual({
+        ok: false,
+        message: 'appId must be an Android package name such as com.example.app',
+      });
   });
 });

@@ -12,6 +12,7 @@ import {
   DeveloperIdParamDto,
   LookupQueryDto,
   NoQueryDto,
+  PlayAppIdParamDto,
   PlayDeveloperIdParamDto,
   PlayDeveloperQueryDto,
   ReviewsQueryDto,
@@ -184,6 +185,15 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
 const GOOGLE_PLAY_ROUTES: readonly PricedRoute[] = [
   pricedRoute({
     store: 'google-play',
+    id: 'apps.get',
+    path: '/api/apps/{appId}',
+    description: 'Get one Google Play app by package name',
+    networks: 'standard',
+    pathDto: PlayAppIdParamDto,
+    queryDto: LookupQueryDto,
+  }),
+  pricedRoute({
+    store: 'google-play',
     id: 'developers.get',
     path: '/api/developers/{developerId}',
     description: "A Google Play developer's apps",
@@ -211,7 +221,12 @@ export const ROUTE_TABLES: Readonly<Record<StoreId, RouteTable>> = {
     covers: 'apps, bundles, reviews, similar items, developers',
     routes: APPLE_ROUTES,
   },
-  'google-play': { store: 'google-play', storeName: 'Google Play', covers: 'developers', routes: GOOGLE_PLAY_ROUTES },
+  'google-play': {
+    store: 'google-play',
+    storeName: 'Google Play',
+    covers: 'apps, developers',
+    routes: GOOGLE_PLAY_ROUTES,
+  },
 };
 
 /** The App Store's routes, the table of the first address (what the spec's nine endpoints are). */

@@ -109,10 +109,17 @@ describe('Google Play at its own address, on the same payments', () => {
     expect(apple.status).toBe(200);
     expect(await balanceAt(system.playBaseUrl, key)).toBe('4.994000');
 
+    const app = await at(system.playBaseUrl, `/api/apps/${PLAY_REFERENCE.minecraft.appId}`, key);
+    expect(app.body.data).toEqual({
+      resultCount: 1,
+      results: [expect.objectContaining({ price: 6.99, developer: 'Mojang' })],
+    });
+    expect(app.headers.get('x-credits-remaining')).toBe('4.991000');
+
     expect((await at(system.playBaseUrl, '/api/developers/0123', key)).status).toBe(400);
     expect((await at(system.playBaseUrl, '/api/bundles/1482985563', key)).status).toBe(404);
-    expect(await balanceAt(system.baseUrl, key)).toBe('4.994000');
-    await system.waitForSpent(id, 6000n);
-    expect(await system.ledger(id)).toMatchObject({ spent: 6000n, debits: 2 });
+    expect(await balanceAt(system.baseUrl, key)).toBe('4.991000');
+    await system.waitForSpent(id, 9000n);
+    expect(await system.ledger(id)).toMatchObject({ spent: 9000n, debits: 3 });
   });
 });

@@ -75,6 +75,21 @@ describe("the store emulator's Google Play side", () => {
     ).toBe(200);
   });
 
+  it("serves an app's details page with its ds:5 block, in the country's currency, and 404 where it is not sold", async () => {
+    const details = await page(`/store/apps/details?id=${PLAY_REFERENCE.minecraft.appId}&hl=en&gl=gb`);
+    const match =
+      /AF_initDataCallback\(\{key: 'ds:5', hash: '\d+', data:([\s\S]*?), sideChannel: \{\}\}\);<\/script>/.exec(
+        details.body,
+      );
+    const root = at(JSON.parse(match![1]), 1, 2);
+    expect([at(root, 0, 0), at(root, 68, 0), at(root, 57, 0, 0, 0, 0, 1, 0)]).toEqual([
+      PLAY_REFERENCE.minecraft.title,
+      'Mojang',
+      [5_590_000, 'GBP'],
+    ]);
+    expect((await page('/store/apps/details?id=com.example.nothing')).status).toBe(404);
+  });
+
   it('is the same for the same seed', async () => {
     const other = await startStoreEmulator({ seed: 7 });
     try {

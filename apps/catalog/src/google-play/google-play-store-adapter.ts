@@ -12,7 +12,15 @@ import type { CacheTtls, GooglePlayConfig } from '../config.js';
 import { EMPTY_LIST, listOf, type ListData, type QueryOf, type StoreAdapter } from '../store/store-adapter.js';
 import { expectSuccess, httpError } from '../upstream/upstream-failures.js';
 import type { UpstreamHttpClient, UpstreamResponse } from '../upstream/upstream-http-client.js';
-import { clusterPage, clusterPageForm, CLUSTER_RPC, developerPage, type PlayListedApp } from './play-pages.js';
+import {
+  appDetails,
+  clusterPage,
+  clusterPageForm,
+  CLUSTER_RPC,
+  developerPage,
+  type PlayAppDetails,
+  type PlayListedApp,
+} from './play-pages.js';
 import { PLAY_UPSTREAM, playRefusal, playUpstreamOf } from './play-upstream.js';
 
 /** The language Google Play's pages are asked in; the route takes a country only. */
@@ -23,18 +31,19 @@ export interface GooglePlayStoreAdapterOptions {
   /** Where upstream resources are cached; default: none, every call asks Google Play. */
   store?: ResourceStore;
   /** Only matters with a real cache; default: a day's freshness. */
-  ttl?: Pick<CacheTtls, 'listsSeconds' | 'notFoundSeconds' | 'staleSeconds'>;
+  ttl?: Pick<CacheTtls, 'detailsSeconds' | 'listsSeconds' | 'notFoundSeconds' | 'staleSeconds'>;
 }
 
 /**
- * Google Play, read from its own pages as its site reads them: a developer's page (`ds:3`) and the
- * batchexecute continuations behind it. Our own reader rather than the `google-play-scraper` package:
+ * Google Play, read from its own pages as its site reads them: an app's page (`ds:5`), a developer's
+ * page (`ds:3`) and the batchexecute continuations behind it. Our own reader rather than the `google-play-scraper` package:
  * every request must go through our guarded client (rate limit, breaker, egress budget, metrics),
  * which the package's fixed base URL and got-based requests do not allow for all of its calls.
  */
 export class GooglePlayStoreAdapter implements StoreAdapter {
   private readonly store: ResourceStore;
   private readonly lists: Freshness;
+  private readonly details: Freshness;
   private readonly host: string;
 
   constructor(
@@ -43,12 +52,19 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     options: GooglePlayStoreAdapterOptions = {},
   ) {
     this.store = options.store ?? new UncachedResources();
-    const { listsSeconds, notFoundSeconds, staleSeconds } = options.ttl ?? {
+    const { detailsSeconds, listsSeconds, notFoundSeconds, staleSeconds } = options.ttl ?? {
+      detailsSeconds: 43_200,
       listsSeconds: 86_400,
       notFoundSeconds: 3600,
       staleSeconds: 604_800,
     };
-    this.lists = { freshMs: listsSeconds * 1000, notFoundMs: notFoundSeconds * 1000, staleMs: staleSeconds * 1000 };
+    const freshness = (seconds: number) => ({
+      freshMs: seconds * 1000,
+      notFoundMs: notFoundSeconds * 1000,
+      staleMs: staleSeconds * 1000,
+    });
+    this.lists = freshness(listsSeconds);
+    this.details = freshness(detailsSeconds);
     this.host = new URL(config.baseUrl).host;
   }
 
@@ -63,16 +79,21 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
   }
 
   refreshRequest(job: RefreshJob): ResourceRequest<unknown> | undefined {
-    const [country, developerId] = job.args;
-    if (job.kind !== 'developer' || typeof country !== 'string' || typeof developerId !== 'string') return undefined;
-    return this.developerRequest(country, developerId);
+    const [country, id, lang] = job.args;
+    if (typeof country !== 'string' || typeof id !== 'string') return undefined;
+    if (job.kind === 'developer') return this.developerRequest(country, id);
+    if (job.kind === 'app') return this.appRequest(country, id, typeof lang === 'string' ? lang : undefined);
+    return undefined;
+  }
+
+  /** The app's details page, in that country and language; nothing when it is not sold there. */
+  async getApp(query: QueryOf<'apps.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const app = await this.store.get(this.appRequest(query.country, query.appId, query.lang), trace);
+    return app ? listOf([app]) : EMPTY_LIST;
   }
 
   searchApps(): Promise<ListData> {
     return this.notServed('apps.search');
-  }
-  getApp(): Promise<ListData> {
-    return this.notServed('apps.get');
   }
   appReviews(): Promise<ListData<never>> {
     return this.notServed('apps.reviews');
@@ -103,6 +124,22 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
       freshness: this.lists,
       load: () => this.loadDeveloper(country, developerId),
       refresh: { upstream: PLAY_UPSTREAM, kind: 'developer', args: [country, developerId] },
+    };
+  }
+
+  private appRequest(country: string, appId: string, lang: string | undefined): ResourceRequest<PlayAppDetails> {
+    return {
+      key: `play:app:${country}:${lang ?? '-'}:${appId}`,
+      freshness: this.details,
+      load: async () => {
+        const url = new URL('/store/apps/details', this.config.baseUrl);
+        url.search = new URLSearchParams({ id: appId, hl: lang ?? PAGE_LANGUAGE, gl: country }).toString();
+        const page = await this.send(url);
+        if (page.status === 404) return undefined;
+        expectSuccess(page, this.host);
+        return appDetails(page.body, appId, this.config.baseUrl, this.host);
+      },
+      refresh: { upstream: PLAY_UPSTREAM, kind: 'app', args: [country, appId, lang ?? null] },
     };
   }
 

@@ -217,3 +217,67 @@ export function clusterPage(body: string, baseUrl: string, host: string): PlayLi
   const apps = readEntries(at(payload, [0, 6, 0]), CLUSTER_ITEM, baseUrl, 'a continuation page', host);
   return { apps, nextToken: text(at(payload, [0, 6, 7, 1])) };
 }
+
+/** One app as its details page (`/store/apps/details?id=`) describes it. */
+export interface PlayAppDetails {
+  appId: string;
+  url: string;
+  title: string;
+  summary?: string;
+  description?: string;
+  installs?: string;
+  minInstalls?: number;
+  score?: number;
+  scoreText?: string;
+  ratings?: number;
+  reviews?: number;
+  /** In units of the currency; 0 for a free app. */
+  price: number;
+  free: boolean;
+  currency?: string;
+  developer: string;
+  /** The numeric id of the developer's page, as text. */
+  developerId?: string;
+  genre?: string;
+  genreId?: string;
+  icon?: string;
+  contentRating?: string;
+}
+
+/**
+ * An app's details from its page's `ds:5` block: the fields sit in `[1][2]` (an array of 150 or so),
+ * at the positions public scrapers read in July 2026. A page without them is unreadable, never "no app".
+ */
+export function appDetails(html: string, appId: string, baseUrl: string, host: string): PlayAppDetails {
+  const root = at(scriptBlocks(html).get('ds:5'), [1, 2]);
+  if (!Array.isArray(root) || root.length < 100) throw badResponse('an app page without its ds:5 details', host);
+  const title = text(at(root, [0, 0]));
+  const developer = text(at(root, [68, 0]));
+  if (!title || !developer) throw badResponse('an app page without its title or developer', host);
+  const micros = number(at(root, [57, 0, 0, 0, 0, 1, 0, 0])) ?? 0;
+  const details: PlayAppDetails = {
+    appId,
+    url: new URL(`/store/apps/details?id=${encodeURIComponent(appId)}`, baseUrl).href,
+    title,
+    summary: text(at(root, [73, 0, 1])),
+    description: text(at(root, [72, 0, 1])),
+    installs: text(at(root, [13, 0])),
+    minInstalls: number(at(root, [13, 1])),
+    score: number(at(root, [51, 0, 1])),
+    scoreText: text(at(root, [51, 0, 0])),
+    ratings: number(at(root, [51, 2, 1])),
+    reviews: number(at(root, [51, 3, 1])),
+    price: micros / 1_000_000,
+    free: micros === 0,
+    currency: text(at(root, [57, 0, 0, 0, 0, 1, 0, 1])),
+    developer,
+    developerId: /[?&]id=(\d+)/.exec(text(at(root, [68, 1, 4, 2])) ?? '')?.[1],
+    genre: text(at(root, [79, 0, 0, 0])),
+    genreId: text(at(root, [79, 0, 0, 2])),
+    icon: text(at(root, [95, 0, 3, 2])),
+    contentRating: text(at(root, [9, 0])),
+  };
+  for (const key of Object.keys(details) as (keyof PlayAppDetails)[])
+    if (details[key] === undefined) delete details[key];
+  return details;
+}

@@ -10,7 +10,7 @@ import {
   type WellKnownItems,
 } from './upstream-check.js';
 
-const USAGE = `Usage: npm run upstream:check -- [--json] [--store apple|google-play] [--app ID] [--bundle ID] [--developer ID] [--play-developer ID] [--term TEXT] [--bundle-term TEXT] [--country CC]
+const USAGE = `Usage: npm run upstream:check -- [--json] [--store apple|google-play] [--app ID] [--bundle ID] [--developer ID] [--play-developer ID] [--play-app ID] [--term TEXT] [--bundle-term TEXT] [--country CC]
 
 Asks both upstream stores (the App Store at ITUNES_BASE_URL, APPLE_WEB_BASE_URL,
 APPLE_AMP_API_BASE_URL, APPLE_TOKEN_PAGE_PATH; Google Play at PLAY_BASE_URL) for one well-known item
@@ -26,6 +26,7 @@ every route has a working source, 1 otherwise, 2 on a usage or configuration err
   --bundle ID      app bundle id                          default ${DEFAULT_ITEMS.bundleId}
   --developer ID   developer (artist) id                  default ${DEFAULT_ITEMS.developerId}
   --play-developer Google Play developer (id or name)     default ${DEFAULT_ITEMS.playDeveloperId}
+  --play-app ID    Google Play app (package name)         default ${DEFAULT_ITEMS.playAppId}
   --term TEXT      app search term                        default ${DEFAULT_ITEMS.appTerm}
   --bundle-term T  bundle search term                     default ${DEFAULT_ITEMS.bundleTerm}
   --country CC     storefront                             default ${DEFAULT_ITEMS.country}
@@ -39,6 +40,7 @@ function readItems(values: Record<string, string | boolean | undefined>): WellKn
     bundleId: pick('bundle', DEFAULT_ITEMS.bundleId),
     developerId: pick('developer', DEFAULT_ITEMS.developerId),
     playDeveloperId: pick('play-developer', DEFAULT_ITEMS.playDeveloperId),
+    playAppId: pick('play-app', DEFAULT_ITEMS.playAppId),
     appTerm: pick('term', DEFAULT_ITEMS.appTerm),
     bundleTerm: pick('bundle-term', DEFAULT_ITEMS.bundleTerm),
     country: pick('country', DEFAULT_ITEMS.country).toLowerCase(),
@@ -89,6 +91,7 @@ export async function runUpstreamCheckCli(
         bundle: { type: 'string' },
         developer: { type: 'string' },
         'play-developer': { type: 'string' },
+        'play-app': { type: 'string' },
         store: { type: 'string' },
         term: { type: 'string' },
         'bundle-term': { type: 'string' },

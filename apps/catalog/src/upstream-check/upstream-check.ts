@@ -16,6 +16,8 @@ export interface WellKnownItems {
   developerId: string;
   /** Google Play's developer: its numeric id or its name. */
   playDeveloperId: string;
+  /** Google Play's app: its package name. */
+  playAppId: string;
   appTerm: string;
   bundleTerm: string;
   country: string;
@@ -30,6 +32,7 @@ export const DEFAULT_ITEMS: Readonly<WellKnownItems> = Object.freeze({
   bundleId: '1482985563',
   developerId: '284882218',
   playDeveloperId: '5700313618786177705',
+  playAppId: 'com.mojang.minecraftpe',
   appTerm: 'facebook',
   bundleTerm: 'meta',
   country: 'us',
@@ -88,7 +91,7 @@ function classify(error: unknown): { status: RouteCheckStatus; detail: string } 
 function paramsFor(route: PricedRoute, items: WellKnownItems): RouteParams {
   const routeId = route.id;
   return {
-    appId: items.appId,
+    appId: route.store === 'google-play' ? items.playAppId : items.appId,
     bundleId: items.bundleId,
     developerId: route.store === 'google-play' ? items.playDeveloperId : items.developerId,
     term: routeId === 'bundles.search' ? items.bundleTerm : items.appTerm,
@@ -180,7 +183,10 @@ function summary(sources: SourceCheck[], order: readonly string[]): { status: Ro
 function describe(route: PricedRoute, items: WellKnownItems): string {
   const routeId = route.id;
   const where = `in ${items.country}`;
-  if (route.store === 'google-play') return `Google Play developer ${items.playDeveloperId} ${where}`;
+  if (route.store === 'google-play')
+    return routeId === 'apps.get'
+      ? `Google Play app ${items.playAppId} ${where}`
+      : `Google Play developer ${items.playDeveloperId} ${where}`;
   if (routeId === 'apps.search') return `term "${items.appTerm}" ${where}`;
   if (routeId === 'bundles.search') return `term "${items.bundleTerm}" ${where}`;
   if (routeId.startsWith('apps.')) return `app ${items.appId} ${where}`;

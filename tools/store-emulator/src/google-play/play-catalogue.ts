@@ -27,8 +27,9 @@ export interface PlayDeveloper {
 export const PLAY_REFERENCE = {
   /** Google LLC: 135 apps, so its page and two continuations (10 + 100 + 25). */
   googleLlc: { id: '5700313618786177705', name: 'Google LLC', apps: 135 },
-  /** Mojang: 3 apps, one paid (USD 6.99), on one page. */
+  /** Mojang: 3 apps, on one page; the first is Minecraft (`minecraft`), paid (USD 6.99). */
   mojang: { id: '4772240228547998649', name: 'Mojang', apps: 3 },
+  minecraft: { appId: 'com.mojang.minecraftpe', title: 'Minecraft: Dream it, Build it!' },
   /** Sold in jp only: its page elsewhere is a 404. */
   japanOnly: { id: '6543210987654321098', name: '株式会社ポケット', apps: 4 },
 } as const;
@@ -72,13 +73,15 @@ export class PlayCatalogue {
   readonly developers: readonly PlayDeveloper[];
   private readonly byId = new Map<string, PlayDeveloper>();
   private readonly byName = new Map<string, PlayDeveloper>();
+  private readonly byApp = new Map<string, { app: PlayApp; developer: PlayDeveloper }>();
 
   constructor(seed: number) {
     const developers: PlayDeveloper[] = [];
     const reference = [PLAY_REFERENCE.googleLlc, PLAY_REFERENCE.mojang, PLAY_REFERENCE.japanOnly];
     reference.forEach((r, i) => {
       const apps = makeApps(seed, -1 - i, r.name, r.apps, r === PLAY_REFERENCE.japanOnly ? ['jp'] : null);
-      if (r === PLAY_REFERENCE.mojang) apps[0].priceUsdMicros = 6_990_000;
+      if (r === PLAY_REFERENCE.mojang)
+        Object.assign(apps[0], { ...PLAY_REFERENCE.minecraft, priceUsdMicros: 6_990_000 });
       developers.push({ id: r.id, name: r.name, apps });
     });
     const rng = new Random(seed, 404);
@@ -92,11 +95,18 @@ export class PlayCatalogue {
     for (const developer of developers) {
       this.byId.set(developer.id, developer);
       this.byName.set(developer.name, developer);
+      for (const app of developer.apps) this.byApp.set(app.appId, { app, developer });
     }
   }
 
   developer(id: string, by: 'id' | 'name'): PlayDeveloper | undefined {
     return (by === 'id' ? this.byId : this.byName).get(id);
+  }
+
+  /** An app by package name, with its developer, if it is sold in `country`. */
+  app(appId: string, country: string): { app: PlayApp; developer: PlayDeveloper } | undefined {
+    const found = this.byApp.get(appId);
+    return found && (found.app.countries === null || found.app.countries.includes(country)) ? found : undefined;
   }
 
   /** The developer's apps sold in `country`, in the order its page lists them. */

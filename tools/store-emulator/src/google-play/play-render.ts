@@ -71,6 +71,48 @@ function clusterEntry(app: PlayApp, developer: PlayDeveloper, country: string): 
   ];
 }
 
+const GENRES = [
+  ['Tools', 'TOOLS'],
+  ['Arcade', 'GAME_ARCADE'],
+  ['Productivity', 'PRODUCTIVITY'],
+  ['Communication', 'COMMUNICATION'],
+] as const;
+
+/** Sets `value` at `path` in `root`, making the arrays on the way. */
+function put(root: unknown[], path: readonly number[], value: unknown): void {
+  let node = root;
+  for (const index of path.slice(0, -1)) {
+    if (!Array.isArray(node[index])) node[index] = [];
+    node = node[index] as unknown[];
+  }
+  node[path[path.length - 1]] = value;
+}
+
+/** An app's details page: its `ds:5` block, the fields at [1][2] where Google Play puts them. */
+export function appDetailsHtml(app: PlayApp, developer: PlayDeveloper, country: string): string {
+  const { micros, currency } = price(app, country);
+  const installs = 10 ** (3 + (Math.round(app.score * 1000) % 6));
+  const [genre, genreId] = GENRES[app.appId.length % GENRES.length];
+  const root: unknown[] = Array(155).fill(null);
+  put(root, [0, 0], app.title);
+  put(root, [9, 0], 'Everyone');
+  root[13] = [`${installs.toLocaleString('en-US')}+`, installs, installs * 2];
+  root[51] = [[app.score.toFixed(1), app.score], null, [null, installs / 10], [null, installs / 100]];
+  put(root, [57, 0, 0, 0, 0, 1, 0], [micros, currency]);
+  root[68] = [developer.name, [null, null, null, null, [null, null, `/store/apps/dev?id=${developer.id}`]]];
+  put(root, [72, 0, 1], `${app.summary} ${app.title} works the way you do.`);
+  put(root, [73, 0, 1], app.summary);
+  put(root, [79, 0, 0], [genre, null, genreId]);
+  put(root, [95, 0, 3, 2], app.icon);
+  const data = [null, [null, null, root]];
+  return [
+    '<!doctype html><html lang="en"><head><base href="https://play.google.com/">',
+    `<title>${app.title} - Apps on Google Play</title></head><body>`,
+    `<script class="ds:5" nonce="emulator">AF_initDataCallback({key: 'ds:5', hash: '7', data:${scriptJson(data)}, sideChannel: {}});</script>`,
+    '</body></html>',
+  ].join('');
+}
+
 /** JSON inside a script: `<` escaped, as Google escapes it, so no value can end the script. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 

@@ -1,6 +1,13 @@
 import { type EmulatorRequest, type Route, text } from '../http.js';
 import type { PlayCatalogue, PlayDeveloper } from './play-catalogue.js';
-import { CLUSTER_RPC, clusterAnswer, clusterErrorAnswer, developerPageHtml, FIRST_PAGE_SIZE } from './play-render.js';
+import {
+  appDetailsHtml,
+  CLUSTER_RPC,
+  clusterAnswer,
+  clusterErrorAnswer,
+  developerPageHtml,
+  FIRST_PAGE_SIZE,
+} from './play-render.js';
 
 export const PLAY_BATCH_PATH = '/_/PlayStoreUi/data/batchexecute';
 const HTML = 'text/html; charset=utf-8';
@@ -45,7 +52,7 @@ function clusterRequest(body: string): { token: unknown; size: number } | undefi
 const country = (request: EmulatorRequest) => (request.query.get('gl') ?? 'us').toLowerCase();
 
 /**
- * Google Play's side: developer pages by id (`/store/apps/dev?id=`) and by name
+ * Google Play's side: app details pages (`/store/apps/details?id=`), developer pages by id (`/store/apps/dev?id=`) and by name
  * (`/store/apps/developer?id=`), with their first apps and a token, and the `batchexecute`
  * continuations the token pages through. An unknown developer, or one selling nothing in that
  * country, is a 404 page.
@@ -78,7 +85,15 @@ export function googlePlayRoutes(catalogue: PlayCatalogue): Route[] {
     return text(200, clusterAnswer(developer, apps.slice(token.offset, end), token.country, next), BATCH);
   };
 
+  const details = (request: EmulatorRequest) => {
+    const cc = country(request);
+    const found = catalogue.app(request.query.get('id') ?? '', cc);
+    if (!found) return text(404, '<!doctype html><html><body>Not Found</body></html>', HTML);
+    return text(200, appDetailsHtml(found.app, found.developer, cc), HTML);
+  };
+
   return [
+    (request) => (request.path === '/store/apps/details' ? details(request) : undefined),
     (request) => (request.path === '/store/apps/dev' ? page(request, 'id') : undefined),
     (request) => (request.path === '/store/apps/developer' ? page(request, 'name') : undefined),
     (request) => (request.path === PLAY_BATCH_PATH ? continuation(request) : undefined),
