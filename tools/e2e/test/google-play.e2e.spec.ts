@@ -122,4 +122,17 @@ describe('Google Play at its own address, on the same payments', () => {
     await system.waitForSpent(id, 9000n);
     expect(await system.ledger(id)).toMatchObject({ spent: 9000n, debits: 3 });
   });
+
+  it("never replays one address's answer at the other: an Idempotency-Key names a request at one store", async () => {
+    const { key } = await system.createKey('1');
+    const named = (base: string) =>
+      fetch(`${base}/api/apps/${PLAY_REFERENCE.minecraft.appId}`, {
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'same-name' },
+      });
+    const apple = await named(system.baseUrl);
+    expect(apple.status).toBe(200);
+    const play = await named(system.playBaseUrl);
+    expect(play.status).toBe(409);
+    expect(await balanceAt(system.playBaseUrl, key)).toBe('0.997000');
+  });
 });

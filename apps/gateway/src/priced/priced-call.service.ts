@@ -134,7 +134,10 @@ export class PricedCallService {
     if (credentials.kind === 'x402') return paymentCallName(credentials.paymentSignature);
     if (credentials.kind !== 'credits') return undefined;
     const key = call.idempotencyKey?.();
-    return key === undefined ? undefined : keyedCallName(credentials.keyHash, key, query);
+    // The store is part of the request: the same query at another store's address is another call.
+    return key === undefined
+      ? undefined
+      : keyedCallName(credentials.keyHash, key, { store: call.route.store, ...query });
   }
 
   /** Charges the call and delivers it (steps 3 to 5); throws only what happens before the charge. */
