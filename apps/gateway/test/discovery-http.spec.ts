@@ -32,10 +32,11 @@ describe('discovery documents over HTTP', () => {
       if (acceptsFails) throw { code: ErrorCode.FacilitatorUnavailable, message: 'payment facilitator unreachable' };
       return acceptsFor(data);
     });
-    serve(Subject.CreditsDebit, () => {
-      asked.debit += 1;
-      return { debitId: 'd1', balance: '4997000' };
-    });
+    for (const subject of [Subject.CreditsDebit, Subject.CreditsReserve])
+      serve(subject, () => {
+        asked.debit += 1;
+        return { debitId: 'd1', reservationId: 'r1', balance: '4997000' };
+      });
     ({ app, base } = await startGatewayOnStandIns(nats.url, PUBLIC));
   });
 

@@ -1,6 +1,6 @@
 /*
- * The gateway's HTTP behaviour: envelope, validation, statuses and the order "validate, charge,
- * fetch". Payments and catalog are stand-ins on a private nats-server, so each case can choose
+ * The gateway's HTTP behaviour: envelope, validation, statuses and the order "validate, hold,
+ * fetch, capture" (a failed call is never charged). Payments and catalog are stand-ins on a private nats-server, so each case can choose
  * what they answer and count what they were asked; the real services are exercised end to end in
  * tools/e2e.
  */
@@ -12,7 +12,14 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { openSocket, parseResponses, rawExchange, readUntilClosed } from './support/raw-http.js';
-import { acceptsFor, serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
+import {
+  acceptsFor,
+  heldOrDebited,
+  serveCredits,
+  serveStandIn,
+  StandIn,
+  startGatewayOnStandIns,
+} from './support/stand-ins.js';
 
 function decode(header: unknown) {
   expect(typeof header).toBe('string');
@@ -26,7 +33,10 @@ describe('gateway over HTTP', () => {
   let responder: NatsConnection;
   let app: NestFastifyApplication;
   let base: string;
-  const debit = new StandIn(() => ({ debitId: 'd1', balance: '4997000' }));
+  /** Reservations (and one-step debits): what payments holds before the catalog is asked. */
+  const debit = new StandIn(heldOrDebited);
+  let capture: StandIn;
+  let release: StandIn;
   const balance = new StandIn(() => ({ balance: '4997000' }));
   const catalog = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: data.query }) }));
   const accepts = new StandIn(acceptsFor);
@@ -49,7 +59,7 @@ describe('gateway over HTTP', () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     responder = await connect({ servers: nats.url });
-    serve(Subject.CreditsDebit, debit);
+    ({ capture, release } = serveCredits(responder, debit));
     serve(Subject.CreditsBalance, balance);
     serve(Subject.CatalogFetch, catalog);
     serve(Subject.X402Accepts, accepts);
@@ -65,9 +75,8 @@ describe('gateway over HTTP', () => {
   });
 
   beforeEach(() => {
-    for (const s of [debit, balance, catalog, accepts, pay, topUp]) s.calls = [];
+    for (const s of [debit, balance, catalog, accepts, pay, topUp, capture, release]) s.reset();
     pay.handler = () => ({ paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' });
-    debit.handler = () => ({ debitId: 'd1', balance: '4997000' });
     catalog.handler = (data) => ({ dataJson: JSON.stringify({ echo: data.query }) });
   });
 
@@ -90,7 +99,7 @@ describe('gateway over HTTP', () => {
   }
 
   describe('credit-paid calls', () => {
-    it('debits through payments, then returns the catalog data with the balance left', async () => {
+    it('holds the price through payments, fetches, captures, then returns the data with the balance left', async () => {
       const res = await paid('/api/apps?term=chess&country=GB&page=2');
       expect(res.statusCode).toBe(200);
       expect(JSON.parse(res.body)).toEqual({
@@ -109,6 +118,10 @@ describe('gateway over HTTP', () => {
         }),
       ]);
       expect(JSON.stringify(debit.calls)).not.toContain(KEY);
+      expect(capture.calls).toEqual([
+        expect.objectContaining({ reservationId: 'r-' + String(debit.calls[0].requestId) }),
+      ]);
+      expect(release.calls).toHaveLength(0);
     });
 
     it('serves all nine routes', async () => {
@@ -125,6 +138,7 @@ describe('gateway over HTTP', () => {
       ];
       for (const url of urls) expect((await paid(url)).statusCode).toBe(200);
       expect(debit.calls).toHaveLength(9);
+      expect(capture.calls).toHaveLength(9);
       expect(catalog.calls.map((c) => (c.query as { route: string }).route)).toEqual([
         'apps.search',
         'apps.get',
@@ -142,8 +156,8 @@ describe('gateway over HTTP', () => {
       [ErrorCode.CreditInsufficient, 402, 'topup_required'],
       [ErrorCode.CreditKeyUnknown, 401, 'invalid api key'],
       [ErrorCode.CreditKeyRevoked, 401, 'api key revoked'],
-      [ErrorCode.CreditStoreUnavailable, 502, 'credit store unavailable'],
-    ])('a debit refused with %s → %i %s, and the catalog is not asked', async (code, status, message) => {
+      [ErrorCode.CreditStoreUnavailable, 502, 'credit store unavailable; nothing was charged'],
+    ])('a reservation refused with %s → %i %s, and the catalog is not asked', async (code, status, message) => {
       debit.handler = () => {
         throw { code, message: 'credit store unavailable' };
       };
@@ -151,12 +165,18 @@ describe('gateway over HTTP', () => {
       expect(catalog.calls).toHaveLength(0);
     });
 
-    it('an upstream failure after the debit is a 502 naming the cause; the debit stands', async () => {
+    it('an upstream failure is a 502 naming the cause; the hold is released and nothing is charged', async () => {
       catalog.handler = () => {
         throw { code: ErrorCode.UpstreamTimeout, message: 'upstream store timed out after 5000 ms' };
       };
-      expectEnvelope(await paid('/api/apps/1'), 502, 'upstream store timed out after 5000 ms');
+      const res = await paid('/api/apps/1');
+      expectEnvelope(res, 502, 'upstream store timed out after 5000 ms; nothing was charged');
+      expect(res.headers['x-credits-remaining']).toBeUndefined();
       expect(debit.calls).toHaveLength(1);
+      expect(capture.calls).toHaveLength(0);
+      expect(await release.asked(1)).toEqual([
+        expect.objectContaining({ reservationId: 'r-' + String(debit.calls[0].requestId) }),
+      ]);
     });
 
     it('says when the data is a stale copy and how old it is', async () => {
@@ -168,9 +188,9 @@ describe('gateway over HTTP', () => {
     });
 
     it('an unexpected fault is a 500 envelope that reveals nothing', async () => {
-      debit.handler = () => ({ debitId: 'd1', balance: 'not-a-number' });
+      capture.handler = () => ({ debitId: 'd1', balance: 'not-a-number' });
       const res = await paid('/api/apps/1');
-      expectEnvelope(res, 500, 'internal error');
+      expectEnvelope(res, 500, 'internal error; nothing was charged');
       expect(res.body).not.toMatch(/RangeError|at |node_modules/);
     });
   });
@@ -221,7 +241,11 @@ describe('gateway over HTTP', () => {
       pay.handler = () => {
         throw { code: ErrorCode.FacilitatorUnavailable, message: 'payment facilitator unreachable' };
       };
-      expectEnvelope(await get('/api/apps/1', { 'payment-signature': 'e30=' }), 502, 'payment facilitator unreachable');
+      expectEnvelope(
+        await get('/api/apps/1', { 'payment-signature': 'e30=' }),
+        502,
+        'payment facilitator unreachable; nothing was charged',
+      );
       expect(catalog.calls).toHaveLength(0);
     });
 

@@ -1,30 +1,23 @@
 /*
  * The credit-paid hot path's two shortcuts, over HTTP against stand-ins on a private nats-server:
- * the near cache (a hot query skips the catalog hop, never the debit) and coalescing (the debits of
- * one loop turn leave as one batch request, answered item by item).
+ * the near cache (a hot query skips the catalog hop and the hold: one debit, never skipped) and
+ * coalescing (the reservations of one loop turn leave as one batch request, answered item by item).
  */
-import {
-  type BatchItemResult,
-  type CatalogRequest,
-  type DebitRequest,
-  ErrorCode,
-  hashApiKey,
-  Subject,
-} from '@appcat/contracts';
+import { type CatalogRequest, ErrorCode, hashApiKey, Subject } from '@appcat/contracts';
 import { GatewayMetrics } from '@appcat/ops';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
+import { heldOrDebited, serveCredits, serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
 
 const KEY = 'ak_' + 'x'.repeat(43);
 const EMPTY_KEY = 'ak_' + 'e'.repeat(43);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What payments answers for one debit: the empty key is refused, any other is charged. */
+/** What payments answers for one debit or reservation: the empty key is refused, any other is held or charged. */
 function debitOne(data: Record<string, unknown>) {
   if (data.keyHash === hashApiKey(EMPTY_KEY)) throw { code: ErrorCode.CreditInsufficient, message: 'topup_required' };
-  return { debitId: `d-${String(data.requestId)}`, balance: '4997000' };
+  return heldOrDebited(data);
 }
 
 describe('gateway hot path: near cache and coalescing', () => {
@@ -34,16 +27,9 @@ describe('gateway hot path: near cache and coalescing', () => {
   let nearBase: string;
   let offBase: string;
   let coalescingBase: string;
+  /** Debits and reservations, each batch's items counted one by one. */
   const debit = new StandIn(debitOne);
-  const debitBatch = new StandIn((data) => ({
-    results: (data.items as DebitRequest[]).map((item): BatchItemResult<unknown> => {
-      try {
-        return { ok: true, value: debitOne(item as unknown as Record<string, unknown>) };
-      } catch (error) {
-        return { ok: false, error: error as { code: ErrorCode; message: string } };
-      }
-    }),
-  }));
+  let capture: StandIn;
   const fresh = (data: Record<string, unknown>) => ({
     dataJson: JSON.stringify({ echo: (data as unknown as CatalogRequest).query }),
     source: 'cache',
@@ -59,8 +45,7 @@ describe('gateway hot path: near cache and coalescing', () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     responder = await connect({ servers: nats.url });
-    serveStandIn(responder, Subject.CreditsDebit, debit);
-    serveStandIn(responder, Subject.CreditsDebitBatch, debitBatch);
+    ({ capture } = serveCredits(responder, debit));
     serveStandIn(responder, Subject.CatalogPeek, peek);
     serveStandIn(responder, Subject.CatalogFetch, fetchStandIn);
     const start = async (overrides: Parameters<typeof startGatewayOnStandIns>[2]) => {
@@ -80,7 +65,7 @@ describe('gateway hot path: near cache and coalescing', () => {
   });
 
   beforeEach(() => {
-    for (const standIn of [debit, debitBatch, peek, fetchStandIn]) standIn.reset();
+    for (const standIn of [debit, capture, peek, fetchStandIn]) standIn.reset();
   });
 
   async function paid(base: string, url: string, key = KEY) {
@@ -89,13 +74,15 @@ describe('gateway hot path: near cache and coalescing', () => {
   }
 
   describe('near cache', () => {
-    it('answers a hot query without the catalog, charges every call, and reports the age from the entry’s fetch time', async () => {
+    it('answers a hot query without the catalog or a hold (one debit), charges every call, and reports the age from the entry’s fetch time', async () => {
       const first = await paid(nearBase, '/api/apps/111');
       const second = await paid(nearBase, '/api/apps/111?country=US');
       expect([first.status, second.status]).toEqual([200, 200]);
       expect(second.body).toBe(first.body);
       expect(peek.calls).toHaveLength(1);
+      // The first call held the price and captured it; the second, with the data in hand, debited at once.
       expect(debit.calls).toHaveLength(2);
+      expect(capture.calls).toHaveLength(1);
       for (const res of [first, second]) expect(res.headers['x-cache']).toBe('CACHE');
       expect(first.headers.age).toBe('5');
       // Produced 5.4 s before the first request was sent: at least 5 s old, and not more than its wait since.
@@ -146,15 +133,14 @@ describe('gateway hot path: near cache and coalescing', () => {
   });
 
   describe('coalescing', () => {
-    it('answers each of many concurrent calls with its own debit outcome, exactly one debit each', async () => {
+    it('answers each of many concurrent calls with its own outcome, exactly one hold and one capture each', async () => {
       const keys = Array.from({ length: 40 }, (_, i) => (i % 5 === 0 ? EMPTY_KEY : KEY));
       const answers = await Promise.all(keys.map((key, i) => paid(coalescingBase, `/api/apps/${700 + i}`, key)));
       expect(answers.map((res) => res.status)).toEqual(keys.map((key) => (key === EMPTY_KEY ? 402 : 200)));
       for (const [i, res] of answers.entries())
         if (res.status === 200) expect(JSON.parse(res.body).data.echo.appId).toBe(String(700 + i));
-      const items =
-        debit.calls.length + debitBatch.calls.reduce((sum, call) => sum + (call.items as unknown[]).length, 0);
-      expect(items).toBe(40);
+      expect(debit.calls).toHaveLength(40);
+      expect(capture.calls).toHaveLength(32);
     });
   });
 });

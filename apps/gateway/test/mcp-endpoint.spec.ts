@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
+import { heldOrDebited, serveCredits, serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
 
 const KEY = 'ak_' + 'x'.repeat(43);
 const SETTLED = { success: true, transaction: '0xT', network: 'eip155:8453', payer: '0xP' };
@@ -29,7 +29,10 @@ describe('gateway MCP endpoint', () => {
   let app: NestFastifyApplication;
   let base: string;
   const clients: Client[] = [];
-  const debit = new StandIn(() => ({ debitId: 'd1', balance: '4997000' }));
+  /** Reservations (and one-step debits). */
+  const debit = new StandIn(heldOrDebited);
+  let capture: StandIn;
+  let release: StandIn;
   const balance = new StandIn(() => ({ balance: '4997000' }));
   const catalog = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: data.query }) }));
   const accepts = new StandIn((data) => ({
@@ -56,7 +59,7 @@ describe('gateway MCP endpoint', () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     responder = await connect({ servers: nats.url });
-    serve(Subject.CreditsDebit, debit);
+    ({ capture, release } = serveCredits(responder, debit));
     serve(Subject.CreditsBalance, balance);
     serve(Subject.CatalogFetch, catalog);
     serve(Subject.X402Accepts, accepts);
@@ -71,7 +74,7 @@ describe('gateway MCP endpoint', () => {
     await nats.stop();
   });
 
-  beforeEach(() => standIns.forEach((s) => s.reset()));
+  beforeEach(() => [...standIns, capture, release].forEach((s) => s.reset()));
 
   async function mcp(headers: Record<string, string> = {}): Promise<Client> {
     const client = new Client({ name: 'test-agent', version: '1.0.0' });
@@ -89,7 +92,7 @@ describe('gateway MCP endpoint', () => {
   const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 
   describe('paid with the key on the MCP request', () => {
-    it('debits the route price, fetches the same catalog query as HTTP, and answers the data with the balance left', async () => {
+    it('holds the route price, fetches the same catalog query as HTTP, captures, and answers the data with the balance left', async () => {
       const result = await call(await withKey(), 'apps_search', { term: ' chess ', country: 'GB', page: 2 });
       const data = { echo: { route: 'apps.search', term: 'chess', page: 2, country: 'gb' } };
       expect(result).toEqual({
@@ -105,6 +108,7 @@ describe('gateway MCP endpoint', () => {
         }),
       ]);
       expect(JSON.stringify(debit.calls)).not.toContain(KEY);
+      expect(capture.calls).toHaveLength(1);
       const http = await fetch(`${base}/api/apps?term=%20chess%20&country=GB&page=2`, {
         headers: { authorization: `Bearer ${KEY}` },
       });
@@ -128,8 +132,8 @@ describe('gateway MCP endpoint', () => {
     it.each([
       [ErrorCode.CreditInsufficient, 'topup_required'],
       [ErrorCode.CreditKeyRevoked, 'api key revoked'],
-      [ErrorCode.CreditStoreUnavailable, 'credit store unavailable'],
-    ])('a debit refused with %s is a tool error "%s", and the catalog is not asked', async (code, message) => {
+      [ErrorCode.CreditStoreUnavailable, 'credit store unavailable; nothing was charged'],
+    ])('a reservation refused with %s is a tool error "%s", and the catalog is not asked', async (code, message) => {
       debit.handler = () => {
         throw { code, message: 'credit store unavailable' };
       };
@@ -138,17 +142,18 @@ describe('gateway MCP endpoint', () => {
       expect(catalog.calls).toHaveLength(0);
     });
 
-    it('an upstream failure after the debit is a tool error naming the cause that still reports the balance left', async () => {
+    it('an upstream failure is a tool error naming the cause; the hold is released and nothing is charged', async () => {
       catalog.handler = () => {
         throw { code: ErrorCode.UpstreamTimeout, message: 'upstream store timed out after 5000 ms' };
       };
       const result = await call(await withKey(), 'apps_get', { appId: '1' });
       expect(result).toEqual({
         isError: true,
-        content: [{ type: 'text', text: 'upstream store timed out after 5000 ms' }],
-        _meta: { 'appcat/credits-remaining': '4.997000' },
+        content: [{ type: 'text', text: 'upstream store timed out after 5000 ms; nothing was charged' }],
       });
       expect(debit.calls).toHaveLength(1);
+      expect(capture.calls).toHaveLength(0);
+      expect(await release.asked(1)).toHaveLength(1);
     });
 
     it('the balance tool is free and needs a key', async () => {
@@ -289,7 +294,10 @@ describe('gateway MCP endpoint', () => {
         throw { code: ErrorCode.FacilitatorUnavailable, message: 'payment facilitator unreachable' };
       };
       const result = await call(await mcp(), 'apps_get', { appId: '1' }, { 'x402/payment': PAYMENT });
-      expect(result).toEqual({ isError: true, content: [{ type: 'text', text: 'payment facilitator unreachable' }] });
+      expect(result).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: 'payment facilitator unreachable; nothing was charged' }],
+      });
     });
   });
 
@@ -378,12 +386,13 @@ describe('gateway MCP endpoint', () => {
     });
   });
 
-  it('HTTP keeps reporting the balance left when the catalog fails after the debit', async () => {
+  it('HTTP says the same: a catalog failure is a 502 saying nothing was charged, with no balance header', async () => {
     catalog.handler = () => {
       throw { code: ErrorCode.UpstreamTimeout, message: 'upstream store timed out after 5000 ms' };
     };
     const res = await fetch(`${base}/api/apps/1`, { headers: { authorization: `Bearer ${KEY}` } });
     expect(res.status).toBe(502);
-    expect(res.headers.get('x-credits-remaining')).toBe('4.997000');
+    expect(((await res.json()) as { message: string }).message).toMatch(/; nothing was charged$/);
+    expect(res.headers.get('x-credits-remaining')).toBeNull();
   });
 });

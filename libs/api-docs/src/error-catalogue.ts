@@ -223,10 +223,11 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
     message:
       '`<cause>` (e.g. `upstream store timed out after 5000 ms (itunes.apple.com)`, `payment facilitator unreachable`)',
     when:
-      'The upstream store or one of our dependencies failed; the message names it. A call already charged stays charged when the ' +
-      'store fails after the charge (the spec says so); a dependency failure before the charge charges nothing.',
+      'The upstream store or one of our dependencies failed; the message names it and, on a priced call, ends `; nothing was charged`: ' +
+      'a failed call is never charged. Only when the charge itself went out and its answer was lost does the message say instead that ' +
+      'the charge may have been made.',
     action:
-      'Retry later. A message saying a service did not answer in time means a charge may have happened: check the balance or the chain before paying again.',
+      'Retry later (after `Retry-After` seconds when given). If the message says the charge may have been made, check the balance or the chain before paying again.',
     scopes: ['priced', 'balance', 'topup'],
     codes: [
       ErrorCode.CreditStoreUnavailable,

@@ -127,7 +127,8 @@ const IDEMPOTENCY_KEY_PARAMETER: OpenApiParameter = {
   required: false,
   description:
     'Credit-paid calls: names this call for 24 hours, scoped to the API key. A retry with the same key and the same request gets the ' +
-    'first answer again (status, data, headers) without a second charge; a duplicate sent while the first is running waits for it. ' +
+    'first charged answer again (data, headers) without a second charge; a failed call is not remembered (its retry is a fresh try); ' +
+    'a duplicate sent while the first is running waits for it. ' +
     'The same key with another request is a 409 and charges nothing. x402 payments do the same with the `payment-identifier` extension.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
   example: '8e03978e-40d5-43e8-bc93-6894a57f9324',

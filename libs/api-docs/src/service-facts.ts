@@ -46,6 +46,12 @@ export function serviceSummary(table: RouteTable): string {
     'Every response is one JSON envelope {status, message, data}.'
   );
 }
+
+/** The charging rule, in the one sentence every document states it. */
+export const FAILED_CALL_RULE =
+  'A failed call is never charged: the price is held, the data fetched, and the charge taken only with the data in hand; ' +
+  'any failure gives the hold back and is answered with nothing charged.';
+
 /** The interface version (spec §9); paths carry none. */
 export const API_VERSION = '1.0.0';
 

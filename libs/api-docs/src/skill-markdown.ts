@@ -6,6 +6,7 @@ import {
   DOCUMENT_PATHS,
   INTERACTIVE_PATHS,
   exampleUrlPath,
+  FAILED_CALL_RULE,
   extendedOnlyNetworkNames,
   Headers,
   MAX_TOPUP_USD,
@@ -96,15 +97,17 @@ export function buildSkillMarkdown(baseUrl: string, table: RouteTable = ROUTE_TA
     '## Retry without paying twice',
     '',
     '- With a key: send `Idempotency-Key: <1 to 255 visible ASCII characters, e.g. a UUID>`. A retry with the same key and the same ' +
-      'request within 24 hours gets the first answer again (status, data, `x-credits-remaining`) without a second charge; a duplicate ' +
+      'request within 24 hours gets the first charged answer again (data, `x-credits-remaining`) without a second charge; a failed ' +
+      'call is not remembered, so its retry is a fresh try; a duplicate ' +
       'sent while the first is still running waits for it. The same key with another request is a `409`, charging nothing. Keys are ' +
       'per API key. MCP: send the header on the connection.',
     '- With x402: every 402 offers the `payment-identifier` extension (not required). Put an id in the payment ' +
       '(`appendPaymentIdentifierToExtensions` from `@x402/extensions/payment-identifier`) and, if the answer is lost (a timeout), ' +
-      'retry with **the same payload**: you get the first answer and receipt again, settled once. A new payload under the same id is a `409`. ' +
+      'retry with **the same payload**: you get the first answer and receipt again, settled once. A new payload under the same id, or the ' +
+      'same one sent for another route or other parameters, is a `409`. ' +
       'Top-ups too: a lost answer to a paid top-up, retried with the same payload, gives back the same key, credited once.',
-    '- A call we know cannot be delivered (the store is down and nothing is cached) is a `502` ending "nothing was charged", with ' +
-      '`Retry-After`: wait that long and retry.',
+    '- A call that fails (the store down or answering nonsense, one of our services failing) is a `502` ending "nothing was charged", ' +
+      'with `Retry-After` when the store said when to come back: wait that long and retry.',
     '',
     `A person can also buy or recharge a key in a browser with a wallet: ${baseUrl}${INTERACTIVE_PATHS.topUpPage}.`,
     '',
@@ -120,7 +123,7 @@ export function buildSkillMarkdown(baseUrl: string, table: RouteTable = ROUTE_TA
     '',
     `- Every priced call: USD ${PRICE_USD} (\`${formatUsd(PRICE_PER_CALL_MICROS)}\` USD; x402 \`amount: "${PRICE_PER_CALL_MICROS}"\` in USDC's 6 decimals).`,
     `- Balance: free. Top-up: exactly the \`amount\` you ask for, USD ${MIN_TOPUP_USD} to ${MAX_TOPUP_USD}.`,
-    '- No plans and no rate limits. A call whose upstream store fails after the charge is a `502` and stays charged.',
+    `- No plans and no rate limits. ${FAILED_CALL_RULE}`,
     '',
     '## Errors and what to do',
     '',

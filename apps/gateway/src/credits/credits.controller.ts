@@ -1,15 +1,20 @@
-import { formatUsd, parseMicros, topUpOffer, type X402Receipt, type X402TopUpRequest } from '@appcat/contracts';
+import { formatUsd, parseMicros, topUpOffer, type X402TopUpRequest } from '@appcat/contracts';
 import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
 import { OK_MESSAGE, envelope, type Envelope } from '../envelope/envelope.js';
-import { HttpError } from '../errors/http-error.js';
 import { PAYMENT_RESPONSE_HEADER, PaymentChallenge } from '../payment/payment-challenge.js';
-import { readBearerKeyHash, readPaymentCredentials, readPaymentSignature } from '../payment/payment-credentials.js';
+import {
+  readBearerKeyHash,
+  readPaymentCredentials,
+  readPaymentSignature,
+  requireKeyHash,
+} from '../payment/payment-credentials.js';
 import { X402PaymentService } from '../payment/x402-payment.service.js';
 import { topUpCallName } from '../idempotency/call-names.js';
-import { RememberedCalls } from '../idempotency/remembered-calls.js';
+import { type CallOutcome, RememberedCalls } from '../idempotency/remembered-calls.js';
+import type { Charge } from '../priced/priced-result.js';
 import { CreditsClient } from './credits.client.js';
 import { readTopUpAmount } from './top-up-amount.js';
 
@@ -31,10 +36,8 @@ export class CreditsController {
   @Get('balance')
   @HttpCode(200)
   async balance(@Req() request: FastifyRequest): Promise<Envelope> {
-    const credentials = readPaymentCredentials(request.headers);
-    if (credentials.kind !== 'credits')
-      throw new HttpError(401, 'an api key is required: Authorization: Bearer <api key>');
-    const balance = await this.credits.balance(credentials.keyHash, request.id);
+    const keyHash = requireKeyHash(readPaymentCredentials(request.headers));
+    const balance = await this.credits.balance(keyHash, request.id);
     return envelope(200, OK_MESSAGE, { balance: formatUsd(balance), currency: 'USD' });
   }
 
@@ -57,7 +60,6 @@ export class CreditsController {
     const paymentSignature = readPaymentSignature(request.headers);
     if (paymentSignature === undefined) throw await this.challenge.required(topUpOffer(amount), resource, request.id);
 
-    const paid = (receipt: X402Receipt) => reply.header(PAYMENT_RESPONSE_HEADER, receipt.paymentResponse);
     const top: X402TopUpRequest = {
       paymentSignature,
       amount: amount.toString(),
@@ -66,37 +68,27 @@ export class CreditsController {
       requestId: request.id,
     };
     const name = topUpCallName(paymentSignature, amount, keyHash);
-    if (!name) return envelope(200, OK_MESSAGE, await this.buy(top, paid));
     // A retry with the same payment-identifier and payload is the same purchase: it gets the first
     // answer again (the new key too; the record keeps it sealed), settled once.
-    const data = await this.remembered.run<TopUpData>(
-      name,
-      request.id,
-      (charged) =>
-        this.buy(top, (receipt) => {
-          charged({ method: 'x402', receipt });
-          paid(receipt);
-        }),
-      (remembered) => {
-        if (remembered.charge.method === 'x402') paid(remembered.charge.receipt);
-        if (remembered.error)
-          throw new HttpError(remembered.error.status, remembered.error.message, remembered.error.headers);
-        return remembered.answer as TopUpData;
-      },
-    );
-    return envelope(200, OK_MESSAGE, data);
+    const bought = name ? await this.remembered.run(name, request.id, () => this.buy(top)) : await this.buy(top);
+    if (!bought.ok) throw bought.error;
+    reply.header(PAYMENT_RESPONSE_HEADER, bought.answer.charge.receipt.paymentResponse);
+    return envelope(200, OK_MESSAGE, bought.answer.data);
   }
 
-  /** Settles the top-up and credits it, telling `paid` of the receipt; what the answer's `data` holds. */
-  private async buy(top: X402TopUpRequest, paid: (receipt: X402Receipt) => void): Promise<TopUpData> {
+  /** Settles the top-up and credits it: the answer's `data`, with the settlement's receipt. */
+  private async buy(top: X402TopUpRequest): Promise<CallOutcome<TopUpAnswer>> {
     const result = await this.x402.topUp(top);
-    paid(result.receipt);
     const balance = formatUsd(parseMicros(result.balance));
-    return result.key
+    const data: Record<string, string> = result.key
       ? { apiKey: result.key, prefix: result.prefix, balance, currency: 'USD', warning: NEW_KEY_WARNING }
       : { prefix: result.prefix, balance, currency: 'USD', credited: formatUsd(parseMicros(top.amount)) };
+    return { ok: true, answer: { charge: { method: 'x402', receipt: result.receipt }, data } };
   }
 }
 
-/** A top-up's answer: the new key (shown once) or the recharged key's prefix, and the balance. */
-type TopUpData = Record<string, string>;
+/** A top-up's answer: the new key (shown once) or the recharged key's prefix, and the balance; paid with x402. */
+interface TopUpAnswer {
+  charge: Extract<Charge, { method: 'x402' }>;
+  data: Record<string, string>;
+}

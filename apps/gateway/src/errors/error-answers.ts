@@ -1,6 +1,9 @@
 import { GatewayMetrics } from '@appcat/ops';
 import { HttpException, Injectable, Logger } from '@nestjs/common';
-import { HttpError, Messages } from './http-error.js';
+import { ChargeUnsureError, HttpError, Messages } from './http-error.js';
+
+/** How every 5xx of a priced call ends: a failed call is never charged. */
+const NOTHING_CHARGED = 'nothing was charged';
 
 /**
  * What the gateway answers for a failure, whatever the surface: HTTP writes it as the envelope (on a
@@ -89,6 +92,16 @@ export class ErrorAnswers {
       this.logger.error(`${context} failed: ${(error as Error | undefined)?.stack ?? String(error)}`);
     this.metrics.declines.inc({ reason: answered.reason });
     return answered;
+  }
+
+  /**
+   * A priced call's failure: a 5xx (upstream, dependency, internal) ends by saying nothing was charged,
+   * since a failed call never is; only a charge whose answer was lost says it may have been made.
+   */
+  uncharged(error: unknown, context?: string): ErrorAnswer {
+    const answered = this.answer(error, context);
+    if (answered.status < 500 || error instanceof ChargeUnsureError) return answered;
+    return { ...answered, message: `${answered.message}; ${NOTHING_CHARGED}` };
   }
 }
 

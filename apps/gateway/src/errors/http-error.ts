@@ -13,12 +13,27 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * A failure whose charge is unknown: the request that takes the money (a capture, a settlement) went
+ * out and its answer was lost, so it may have been applied. The one failure not said to be uncharged.
+ */
+export class ChargeUnsureError extends HttpError {
+  constructor(cause: HttpError) {
+    super(
+      cause.status,
+      `${cause.message}; the charge may have been made: check the balance or the chain before paying again`,
+    );
+    this.name = 'ChargeUnsureError';
+  }
+}
+
 export const Messages = {
   notFound: 'not found',
   methodNotAllowed: 'method not allowed',
   paymentRequired: 'payment_required',
   topupRequired: 'topup_required',
   internal: 'internal error',
+  apiKeyRequired: 'an api key is required: Authorization: Bearer <api key>',
   malformedUrl: 'malformed url',
   malformedRequest: 'malformed request',
   headersTooLarge: 'request headers too large',

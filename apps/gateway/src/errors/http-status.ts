@@ -23,8 +23,8 @@ export function httpErrorFor(code: ErrorCode, message: string): HttpError {
     // A retry named like an earlier call that asked or paid for something else: nothing is charged.
     case ErrorCode.IdempotencyConflict:
       return new HttpError(409, message);
-    // A dependency is down (nothing was charged) or the upstream store failed (a charge stands,
-    // spec §7): either way the spec's one 5xx, 502, with a message naming the cause.
+    // A dependency is down or the upstream store failed: the spec's one 5xx, 502, with a message naming
+    // the cause (a priced call's adds that nothing was charged: ErrorAnswers.uncharged).
     case ErrorCode.CreditStoreUnavailable:
     case ErrorCode.FacilitatorUnavailable:
     case ErrorCode.ServiceUnavailable:

@@ -1,4 +1,4 @@
-import { type ApiKeyHash, type CatalogQuery, decodeX402Header } from '@appcat/contracts';
+import { type ApiKeyHash, type CatalogQuery, decodeX402Header, keyScope } from '@appcat/contracts';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { PaymentPayload } from '@x402/core/types';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -37,7 +37,7 @@ export function keyedCallName(
   what: CatalogQuery | Record<string, unknown>,
 ): CallName {
   return {
-    scope: `key:${keyHash}`,
+    scope: keyScope(keyHash),
     key: idempotencyKey,
     fingerprint: sha256(JSON.stringify(what)),
     label: 'Idempotency-Key',
@@ -46,10 +46,14 @@ export function keyedCallName(
 
 /**
  * An x402-paid call named by the payment's `payment-identifier` extension (x402's own idempotency id):
- * the same id with the same payload is the same call; another payload under it is a conflict. A
+ * the same id with the same payload for the same call (route and parameters: `what`) is the same call;
+ * anything else under it is a conflict, so a remembered answer is never served for another call. A
  * payload that does not decode, or carries no valid id, names nothing (payments judges the payment).
  */
-export function paymentCallName(paymentSignature: string): CallName | undefined {
+export function paymentCallName(
+  paymentSignature: string,
+  what: CatalogQuery | Record<string, unknown>,
+): CallName | undefined {
   let id: string | null;
   try {
     id = extractPaymentIdentifier(decodeX402Header(paymentSignature) as PaymentPayload, true);
@@ -57,24 +61,27 @@ export function paymentCallName(paymentSignature: string): CallName | undefined 
     return undefined;
   }
   return id
-    ? { scope: 'x402', key: id, fingerprint: sha256(paymentSignature), label: 'payment-identifier' }
+    ? {
+        scope: 'x402',
+        key: id,
+        fingerprint: sha256(JSON.stringify({ ...what, paymentSignature })),
+        label: 'payment-identifier',
+      }
     : undefined;
 }
 
 /**
  * A top-up named by its payment's `payment-identifier`: the same purchase is the same payload for the
- * same amount, bought as a new key or for the same key (`keyHash`); anything else under the id is a
- * conflict. Its answer is sealed: a new key's answer is the key itself.
+ * same amount, bought as a new key or for the same key (`keyHash`). Its answer is sealed: a new key's
+ * answer is the key itself.
  */
 export function topUpCallName(
   paymentSignature: string,
   amount: bigint,
   keyHash: ApiKeyHash | undefined,
 ): CallName | undefined {
-  const name = paymentCallName(paymentSignature);
-  if (!name) return undefined;
-  const fingerprint = sha256(JSON.stringify({ topUp: amount.toString(), keyHash: keyHash ?? null, paymentSignature }));
-  return { ...name, fingerprint, sealed: true };
+  const name = paymentCallName(paymentSignature, { topUp: amount.toString(), keyHash: keyHash ?? null });
+  return name && { ...name, sealed: true };
 }
 
 function sha256(text: string): string {

@@ -1,7 +1,7 @@
 import { ErrorCode, type X402Receipt } from '@appcat/contracts';
 import { Injectable, Logger } from '@nestjs/common';
-import { HttpError } from '../errors/http-error.js';
 import { httpErrorFor } from '../errors/http-status.js';
+import type { Charge } from '../priced/priced-result.js';
 import { AnswerSeal } from './answer-seal.js';
 import type { CallName } from './call-names.js';
 import { IdempotencyClient } from './idempotency.client.js';
@@ -10,25 +10,33 @@ import { IdempotencyClient } from './idempotency.client.js';
 const WAIT_MS = 30_000;
 const POLL_MS = 50;
 
-/** A charge as remembered: a debit with the balance it left (µUSD as text), or a settlement's receipt. */
-export type RememberedCharge = { method: 'credits'; balance: string } | { method: 'x402'; receipt: X402Receipt };
+/** A call's outcome as a value: its answer, which carries what it was charged, or its failure (never charged). */
+export type CallOutcome<A extends { charge: Charge }> = { ok: true; answer: A } | { ok: false; error: unknown };
 
-/** What a charged call delivered: its data, or the error it ended with after the charge. */
-export interface RememberedAnswer<T> {
+/** A charge as remembered in JSON: a debit with the balance it left (µUSD as text), or a settlement's receipt. */
+type RememberedCharge = { method: 'credits'; balance: string } | { method: 'x402'; receipt: X402Receipt };
+
+/** What a record keeps of a charged answer: the charge apart, in its JSON form, and the rest as it was. */
+interface Remembered<A extends { charge: Charge }> {
   charge: RememberedCharge;
-  answer?: T;
-  error?: { status: number; message: string; headers: Record<string, string> };
+  answer: Omit<A, 'charge'>;
 }
+
+/** The one codec of a remembered answer's charge (JSON has no bigint). */
+const rememberedCharge = {
+  encode: (charge: Charge): RememberedCharge =>
+    charge.method === 'credits' ? { method: 'credits', balance: charge.balance.toString() } : charge,
+  decode: (charge: RememberedCharge): Charge =>
+    charge.method === 'credits' ? { method: 'credits', balance: BigInt(charge.balance) } : charge,
+};
 
 /**
  * Runs a call under a name (Idempotency-Key, x402 payment-identifier) so that a retry gets the first
- * answer again instead of paying twice. The record is claimed before anything is charged, atomically
- * across every replica (payments keeps it in Redis); a duplicate arriving while the first is running
- * waits for its answer. Only a charged call is remembered, with what it delivered (the data and the
- * charge its headers are made from, or the error it ended with after the charge). A call that charged
- * nothing (refused key or payment, upstream known down) forgets its record: its retry is a new call.
- * A name marked `sealed` has its answer kept encrypted (AnswerSeal), openable only by a retry with the
- * same name and fingerprint.
+ * answer again instead of paying twice. The record is claimed before anything is held or charged,
+ * atomically across every replica (payments keeps it in Redis); a duplicate arriving while the first is
+ * running waits for its answer. Only a charged answer is remembered: a failure charged nothing, so its
+ * record is forgotten and a retry is a fresh try. A name marked `sealed` has its answer kept encrypted
+ * (AnswerSeal), openable only by a retry with the same name and fingerprint.
  */
 @Injectable()
 export class RememberedCalls {
@@ -36,86 +44,72 @@ export class RememberedCalls {
 
   constructor(private readonly records: IdempotencyClient) {}
 
-  /**
-   * @param make makes the call, telling `charged` of the charge as soon as it is made.
-   * @param replay turns a remembered answer back into the call's result (and tells the caller of its charge).
-   */
-  async run<T>(
+  /** The outcome of `make`, or of the first call with this name; never rejects. */
+  async run<A extends { charge: Charge }>(
     name: CallName,
     requestId: string,
-    make: (charged: (charge: RememberedCharge) => void) => Promise<T>,
-    replay: (remembered: RememberedAnswer<T>) => T,
-  ): Promise<T> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const record = await this.records.begin({
-        scope: name.scope,
-        key: name.key,
-        fingerprint: name.fingerprint,
-        requestId,
-      });
-      switch (record.state) {
-        case 'conflict':
-          throw httpErrorFor(
-            ErrorCode.IdempotencyConflict,
-            name.label === 'Idempotency-Key'
-              ? 'Idempotency-Key was used for another request'
-              : 'payment-identifier was used with another payment',
-          );
-        case 'done-unkept':
-          throw httpErrorFor(
-            ErrorCode.IdempotencyConflict,
-            `the first call with this ${name.label} was made and charged, but its answer was too large to remember`,
-          );
-        case 'done':
-          return replay(JSON.parse(this.opened(name, record.answerJson)) as RememberedAnswer<T>);
-        case 'in-flight':
-          if (Date.now() > deadline)
-            throw httpErrorFor(
-              ErrorCode.IdempotencyConflict,
-              `the first call with this ${name.label} is still running; retry shortly`,
+    make: () => Promise<CallOutcome<A>>,
+  ): Promise<CallOutcome<A>> {
+    try {
+      const deadline = Date.now() + WAIT_MS;
+      for (;;) {
+        const record = await this.records.begin({
+          scope: name.scope,
+          key: name.key,
+          fingerprint: name.fingerprint,
+          requestId,
+        });
+        switch (record.state) {
+          case 'conflict':
+            return refused(
+              name.label === 'Idempotency-Key'
+                ? 'Idempotency-Key was used for another request'
+                : 'payment-identifier was used with another payment or for another call',
             );
-          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-          continue;
-        case 'claimed':
-          return this.makeClaimed(name, record.token, requestId, make);
+          case 'done-unkept':
+            return refused(
+              `the first call with this ${name.label} was made and charged, but its answer was too large to remember`,
+            );
+          case 'done':
+            return this.replayed<A>(name, record.answerJson);
+          case 'in-flight':
+            if (Date.now() > deadline)
+              return refused(`the first call with this ${name.label} is still running; retry shortly`);
+            await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+            continue;
+          case 'claimed':
+            return await this.makeClaimed(name, record.token, requestId, make);
+        }
       }
+    } catch (error) {
+      return { ok: false, error };
     }
   }
 
-  /** A remembered answer as JSON text: a sealed one opened with the name and fingerprint it was sealed under. */
-  private opened(name: CallName, answerJson: string): string {
-    if (!name.sealed) return answerJson;
-    const opened = AnswerSeal.for(name).open(answerJson);
+  /** The first call's answer again: a sealed one opened with the name and fingerprint it was sealed under. */
+  private replayed<A extends { charge: Charge }>(name: CallName, answerJson: string): CallOutcome<A> {
+    const opened = name.sealed ? AnswerSeal.for(name).open(answerJson) : answerJson;
     if (opened === undefined)
-      throw httpErrorFor(
-        ErrorCode.IdempotencyConflict,
+      return refused(
         `the first call with this ${name.label} was made and charged, but its remembered answer cannot be opened`,
       );
-    return opened;
+    const remembered = JSON.parse(opened) as Remembered<A>;
+    return { ok: true, answer: { ...remembered.answer, charge: rememberedCharge.decode(remembered.charge) } as A };
   }
 
-  private async makeClaimed<T>(
+  private async makeClaimed<A extends { charge: Charge }>(
     name: CallName,
     token: string,
     requestId: string,
-    make: (charged: (charge: RememberedCharge) => void) => Promise<T>,
-  ): Promise<T> {
-    let charge: RememberedCharge | undefined;
-    let remembered: RememberedAnswer<T> | undefined;
+    make: () => Promise<CallOutcome<A>>,
+  ): Promise<CallOutcome<A>> {
+    let outcome: CallOutcome<A> | undefined;
     try {
-      const answer = await make((made) => (charge = made));
-      if (charge) remembered = { charge, answer };
-      return answer;
-    } catch (error) {
-      if (charge && error instanceof HttpError)
-        remembered = { charge, error: { status: error.status, message: error.message, headers: error.headers } };
-      throw error;
+      outcome = await make();
+      return outcome;
     } finally {
       // Remembered before the answer goes out, so a retry right after it finds the answer.
-      const answerJson =
-        remembered &&
-        (name.sealed ? AnswerSeal.for(name).seal(JSON.stringify(remembered)) : JSON.stringify(remembered));
+      const answerJson = outcome?.ok ? this.kept(name, outcome.answer) : undefined;
       await this.records
         .finish({ scope: name.scope, key: name.key, token, requestId, ...(answerJson ? { answerJson } : {}) })
         .catch((error: unknown) =>
@@ -125,4 +119,16 @@ export class RememberedCalls {
         );
     }
   }
+
+  /** A charged answer as its record keeps it (sealed when the name says so). */
+  private kept<A extends { charge: Charge }>(name: CallName, answer: A): string {
+    const { charge, ...rest } = answer;
+    const remembered: Remembered<A> = { charge: rememberedCharge.encode(charge), answer: rest };
+    const json = JSON.stringify(remembered);
+    return name.sealed ? AnswerSeal.for(name).seal(json) : json;
+  }
+}
+
+function refused(message: string): { ok: false; error: unknown } {
+  return { ok: false, error: httpErrorFor(ErrorCode.IdempotencyConflict, message) };
 }

@@ -7,8 +7,8 @@ import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
 import { CreditsClient } from '../credits/credits.client.js';
 import { ErrorAnswers } from '../errors/error-answers.js';
-import { HttpError } from '../errors/http-error.js';
 import { PaymentRequiredError } from '../payment/payment-challenge.js';
+import { requireKeyHash } from '../payment/payment-credentials.js';
 import { readIdempotencyKey } from '../idempotency/call-names.js';
 import { PricedCallService } from '../priced/priced-call.service.js';
 import type { Charge, PricedAnswer, PricedResult } from '../priced/priced-result.js';
@@ -32,7 +32,7 @@ export class UnknownToolError extends Error {
 
 /**
  * Runs MCP tool calls through the same priced-call path as HTTP: the same validation, the same
- * debit or x402 settlement, the same catalog fetch. Failures become tool errors (`isError`) with the
+ * hold, fetch and capture (a credit reservation or an x402 payment), never charged for a failure. Failures become tool errors (`isError`) with the
  * message ErrorAnswers gives them over HTTP; a call without payment, or with a refused one, is x402's
  * PaymentRequired. An unknown tool is an UnknownToolError, for the MCP server to answer as a JSON-RPC
  * error. Loads nothing of the MCP SDK (types only), so the gateway starts without it.
@@ -65,12 +65,7 @@ export class McpToolCallsService {
     const tool = this.tools.get(params.name);
     if (!tool) throw new UnknownToolError(params.name);
     const result = await this.pricedCall(tool, params, request);
-    if (!result.ok) return this.failed(params.name, result.error, result.charge);
-    try {
-      return rendered(result.answer);
-    } catch (error) {
-      return this.failed(params.name, error, result.answer.charge);
-    }
+    return result.ok ? rendered(result.answer) : this.failed(params.name, result.error);
   }
 
   private async pricedCall(
@@ -95,25 +90,19 @@ export class McpToolCallsService {
   }
 
   private async balance(request: FastifyRequest): Promise<CallToolResult> {
-    const credentials = readMcpCredentials(request.headers, undefined);
-    if (credentials.kind !== 'credits')
-      throw new HttpError(401, 'an api key is required: Authorization: Bearer <api key>');
+    const keyHash = requireKeyHash(readMcpCredentials(request.headers, undefined));
     const balance = {
-      balance: formatUsd(await this.credits.balance(credentials.keyHash, request.id)),
+      balance: formatUsd(await this.credits.balance(keyHash, request.id)),
       currency: 'USD',
     };
     return { content: [{ type: 'text', text: JSON.stringify(balance) }], structuredContent: balance };
   }
 
-  /** A failed call as a tool error; a charge made before the failure is still reported. */
-  private failed(name: string, error: unknown, charge?: Charge): CallToolResult {
-    const answer = this.errors.answer(error, `mcp ${name}`);
+  /** A failed call as a tool error; nothing was charged for it. */
+  private failed(name: string, error: unknown): CallToolResult {
+    const answer = this.errors.uncharged(error, `mcp ${name}`);
     if (error instanceof PaymentRequiredError) return paymentRequiredResult(error.paymentRequired);
-    return {
-      isError: true,
-      content: [{ type: 'text', text: answer.message }],
-      ...(charge ? { _meta: chargeMeta(charge) } : {}),
-    };
+    return { isError: true, content: [{ type: 'text', text: answer.message }] };
   }
 }
 

@@ -1,6 +1,6 @@
 import { type ApiKeyHash, hashApiKey, looksLikeApiKey } from '@appcat/contracts';
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpError } from '../errors/http-error.js';
+import { HttpError, Messages } from '../errors/http-error.js';
 
 /** How a request offers to pay: nothing yet, a prepaid key, or an x402 payment payload. */
 export type PaymentCredentials =
@@ -38,4 +38,10 @@ export function readBearerKeyHash(authorization: string): ApiKeyHash {
   // A string that cannot be a key is refused here, without a round trip to payments.
   if (!looksLikeApiKey(match[1])) throw new HttpError(401, 'invalid api key');
   return hashApiKey(match[1]);
+}
+
+/** The key hash of credentials that must be an API key (the free balance read); 401 otherwise. */
+export function requireKeyHash(credentials: PaymentCredentials): ApiKeyHash {
+  if (credentials.kind !== 'credits') throw new HttpError(401, Messages.apiKeyRequired);
+  return credentials.keyHash;
 }

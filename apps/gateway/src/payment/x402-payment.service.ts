@@ -33,6 +33,22 @@ export class X402PaymentService {
     private readonly challenge: PaymentChallenge,
   ) {}
 
+  /**
+   * TRANSITIONAL (the payment-hold agreement): until the x402 branch lands its verify-then-settle
+   * authorize, this settles at once through `pay()`; capture hands back that receipt and release gives
+   * nothing back. The x402 branch replaces this method and removes `pay()` for priced calls.
+   */
+  async authorize(
+    paymentSignature: string,
+    offer: X402Offer,
+    resource: X402Resource,
+    route: string,
+    requestId: string,
+  ): Promise<PaymentHold> {
+    const receipt = await this.pay(paymentSignature, offer, resource, route, requestId);
+    return { capture: () => Promise.resolve({ method: 'x402', receipt }), release: () => undefined };
+  }
+
   async pay(
     paymentSignature: string,
     offer: X402Offer,

@@ -7,6 +7,7 @@ import {
   type CatalogSubjects,
   isCatalogUnavailable,
 } from '@appcat/contracts';
+import { httpErrorFor } from '../errors/http-status.js';
 import { GatewayMetrics } from '@appcat/ops';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
@@ -21,7 +22,7 @@ import { NearCache } from './near-cache.js';
 @Injectable()
 export class CatalogClient {
   /** Answers served a moment ago (see NearCache): a hot query's peek is answered here, without a hop. */
-  private readonly near: NearCache;
+  private readonly recent: NearCache;
   private readonly nearHits: { inc(): void };
   private readonly nearMisses: { inc(): void };
   /** The catalog of this address's store. */
@@ -33,7 +34,7 @@ export class CatalogClient {
     @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
   ) {
     this.subjects = CATALOG_SUBJECTS[config.store];
-    this.near = new NearCache(config.nearCacheMs, config.nearCacheMaxBytes);
+    this.recent = new NearCache(config.nearCacheMs, config.nearCacheMaxBytes);
     // Bound once: a labelled inc() hashes its labels on every call, and a read happens on every call.
     this.nearHits = metrics.nearCacheReads.labels({ outcome: 'hit' });
     this.nearMisses = metrics.nearCacheReads.labels({ outcome: 'miss' });
@@ -47,6 +48,14 @@ export class CatalogClient {
     return reply;
   }
 
+  /** The answer this gateway served a moment ago (the near cache), with no hop; undefined when it holds none. */
+  near(query: CatalogQuery): CatalogReply | undefined {
+    if (!this.recent.enabled) return undefined;
+    const near = this.recent.get(query);
+    (near ? this.nearHits : this.nearMisses).inc();
+    return near;
+  }
+
   /**
    * The answer if the catalog's cache holds it fresh; on a miss, null, or what makes the call
    * undeliverable now (upstream unavailable, no copy held). Never asks the upstream. Never fails:
@@ -54,11 +63,6 @@ export class CatalogClient {
    * fetch that follows reports what is wrong.
    */
   async peek(query: CatalogQuery, requestId: string): Promise<CatalogPeekReply> {
-    if (this.near.enabled) {
-      const near = this.near.get(query);
-      (near ? this.nearHits : this.nearMisses).inc();
-      if (near) return near;
-    }
     const request: CatalogRequest = { query, requestId };
     const sentAt = Date.now();
     const peeked = await this.rpc.result(this.subjects.peek, request, { requestId });
@@ -67,9 +71,22 @@ export class CatalogClient {
     return peeked.value;
   }
 
+  /**
+   * The data a peek read ahead, or, on a miss, the upstream's through `fetch`; a peek that reported the
+   * upstream unavailable is a 502 naming it, with Retry-After, and asks nothing more.
+   */
+  async answer(peeked: CatalogPeekReply, query: CatalogQuery, requestId: string): Promise<CatalogReply> {
+    if (peeked === null) return this.fetch(query, requestId);
+    if (!isCatalogUnavailable(peeked)) return peeked;
+    const { code, message, retryAfterSeconds } = peeked.unavailable;
+    const error = httpErrorFor(code, message);
+    error.headers['retry-after'] = String(retryAfterSeconds);
+    throw error;
+  }
+
   private remember(query: CatalogQuery, reply: CatalogReply, sentAt: number): void {
-    if (!this.near.enabled) return;
-    this.near.remember(query, reply, sentAt);
-    this.metrics.nearCacheBytes.set(this.near.heldBytes);
+    if (!this.recent.enabled) return;
+    this.recent.remember(query, reply, sentAt);
+    this.metrics.nearCacheBytes.set(this.recent.heldBytes);
   }
 }

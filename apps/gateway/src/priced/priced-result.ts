@@ -13,8 +13,8 @@ export interface PricedAnswer {
 }
 
 /**
- * What a priced call came to, for a transport (HTTP, MCP) to render: its answer, or the failure that
- * ended it (answered as `ErrorAnswers` maps it) with the charge made before it, if any: a 502 after
- * a charge still reports the receipt or the balance left, and the charge stands (spec §7).
+ * What a priced call came to, for a transport (HTTP, MCP) to render: its answer with its charge, or
+ * the failure that ended it (answered as `ErrorAnswers.uncharged` maps it). A failed call is never
+ * charged, so a failure carries no charge.
  */
-export type PricedResult = { ok: true; answer: PricedAnswer } | { ok: false; error: unknown; charge?: Charge };
+export type PricedResult = { ok: true; answer: PricedAnswer } | { ok: false; error: unknown };

@@ -67,8 +67,7 @@ export class PricedRoutesRegistrar implements OnModuleInit {
       requestId: request.id,
     });
     if (!result.ok) {
-      if (result.charge) chargeHeader(reply, result.charge);
-      sendErrorEnvelope(reply, this.errors.answer(result.error, route.id));
+      sendErrorEnvelope(reply, this.errors.uncharged(result.error, route.id));
       return;
     }
     const { answer } = result;
@@ -80,7 +79,7 @@ export class PricedRoutesRegistrar implements OnModuleInit {
   }
 }
 
-/** The receipt (x402) or the balance left (credits), also on a 502 that followed the charge. */
+/** The receipt (x402) or the balance left (credits). */
 function chargeHeader(reply: FastifyReply, charge: Charge): void {
   if (charge.method === 'x402') reply.header(PAYMENT_RESPONSE_HEADER, charge.receipt.paymentResponse);
   else reply.header(CREDITS_REMAINING_HEADER, formatUsd(charge.balance));

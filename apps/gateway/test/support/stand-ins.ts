@@ -3,7 +3,7 @@
  * chooses what they answer and counts what they were asked. They answer in Nest's NATS wire format
  * (`{id, response | err, isDisposed}`), so the gateway's real client talks to them unchanged.
  */
-import type { WireError } from '@appcat/contracts';
+import { Subject, type WireError } from '@appcat/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { GatewayConfig } from '../../src/config.js';
@@ -22,6 +22,13 @@ export class StandIn {
   reset(): void {
     this.calls = [];
     this.handler = this.initial;
+  }
+
+  /** The calls once there are `count` of them, for a request sent without waiting for its reply (a release). */
+  async asked(count: number, timeoutMs = 5_000): Promise<Record<string, unknown>[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.calls.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    return this.calls;
   }
 }
 
@@ -49,6 +56,56 @@ export function serveStandIn(responder: NatsConnection, subject: string, standIn
     },
   });
   return served;
+}
+
+/** The balance every credit stand-in reports by default, µUSD (4.997000 USD). */
+export const STAND_IN_BALANCE = '4997000';
+
+/**
+ * A batch subject as a stand-in over `inner`: each item is answered by `inner`'s handler (a thrown
+ * value is that item's error) and counted among `inner`'s calls, as if it had come alone.
+ */
+export function serveBatchOf(responder: NatsConnection, subject: string, inner: StandIn): StandIn {
+  return serveStandIn(responder, subject, (data) => ({
+    results: (data.items as Record<string, unknown>[]).map((item) => {
+      inner.calls.push(item);
+      try {
+        return { ok: true, value: inner.handler(item) };
+      } catch (error) {
+        return { ok: false, error: error as WireError };
+      }
+    }),
+  }));
+}
+
+/**
+ * Payments' credit path as stand-ins: `hold` decides what a one-step debit and a reservation answer
+ * alike (throw a wire error for a refusal) and counts both; captures and releases are stand-ins of
+ * their own, a capture answering the default balance unless told otherwise. Batches count their items.
+ */
+export function serveCredits(responder: NatsConnection, hold: StandIn): { capture: StandIn; release: StandIn } {
+  const capture = new StandIn((data) => ({ debitId: data.reservationId, balance: STAND_IN_BALANCE }));
+  const release = new StandIn(() => ({ released: true }));
+  const subjects: [string, string, StandIn][] = [
+    [Subject.CreditsDebit, Subject.CreditsDebitBatch, hold],
+    [Subject.CreditsReserve, Subject.CreditsReserveBatch, hold],
+    [Subject.CreditsCapture, Subject.CreditsCaptureBatch, capture],
+    [Subject.CreditsRelease, Subject.CreditsReleaseBatch, release],
+  ];
+  for (const [subject, batchSubject, standIn] of subjects) {
+    serveStandIn(responder, subject, standIn);
+    serveBatchOf(responder, batchSubject, standIn);
+  }
+  return { capture, release };
+}
+
+/** What the `hold` stand-in of serveCredits answers by default: a debit's and a reservation's reply in one. */
+export function heldOrDebited(data: Record<string, unknown>): unknown {
+  return {
+    debitId: `d-${String(data.requestId)}`,
+    reservationId: `r-${String(data.requestId)}`,
+    balance: STAND_IN_BALANCE,
+  };
 }
 
 /**
