@@ -1,8 +1,10 @@
 /*
  * Never twice for one call: a retry named by an `Idempotency-Key` (credits) or by x402's
- * `payment-identifier` gets the first answer again without a second debit or settlement — sequential,
+ * `payment-identifier` gets the first charged answer again without a second debit or settlement — sequential,
  * concurrent across two gateway replicas and two payments replicas, and after the client gave up on a
- * slow settlement; top-ups too, whose remembered answer (the new key) Redis holds only sealed. Every
+ * slow settlement; top-ups too, whose remembered answer (the new key) Redis holds only sealed. A failed
+ * call is not remembered; a revoked key gets no remembered answer back; a remembered answer is never
+ * served for another route or other parameters. Every
  * part real: Postgres, Redis, NATS, anvil with the dev facilitator, the official x402 and MCP clients.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -116,6 +118,60 @@ describe('idempotent retries', () => {
       expect(await system.balance(created.key)).toBe('0.300000');
     });
 
+    it('a failed call is not remembered: its retry with the same key is a fresh try, charged once when it succeeds', async () => {
+      const created = await system.createKey('0.3');
+      const idempotencyKey = randomUUID();
+      // A search nobody made before, so nothing cached answers it while the store fails.
+      const path = '/api/apps?term=idempotent-failure';
+      // Nonsense from the store fails the call without opening its breaker, so the retry can reach it.
+      system.emulator.setRequestHook(() => ({ response: { status: 200, body: 'this is not json' } }));
+      let failed: Answer;
+      try {
+        failed = await keyed(system.baseUrl, path, created.key, idempotencyKey);
+      } finally {
+        system.emulator.setRequestHook(undefined);
+      }
+      expect(failed.status).toBe(502);
+      expect(failed.body.message).toMatch(/; nothing was charged$/);
+      expect(failed.headers.get('x-credits-remaining')).toBeNull();
+      expect(await system.balanceSoon(created.key, '0.300000')).toBe('0.300000');
+      // The catalog remembers the store's failure for CACHE_FAILURE_TTL_MS (2 s): each retry until then is a
+      // fresh try failing uncharged, then one is served; one debit in all.
+      let retried: Answer;
+      const deadline = Date.now() + 10_000;
+      do retried = await keyed(system.gatewayUrls[1], path, created.key, idempotencyKey);
+      while (retried.status === 502 && Date.now() < deadline);
+      expect(retried.status).toBe(200);
+      expect(retried.headers.get('x-credits-remaining')).toBe('0.297000');
+      await system.waitForSpent(created.id, 3000n);
+      expect((await system.ledger(created.id)).debits).toBe(1);
+    });
+
+    it('revocation wins over a remembered answer: a revoked key replaying its Idempotency-Key gets 401, over HTTP and MCP', async () => {
+      const created = await system.createKey('0.3');
+      const idempotencyKey = randomUUID();
+      const headers = { authorization: `Bearer ${created.key}`, 'idempotency-key': idempotencyKey };
+      const toolCall = async () => {
+        const mcp = new Client({ name: 'e2e-agent', version: '1.0.0' });
+        await mcp.connect(
+          new StreamableHTTPClientTransport(new URL(`${system.baseUrl}/mcp`), { requestInit: { headers } }),
+        );
+        try {
+          return (await mcp.callTool({ name: 'apps_get', arguments: { appId: '284882215' } })) as CallToolResult;
+        } finally {
+          await mcp.close();
+        }
+      };
+      expect((await keyed(system.baseUrl, '/api/apps/284882215', created.key, idempotencyKey)).status).toBe(200);
+      expect((await toolCall()).isError ?? false).toBe(false);
+      await system.revoke(created.prefix);
+      for (const gateway of system.gatewayUrls) {
+        const replayed = await keyed(gateway, '/api/apps/284882215', created.key, idempotencyKey);
+        expect(replayed.body).toEqual({ status: 401, message: 'api key revoked', data: null });
+      }
+      expect(await toolCall()).toEqual({ isError: true, content: [{ type: 'text', text: 'api key revoked' }] });
+    });
+
     it('MCP: two tool calls with the same Idempotency-Key are charged once', async () => {
       const created = await system.createKey('0.3');
       const idempotencyKey = randomUUID();
@@ -186,11 +242,27 @@ describe('idempotent retries', () => {
       expect(other.status).toBe(409);
       expect(other.body).toEqual({
         status: 409,
-        message: 'payment-identifier was used with another payment',
+        message: 'payment-identifier was used with another payment or for another call',
         data: null,
       });
       expect(settled()).toBe(asked);
       expect(await system.chain!.balanceOf(payTo)).toBe(before);
+    });
+
+    it('a remembered answer belongs to its route and parameters: the same payment sent elsewhere is a 409, never that answer', async () => {
+      const signature = await paymentWithId('/api/apps/284882215', generatePaymentId());
+      const first = await paid(system.baseUrl, '/api/apps/284882215', signature);
+      expect(first.status).toBe(200);
+      const asked = settled();
+      for (const elsewhere of ['/api/developers/284882218', '/api/apps/284882215?country=fr']) {
+        const answer = await paid(system.gatewayUrls[1], elsewhere, signature);
+        expect(answer.body).toEqual({
+          status: 409,
+          message: 'payment-identifier was used with another payment or for another call',
+          data: null,
+        });
+      }
+      expect(settled()).toBe(asked);
     });
 
     it('concurrent copies over two gateway replicas: one settlement, every copy the same 200 and receipt', async () => {
@@ -254,7 +326,9 @@ describe('idempotent retries', () => {
           }),
         );
         expect(other.isError).toBe(true);
-        expect(other.content).toEqual([{ type: 'text', text: 'payment-identifier was used with another payment' }]);
+        expect(other.content).toEqual([
+          { type: 'text', text: 'payment-identifier was used with another payment or for another call' },
+        ]);
         expect(system.facilitator!.stats().settleCalls).toBe(asked);
       } finally {
         await mcp.close();
@@ -424,7 +498,7 @@ describe('idempotent retries', () => {
       expect(fresh.status).toBe(409);
       expect(await fresh.json()).toEqual({
         status: 409,
-        message: 'payment-identifier was used with another payment',
+        message: 'payment-identifier was used with another payment or for another call',
         data: null,
       });
       // The very same payment, now to recharge a key: another purchase.

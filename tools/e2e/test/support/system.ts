@@ -251,6 +251,20 @@ export class System {
     return (answer.body.data as { balance: string }).balance;
   }
 
+  /**
+   * The balance once it reads `expected`, or the last one read after `withinMs`: a failed call's hold
+   * is released as the answer goes out, so a read right after may still see it for a moment. The wait
+   * stays far below CREDIT_HOLD_MS, so only the release, never the hold lapsing, can pass it.
+   */
+  async balanceSoon(key: string, expected: string, withinMs = 2_000): Promise<string> {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const balance = await this.balance(key);
+      if (balance === expected || Date.now() > deadline) return balance;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   /** Postgres's view of a key once the ledger has flushed: topped up, spent, debit rows. */
   async ledger(keyId: string): Promise<{ toppedUp: bigint; spent: bigint; debits: number }> {
     const { rows } = await this.db.query<{ topped_up_micros: string; spent_micros: string; debits: string }>(
