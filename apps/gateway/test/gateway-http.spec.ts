@@ -17,6 +17,8 @@ import {
   heldOrDebited,
   serveCredits,
   serveStandIn,
+  serveX402Holds,
+  STAND_IN_X402_HOLD,
   StandIn,
   startGatewayOnStandIns,
 } from './support/stand-ins.js';
@@ -27,6 +29,7 @@ function decode(header: unknown) {
 }
 
 const KEY = 'ak_' + 'x'.repeat(43);
+const RECEIPT = { paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' };
 
 describe('gateway over HTTP', () => {
   let nats: ManagedProcess;
@@ -40,12 +43,10 @@ describe('gateway over HTTP', () => {
   const balance = new StandIn(() => ({ balance: '4997000' }));
   const catalog = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: data.query }) }));
   const accepts = new StandIn(acceptsFor);
-  const pay = new StandIn(() => ({
-    paymentResponse: 'cmVjZWlwdA==',
-    network: 'eip155:8453',
-    payer: '0xP',
-    transaction: '0xT',
-  }));
+  /** x402 payments checked and held (payments.x402.authorize); settle answers RECEIPT. */
+  const pay = new StandIn(() => STAND_IN_X402_HOLD);
+  let settle: StandIn;
+  let x402Release: StandIn;
   const topUp = new StandIn((data) => ({
     receipt: { paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' },
     ...(data.keyHash ? {} : { key: KEY }),
@@ -63,7 +64,7 @@ describe('gateway over HTTP', () => {
     serve(Subject.CreditsBalance, balance);
     serve(Subject.CatalogFetch, catalog);
     serve(Subject.X402Accepts, accepts);
-    serve(Subject.X402Pay, pay);
+    ({ settle, release: x402Release } = serveX402Holds(responder, pay, RECEIPT));
     serve(Subject.CreditsTopUp, topUp);
     ({ app, base } = await startGatewayOnStandIns(nats.url));
   });
@@ -75,8 +76,7 @@ describe('gateway over HTTP', () => {
   });
 
   beforeEach(() => {
-    for (const s of [debit, balance, catalog, accepts, pay, topUp, capture, release]) s.reset();
-    pay.handler = () => ({ paymentResponse: 'cmVjZWlwdA==', network: 'eip155:8453', payer: '0xP', transaction: '0xT' });
+    for (const s of [debit, balance, catalog, accepts, pay, topUp, capture, release, settle, x402Release]) s.reset();
     catalog.handler = (data) => ({ dataJson: JSON.stringify({ echo: data.query }) });
   });
 
@@ -329,7 +329,7 @@ describe('gateway over HTTP', () => {
   });
 
   describe('x402', () => {
-    it('a settled payment buys the call: payment-response header, then the data', async () => {
+    it('a held payment is settled once the data is in hand: payment-response header, then the data', async () => {
       const res = await get('/api/apps/1?country=jp', { 'payment-signature': 'c2lnbmVk' });
       expect(res.statusCode).toBe(200);
       expect(res.headers['payment-response']).toBe('cmVjZWlwdA==');
@@ -343,6 +343,19 @@ describe('gateway over HTTP', () => {
       ]);
       expect(debit.calls).toHaveLength(0);
       expect(catalog.calls).toHaveLength(1);
+      expect(settle.calls).toEqual([expect.objectContaining({ hold: STAND_IN_X402_HOLD, route: 'apps.get' })]);
+      expect(x402Release.calls).toHaveLength(0);
+    });
+
+    it('a call that fails after the payment is held releases it, unsettled', async () => {
+      catalog.handler = () => {
+        throw { code: ErrorCode.UpstreamBadResponse, message: 'upstream store answered a body that is not JSON' };
+      };
+      const res = await get('/api/apps/1', { 'payment-signature': 'c2lnbmVk' });
+      expectEnvelope(res, 502, 'upstream store answered a body that is not JSON; nothing was charged');
+      expect(res.headers['payment-response']).toBeUndefined();
+      expect(settle.calls).toHaveLength(0);
+      expect(await x402Release.asked(1)).toEqual([{ hold: STAND_IN_X402_HOLD }]);
     });
 
     it('an invalid request with a payment → 400 and the payment is never sent to payments', async () => {

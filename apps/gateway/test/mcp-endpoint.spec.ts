@@ -12,7 +12,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { heldOrDebited, serveCredits, serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
+import {
+  heldOrDebited,
+  serveCredits,
+  serveStandIn,
+  serveX402Holds,
+  STAND_IN_X402_HOLD,
+  StandIn,
+  startGatewayOnStandIns,
+} from './support/stand-ins.js';
 
 const KEY = 'ak_' + 'x'.repeat(43);
 const SETTLED = { success: true, transaction: '0xT', network: 'eip155:8453', payer: '0xP' };
@@ -46,12 +54,9 @@ describe('gateway MCP endpoint', () => {
       },
     ],
   }));
-  const pay = new StandIn(() => ({
-    paymentResponse: base64(SETTLED),
-    network: 'eip155:8453',
-    payer: '0xP',
-    transaction: '0xT',
-  }));
+  /** x402 payments checked and held (payments.x402.authorize); settling answers the receipt. */
+  const pay = new StandIn(() => STAND_IN_X402_HOLD);
+  let settle: StandIn;
   const standIns = [debit, balance, catalog, accepts, pay];
 
   const serve = (subject: string, standIn: StandIn) => serveStandIn(responder, subject, standIn);
@@ -63,7 +68,12 @@ describe('gateway MCP endpoint', () => {
     serve(Subject.CreditsBalance, balance);
     serve(Subject.CatalogFetch, catalog);
     serve(Subject.X402Accepts, accepts);
-    serve(Subject.X402Pay, pay);
+    ({ settle } = serveX402Holds(responder, pay, {
+      paymentResponse: base64(SETTLED),
+      network: 'eip155:8453',
+      payer: '0xP',
+      transaction: '0xT',
+    }));
     ({ app, base } = await startGatewayOnStandIns(nats.url));
   });
 
@@ -74,7 +84,7 @@ describe('gateway MCP endpoint', () => {
     await nats.stop();
   });
 
-  beforeEach(() => [...standIns, capture, release].forEach((s) => s.reset()));
+  beforeEach(() => [...standIns, capture, release, settle].forEach((s) => s.reset()));
 
   async function mcp(headers: Record<string, string> = {}): Promise<Client> {
     const client = new Client({ name: 'test-agent', version: '1.0.0' });
@@ -259,7 +269,7 @@ describe('gateway MCP endpoint', () => {
       expect(accepts.calls).toEqual([expect.objectContaining({ offer: { price: '3000', networks: 'extended' } })]);
     });
 
-    it('a payment is settled through payments as the HTTP header would carry it, then the data and the receipt', async () => {
+    it('a payment is held and settled through payments as the HTTP header would carry it, then the data and the receipt', async () => {
       const result = await call(await mcp(), 'apps_get', { appId: '1', country: 'jp' }, { 'x402/payment': PAYMENT });
       expect(pay.calls).toEqual([
         expect.objectContaining({
@@ -271,6 +281,7 @@ describe('gateway MCP endpoint', () => {
       ]);
       expect(result.structuredContent).toEqual({ echo: { route: 'apps.get', appId: '1', country: 'jp' } });
       expect(result._meta).toEqual({ 'x402/payment-response': SETTLED, 'appcat/cache': 'UPSTREAM' });
+      expect(settle.calls).toHaveLength(1);
       expect(debit.calls).toHaveLength(0);
     });
 

@@ -16,7 +16,6 @@ import type {
   X402AcceptsRequest,
   X402AuthorizeRequest,
   X402Hold,
-  X402PayRequest,
   X402Receipt,
   X402ReleaseReply,
   X402ReleaseRequest,
@@ -61,8 +60,6 @@ export const Subject = {
 
   /** The x402 `accepts` list for an offer: {@link X402AcceptsRequest} → {@link X402AcceptsReply}. */
   X402Accepts: 'payments.x402.accepts',
-  /** Verify and settle an x402 payment for a call at once: {@link X402PayRequest} → {@link X402Receipt}. */
-  X402Pay: 'payments.x402.pay',
   /** Check an x402 payment for a call and claim it, taking nothing: {@link X402AuthorizeRequest} → {@link X402Hold}. */
   X402Authorize: 'payments.x402.authorize',
   /** Settle a held payment once the call's data is in hand: {@link X402SettleRequest} → {@link X402Receipt}. */
@@ -131,7 +128,6 @@ export interface GatewayRpcShapes {
   [Subject.CreditsRelease]: { request: HoldRequest; reply: ReleaseReply };
   [Subject.CreditsBalance]: { request: BalanceRequest; reply: BalanceReply };
   [Subject.X402Accepts]: { request: X402AcceptsRequest; reply: X402AcceptsReply };
-  [Subject.X402Pay]: { request: X402PayRequest; reply: X402Receipt };
   [Subject.X402Authorize]: { request: X402AuthorizeRequest; reply: X402Hold };
   [Subject.X402Settle]: { request: X402SettleRequest; reply: X402Receipt };
   [Subject.X402Release]: { request: X402ReleaseRequest; reply: X402ReleaseReply };

@@ -41,8 +41,11 @@ export interface X402AcceptsReply {
   accepts: X402Requirement[];
 }
 
-/** payments.x402.pay: settle one payment (the facilitator verifies it as it settles) for one priced call, before delivery. */
-export interface X402PayRequest {
+/**
+ * payments.x402.authorize: check one payment for one priced call and claim it against replays, without
+ * taking the money. Answers the {@link X402Hold} to settle or release.
+ */
+export interface X402AuthorizeRequest {
   /** The request's `payment-signature` header, as received (base64 of a PaymentPayload). */
   paymentSignature: string;
   offer: X402Offer;
@@ -51,12 +54,6 @@ export interface X402PayRequest {
   route: string;
   requestId: string;
 }
-
-/**
- * payments.x402.authorize: check one payment for one priced call and claim it against replays, without
- * taking the money (the fields of {@link X402PayRequest}). Answers the {@link X402Hold} to settle or release.
- */
-export type X402AuthorizeRequest = X402PayRequest;
 
 /**
  * A payment checked and claimed, not yet settled: what any payments replica needs to settle or release

@@ -2,7 +2,6 @@ import {
   ErrorCode,
   topUpOffer,
   type X402Offer,
-  type X402Receipt,
   type X402Resource,
   type X402TopUpReply,
   type X402TopUpRequest,
@@ -34,37 +33,9 @@ export class X402PaymentService {
   ) {}
 
   /**
-   * TRANSITIONAL (the payment-hold agreement): until the x402 branch lands its verify-then-settle
-   * authorize, this settles at once through `pay()`; capture hands back that receipt and release gives
-   * nothing back. The x402 branch replaces this method and removes `pay()` for priced calls.
-   */
-  async authorize(
-    paymentSignature: string,
-    offer: X402Offer,
-    resource: X402Resource,
-    route: string,
-    requestId: string,
-  ): Promise<PaymentHold> {
-    const receipt = await this.pay(paymentSignature, offer, resource, route, requestId);
-    return { capture: () => Promise.resolve({ method: 'x402', receipt }), release: () => undefined };
-  }
-
-  async pay(
-    paymentSignature: string,
-    offer: X402Offer,
-    resource: X402Resource,
-    route: string,
-    requestId: string,
-  ): Promise<X402Receipt> {
-    return this.refusingWithChallenge(offer, resource, requestId, () =>
-      this.x402.pay({ paymentSignature, offer, resource, route, requestId }),
-    );
-  }
-
-  /**
    * Checks and claims a payment for `offer` on `resource`, taking nothing: the hold settles it on
    * `capture()`, once the data is in hand, or gives it back on `release()` so it can buy a retry. A
-   * payment that buys nothing rejects as `pay` does (402 with a fresh challenge and the reason).
+   * payment that buys nothing rejects with a 402 carrying a fresh challenge and the reason.
    */
   async authorize(
     paymentSignature: string,

@@ -4,7 +4,6 @@ import {
   type X402AuthorizeRequest,
   type X402Hold,
   type X402Offer,
-  type X402PayRequest,
   type X402Receipt,
   type X402ReleaseReply,
   type X402ReleaseRequest,
@@ -44,13 +43,6 @@ export class X402Client {
     if (this.accepted.size > 256) this.accepted.clear();
     this.accepted.set(key, { accepts: reply.accepts, until: Date.now() + ACCEPTS_TTL_MS });
     return reply.accepts;
-  }
-
-  pay(request: X402PayRequest): Promise<RpcResult<X402Receipt>> {
-    return this.rpc.result(Subject.X402Pay, request, {
-      requestId: request.requestId,
-      timeoutMs: this.config.x402PayTimeoutMs,
-    });
   }
 
   /** Checks and claims a payment; may wait on the facilitator's /verify. */

@@ -1,12 +1,5 @@
 import { GatewayMetrics } from '@appcat/ops';
-import {
-  type CatalogQuery,
-  type CatalogReply,
-  isCatalogUnavailable,
-  routeOffer,
-  type X402Offer,
-  type X402Resource,
-} from '@appcat/contracts';
+import { type CatalogQuery, type CatalogReply, routeOffer, type X402Offer, type X402Resource } from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Injectable } from '@nestjs/common';
 import { CreditsClient } from '../credits/credits.client.js';
@@ -111,10 +104,6 @@ export class PricedCallService {
     // Read ahead while the payment is held: a fresh cached answer costs nothing upstream, so a call
     // refused payment has cost one cache read.
     const readAhead = near ?? this.catalog.peek(query, requestId);
-    // TRANSITIONAL (the payment-hold agreement): today's x402 authorize settles at once, so an x402 call
-    // hears the read-ahead first and is refused unpaid when the catalog says it cannot be delivered.
-    if (credentials.kind === 'x402' && isCatalogUnavailable(await readAhead))
-      await this.catalog.answer(await readAhead, query, requestId);
     const hold = await this.hold(call, credentials);
     try {
       const data = await this.catalog.answer(await readAhead, query, requestId);

@@ -99,6 +99,30 @@ export function serveCredits(responder: NatsConnection, hold: StandIn): { captur
   return { capture, release };
 }
 
+/** A held x402 payment as payments.x402.authorize answers it (opaque to the gateway). */
+export const STAND_IN_X402_HOLD = {
+  paymentId: 'eip155:8453:0xP:0x01',
+  claim: 'c1',
+  requirement: { scheme: 'exact', network: 'eip155:8453', amount: '3000', asset: '0xA', payTo: '0xB' },
+  settleableUntilMs: 4_102_444_800_000,
+};
+
+/**
+ * Payments' x402 path for calls as stand-ins: `authorize` decides what a payment's check answers (a
+ * hold by default; throw a wire error for a refusal) and counts the payments; `settle` answers
+ * `receipt`; releases are counted.
+ */
+export function serveX402Holds(
+  responder: NatsConnection,
+  authorize: StandIn,
+  receipt: Record<string, unknown>,
+): { settle: StandIn; release: StandIn } {
+  serveStandIn(responder, Subject.X402Authorize, authorize);
+  const settle = serveStandIn(responder, Subject.X402Settle, new StandIn(() => receipt));
+  const release = serveStandIn(responder, Subject.X402Release, new StandIn(() => ({ released: true })));
+  return { settle, release };
+}
+
 /** What the `hold` stand-in of serveCredits answers by default: a debit's and a reservation's reply in one. */
 export function heldOrDebited(data: Record<string, unknown>): unknown {
   return {

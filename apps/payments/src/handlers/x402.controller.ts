@@ -5,7 +5,6 @@ import {
   type X402AcceptsRequest,
   type X402AuthorizeRequest,
   type X402Hold,
-  type X402PayRequest,
   type X402Receipt,
   type X402ReleaseReply,
   type X402ReleaseRequest,
@@ -51,18 +50,6 @@ export class X402Controller {
   @MessagePattern(Subject.X402Release, { queue: QueueGroup.Payments })
   async release(@Payload() request: X402ReleaseRequest): Promise<X402ReleaseReply> {
     return { released: await this.holds.release(request.hold) };
-  }
-
-  /** Transitional: authorize and settle at once, for gateways that charge before they fetch. */
-  @MessagePattern(Subject.X402Pay, { queue: QueueGroup.Payments })
-  async pay(@Payload() request: X402PayRequest): Promise<X402Receipt> {
-    const hold = await this.holds.authorize(request.paymentSignature, request.offer, request.resource);
-    const settlement = await this.holds.settle(request.paymentSignature, hold, request.resource, {
-      purpose: 'call',
-      route: request.route,
-      requestId: request.requestId,
-    });
-    return settlement.receipt;
   }
 
   @MessagePattern(Subject.CreditsTopUp, { queue: QueueGroup.Payments })
