@@ -48,7 +48,7 @@ export class Books {
       const recorded = debits.get(tally.id) ?? 0;
       if (recorded > tally.delivered + tally.ambiguous) {
         violations.push(
-          `key ${tally.id}: ${recorded} debits for ${tally.delivered} deliveries + ${tally.ambiguous} unanswered calls (double charge)`,
+          `key ${tally.id}: ${recorded} debits for ${tally.delivered} deliveries + ${tally.ambiguous} unanswered calls (a call charged twice, or charged and answered "nothing was charged")`,
         );
       }
       const deficit = tally.delivered - recorded;

@@ -20,7 +20,7 @@ export interface KeyTally {
   key: string;
   /** 200s: delivered and charged. */
   delivered: number;
-  /** 5xx or no answer: may have been charged (the spec's "a call already charged stays charged"). */
+  /** No answer, or a 5xx that does not say nothing was charged (a capture whose answer was lost): may have been charged. */
   ambiguous: number;
 }
 
@@ -187,9 +187,9 @@ export class Traffic {
       calls.map(async ({ url, tally }) => {
         const response = await this.send(`${url}${CREDIT_PATHS[0]}`, { authorization: `Bearer ${tally.key}` });
         const outcome: Outcome = response ? response.status : 'conn';
-        await this.noteFailure(response, outcome === 502 && response!.headers.has('x-credits-remaining'));
+        const said = await this.noteFailure(response, outcome === 502 && response!.headers.has('x-credits-remaining'));
         if (outcome === 200) tally.delivered++;
-        else if (outcome === 'conn' || outcome >= 500) tally.ambiguous++;
+        else if (outcome === 'conn' || (outcome >= 500 && !saysUncharged(said))) tally.ambiguous++;
         return outcome === 200;
       }),
     );
@@ -268,9 +268,10 @@ export class Traffic {
     });
     const outcome: Outcome = response ? response.status : 'conn';
     const charged = outcome === 502 && response!.headers.has('x-credits-remaining');
-    await this.noteFailure(response, charged);
+    const said = await this.noteFailure(response, charged);
     if (outcome === 200) tally.delivered++;
-    else if (outcome === 'conn' || outcome >= 500) tally.ambiguous++;
+    // A 502 saying nothing was charged must have no debit: the books hold it to that.
+    else if (outcome === 'conn' || (outcome >= 500 && !saysUncharged(said))) tally.ambiguous++;
     // 402 topup_required is a correct answer once a key ran dry; 502 is the spec's dependency failure.
     this.record('credit', outcome, (s) => s === 200 || s === 402 || s === 502, path);
   }
@@ -287,11 +288,14 @@ export class Traffic {
   /** Why 5xx answers failed ("payments service unavailable": 14), for the report. */
   readonly failureMessages = new Map<string, number>();
 
-  /** Reads a 5xx answer's message for the report, and counts a charged 502 (`charged`: it carried the charge's header). */
-  private async noteFailure(response: Response | null, charged: boolean): Promise<void> {
+  /**
+   * Reads a 5xx answer's message for the report, and counts a charged 502 (`charged`: it carried the
+   * charge's header); answers the message ('' for anything but a 5xx).
+   */
+  private async noteFailure(response: Response | null, charged: boolean): Promise<string> {
     if (!response || response.status < 500) {
       await response?.arrayBuffer().catch(() => undefined);
-      return;
+      return '';
     }
     const body = (await response.json().catch(() => null)) as { message?: unknown } | null;
     const text = String(body?.message ?? 'no envelope');
@@ -299,6 +303,7 @@ export class Traffic {
     // Charged 502s apart: those are the calls paid for and not delivered.
     const message = `${response.status}${charged ? ' (charged)' : ''} ${text}`;
     this.failureMessages.set(message, (this.failureMessages.get(message) ?? 0) + 1);
+    return text;
   }
 
   /** Failure messages seen since the last call, most frequent first. */
@@ -351,4 +356,9 @@ export class Traffic {
     // 402: the facilitator refused or was unreachable at the challenge (then the client gives up).
     this.record('x402', outcome, (s) => s === 200 || s === 402 || s === 502, path);
   }
+}
+
+/** A priced call's failure that says it charged nothing (the gateway's `ErrorAnswers.uncharged`). */
+function saysUncharged(message: string): boolean {
+  return message.endsWith('; nothing was charged');
 }
