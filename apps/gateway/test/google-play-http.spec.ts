@@ -6,7 +6,14 @@ import { Subject } from '@appcat/contracts';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { acceptsFor, serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
+import {
+  acceptsFor,
+  heldOrDebited,
+  serveCredits,
+  serveStandIn,
+  StandIn,
+  startGatewayOnStandIns,
+} from './support/stand-ins.js';
 
 const KEY = 'ak_' + 'x'.repeat(43);
 
@@ -15,7 +22,8 @@ describe('a gateway for Google Play', () => {
   let responder: NatsConnection;
   let app: NestFastifyApplication;
   let base: string;
-  const debit = new StandIn(() => ({ debitId: 'd1', balance: '4997000' }));
+  /** Reservations (and one-step debits). */
+  const debit = new StandIn(heldOrDebited);
   const accepts = new StandIn(acceptsFor);
   const playCatalog = new StandIn((data) => ({ dataJson: JSON.stringify({ echo: data.query }) }));
   const appleCatalog = new StandIn(() => ({ dataJson: '{"apple":true}' }));
@@ -23,7 +31,7 @@ describe('a gateway for Google Play', () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     responder = await connect({ servers: nats.url });
-    serveStandIn(responder, Subject.CreditsDebit, debit);
+    serveCredits(responder, debit);
     serveStandIn(responder, Subject.X402Accepts, accepts);
     serveStandIn(responder, Subject.PlayCatalogFetch, playCatalog);
     serveStandIn(responder, Subject.CatalogFetch, appleCatalog);
@@ -46,7 +54,7 @@ describe('a gateway for Google Play', () => {
   };
   const paid = (url: string) => get(url, { authorization: `Bearer ${KEY}` });
 
-  it("serves the developers route with a country, asking Google Play's catalog after the same debit", async () => {
+  it("serves the developers route with a country, asking Google Play's catalog under the same hold", async () => {
     const res = await paid('/api/developers/5700313618786177705?country=DE');
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toEqual({
