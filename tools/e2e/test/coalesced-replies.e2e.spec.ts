@@ -117,9 +117,12 @@ describe('answers too large for any NATS message', () => {
     for (const country of countries) {
       expect((await system.get(`/api/apps/284882215?country=${country}`, key.key)).status).toBe(200);
     }
-    // Fetched and cached by the catalog, but its reply cannot reach the gateway: a 502 at once.
+    // Fetched and cached by the catalog, but its reply cannot reach the gateway: an uncharged 502 at once.
     const search = await system.get('/api/apps?term=chess', key.key);
-    expect([search.status, search.body.message]).toEqual([502, 'catalog.fetch reply larger than NATS max_payload']);
+    expect([search.status, search.body.message]).toEqual([
+      502,
+      'catalog.fetch reply larger than NATS max_payload; nothing was charged',
+    ]);
 
     const before = await natsOutcomes(system);
     const calls = [
