@@ -83,12 +83,11 @@ export class PricedCallService {
 
   /** What names this call for remembering its answer: the x402 payment-identifier, or an Idempotency-Key on a credit-paid call. */
   private nameOf(call: PricedCall, credentials: Paying, query: CatalogQuery): CallName | undefined {
-    if (credentials.kind === 'x402') return paymentCallName(credentials.paymentSignature, query);
-    const key = call.idempotencyKey?.();
     // The store is part of the request: the same query at another store's address is another call.
-    return key === undefined
-      ? undefined
-      : keyedCallName(credentials.keyHash, key, { store: call.route.store, ...query });
+    const what = { store: call.route.store, ...query };
+    if (credentials.kind === 'x402') return paymentCallName(credentials.paymentSignature, what);
+    const key = call.idempotencyKey?.();
+    return key === undefined ? undefined : keyedCallName(credentials.keyHash, key, what);
   }
 
   /** Holds the payment, fetches, captures, delivers; throws only what comes before the hold. */
