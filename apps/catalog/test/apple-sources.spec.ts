@@ -1,7 +1,9 @@
 import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { CatalogMetrics } from '@appcat/ops';
 import { type DriftSettings, REFERENCE_IDS, TODAYS_SHAPES } from '@appcat/store-emulator';
-import { ALL_SOURCES, CatalogSystem, listOf, sleep, until } from './support.js';
+import { AppleStoreAdapter } from '../src/apple/apple-store-adapter.js';
+import { FetchUpstreamHttpClient } from '../src/upstream/upstream-http-client.js';
+import { ALL_SOURCES, CatalogSystem, configFor, listOf, sleep, until } from './support.js';
 
 const app = String(REFERENCE_IDS.app);
 const bundle = String(REFERENCE_IDS.bundle);
@@ -138,5 +140,19 @@ describe('Apple sources: a chain per route, plausibility first', () => {
     } finally {
       await short.stop();
     }
+  });
+
+  it("puts a resource's refreshes and availability on the host of the route's first source", () => {
+    const http = new FetchUpstreamHttpClient({ timeoutMs: 1000, userAgent: 'test' });
+    const upstreamOf = (env: Record<string, string>, key: string) =>
+      new AppleStoreAdapter(configFor(system.emulator.url, env).apple, http).upstreamOf(key);
+    const reviews = `apple:reviews:us:${app}:recent:1`;
+    expect(upstreamOf(ALL_SOURCES, reviews)).toBe('itunes');
+    expect(upstreamOf({ ...ALL_SOURCES, APPLE_SOURCES_APPS_REVIEWS: 'catalogue,feed' }, reviews)).toBe(
+      'apple-catalogue',
+    );
+    expect(upstreamOf({ ...ALL_SOURCES, APPLE_SOURCES_BUNDLES_GET: 'page' }, `apple:bundle:us:-:${bundle}`)).toBe(
+      'apple-web',
+    );
   });
 });

@@ -17,7 +17,12 @@ import type { Review } from '../store/store-adapter.js';
 import { Batcher } from '../upstream/batcher.js';
 import { type Source, SourceChain, type SourceObserver } from '../upstream/source-chain.js';
 import { type SourceOrders, type SourcedRoute } from './apple-sources.js';
-import { APPLE_AMP_UPSTREAM, APPLE_WEB_UPSTREAM, ITUNES_UPSTREAM } from './apple-upstreams.js';
+import {
+  APPLE_AMP_UPSTREAM,
+  APPLE_CATALOGUE_UPSTREAM,
+  APPLE_WEB_UPSTREAM,
+  ITUNES_UPSTREAM,
+} from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import type { ItunesApi, ItunesRecord } from './itunes-api.js';
 import type { SiteClient } from './site-client.js';
@@ -34,6 +39,16 @@ import { parseStorePage, type StorePageData } from './store-page-data.js';
 import { type AmpResource, relatedData, resourcesOf, type WebCatalogue } from './web-catalogue.js';
 
 export const SIMILAR_APPS = 'customers-also-bought-apps';
+
+/** The host each source calls, as the rate limiter and the breaker name it. */
+const SOURCE_UPSTREAMS: Readonly<Record<string, string>> = {
+  itunes: ITUNES_UPSTREAM,
+  feed: ITUNES_UPSTREAM,
+  'feed-id-first': ITUNES_UPSTREAM,
+  'amp-api': APPLE_AMP_UPSTREAM,
+  catalogue: APPLE_CATALOGUE_UPSTREAM,
+  page: APPLE_WEB_UPSTREAM,
+};
 
 export interface BatchSettings {
   windowMs: number;
@@ -200,6 +215,8 @@ export class AppleResources {
       gate: (group) => this.web.admit(this.urls.amp.bundles(group.country, [], {})),
     });
 
+    // A refresh is paid by the host of the route's first source: where its load goes when all is well.
+    const firstUpstream = (route: SourcedRoute) => SOURCE_UPSTREAMS[orders[route][0]];
     const chain = <A, T>(route: SourcedRoute, all: Record<string, Source<A, T>>) =>
       new SourceChain<A, T>(
         route,
@@ -237,7 +254,7 @@ export class AppleResources {
     });
     this.searchKind = new ResourceKind({
       kind: 'search',
-      upstream: ITUNES_UPSTREAM,
+      upstream: firstUpstream('apps.search'),
       args: new ArgsCodec<SearchArgs>({ term: anyText, country: text, lang: optionalText }),
       key: (a) => keyOf('search', a.country, a.lang, a.term),
       freshness: () => searches,
@@ -259,7 +276,7 @@ export class AppleResources {
     });
     this.appKind = new ResourceKind({
       kind: 'app',
-      upstream: ITUNES_UPSTREAM,
+      upstream: firstUpstream('apps.get'),
       args: new ArgsCodec<AppArgs>({ appId: text, country: text, lang: optionalText }),
       key: (a) => this.appKey(lookupKeyOf(a.appId), a.appId, a.country, a.lang),
       freshness: () => this.details,
@@ -272,7 +289,7 @@ export class AppleResources {
     });
     this.developerKind = new ResourceKind({
       kind: 'developer',
-      upstream: ITUNES_UPSTREAM,
+      upstream: firstUpstream('developers.get'),
       args: new ArgsCodec<DeveloperArgs>({ artistId: text }),
       key: (a) => keyOf('developer', a.artistId),
       freshness: () => lists,
@@ -286,7 +303,7 @@ export class AppleResources {
     });
     this.reviewsKind = new ResourceKind({
       kind: 'reviews',
-      upstream: ITUNES_UPSTREAM,
+      upstream: firstUpstream('apps.reviews'),
       args: new ArgsCodec<ReviewsArgs>({
         country: text,
         trackId: text,
@@ -319,7 +336,7 @@ export class AppleResources {
     });
     this.similarKind = new ResourceKind({
       kind: 'similar',
-      upstream: APPLE_AMP_UPSTREAM,
+      upstream: firstUpstream('apps.similar'),
       args: new ArgsCodec<SimilarArgs>({ country: text, trackId: text, lang: optionalText }),
       key: (a) => keyOf('similar', a.country, a.lang, a.trackId),
       freshness: () => lists,
@@ -344,7 +361,7 @@ export class AppleResources {
     });
     this.bundleKind = new ResourceKind({
       kind: 'bundle',
-      upstream: APPLE_AMP_UPSTREAM,
+      upstream: firstUpstream('bundles.get'),
       args: new ArgsCodec<BundleArgs>({ country: text, bundleId: text, lang: optionalText }),
       key: (a) => keyOf('bundle', a.country, a.lang, a.bundleId),
       freshness: () => this.details,
@@ -357,7 +374,7 @@ export class AppleResources {
     });
     this.bundleSearchKind = new ResourceKind({
       kind: 'bundle-search',
-      upstream: APPLE_AMP_UPSTREAM,
+      upstream: firstUpstream('bundles.search'),
       args: new ArgsCodec<BundleSearchArgs>({
         term: anyText,
         country: text,
