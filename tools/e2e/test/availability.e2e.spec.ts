@@ -200,7 +200,7 @@ describe('pre-charge availability: a spent rate budget', () => {
   });
 });
 
-describe("2026's empty reviews feed never reaches a caller or the cache", () => {
+describe("2026's empty reviews feed never reaches a caller, the cache or the ledger", () => {
   let system: System;
 
   beforeAll(async () => {
@@ -212,13 +212,18 @@ describe("2026's empty reviews feed never reaches a caller or the cache", () => 
     await system?.stop();
   });
 
-  // Whether a 502 is charged is the gateway's rule (the never-charge-a-failure issue), not asserted here.
-  it('is a 502 naming the sources tried, and the next call after the feed recovers gets the reviews', async () => {
+  it('is an uncharged 502 naming the sources tried, and the next call after the feed recovers gets the reviews', async () => {
     const created = await system.createKey('0.3');
     system.emulator.setDrift({ reviewsFeed: 'empty' });
     const suspect = await system.get('/api/apps/284882215/reviews', created.key);
     expect(suspect.status).toBe(502);
     expect(suspect.body.message).toMatch(/^no source could answer apps\.reviews \(feed: no reviews while Lookup/);
+    expect(suspect.body.message).toMatch(/; nothing was charged$/);
+    expect(suspect.headers['x-credits-remaining']).toBeUndefined();
+    expect(await system.balanceSoon(created.key, '0.300000')).toBe('0.300000');
+    // Nothing reached the ledger either (the write-behind runs every 100 ms here).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await system.ledger(created.id)).toEqual({ toppedUp: 300_000n, spent: 0n, debits: 0 });
     system.emulator.setDrift({ reviewsFeed: 'entries' });
     // Past the failure memo (2 s), the feed is asked again: nothing suspect was cached.
     await new Promise((resolve) => setTimeout(resolve, 2100));
