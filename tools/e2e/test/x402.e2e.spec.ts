@@ -7,7 +7,7 @@ import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { X402PaymentService } from '@appcat/gateway';
+import { X402Checkout } from '@appcat/gateway';
 import { X402Keyspace } from '@appcat/payments';
 import { Redis } from 'ioredis';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -345,7 +345,105 @@ describe('x402 through every service', () => {
     expect((await send('/api/apps/284882215', signature)).status).toBe(200);
   });
 
-  describe('a payment the gateway holds while it fetches (X402PaymentService.authorize)', () => {
+  describe('checked before the upstream is asked, settled once the data is in hand', () => {
+    const upstreamCalls = () => system.emulator.requestCount();
+
+    it('a failed fetch settles nothing, and the same payment then buys the retry', async () => {
+      const path = '/api/apps?term=x402-failing-store';
+      const signature = await signedFor(path);
+      const before = await system.chain!.balanceOf(payTo);
+      const asked = system.facilitator!.stats();
+      system.emulator.setRequestHook(() => ({ response: { status: 503, body: 'maintenance' } }));
+      try {
+        const failed = await send(path, signature);
+        expect(failed.status).toBe(502);
+        expect(failed.body.message).toMatch(/nothing was charged$/);
+        expect(failed.headers.get('payment-response')).toBeNull();
+      } finally {
+        system.emulator.setRequestHook(undefined);
+      }
+      expect(system.facilitator!.stats().settleCalls).toBe(asked.settleCalls);
+      expect(await system.chain!.balanceOf(payTo)).toBe(before);
+
+      // The catalog remembers the failure for CACHE_FAILURE_TTL_MS (2 s): each retry until then is
+      // another uncharged 502, and gives the payment back again.
+      let retried = await send(path, signature);
+      for (let tries = 1; retried.status === 502 && tries < 40; tries++) {
+        expect(retried.body.message).toMatch(/nothing was charged$/);
+        await new Promise((r) => setTimeout(r, 250));
+        retried = await send(path, signature);
+      }
+      expect([retried.status, retried.body.message]).toEqual([200, 'ok']);
+      expect(retried.headers.get('payment-response')).toBeTruthy();
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(3000n);
+      expect((await send(path, signature)).body.message).toBe('payment already used');
+    });
+
+    it.each([
+      [
+        'a bad signature',
+        (p: PaymentPayload) => {
+          const evm = p.payload as { signature: string };
+          evm.signature =
+            evm.signature.slice(0, -6) +
+            (evm.signature.slice(-6, -2) === 'aaaa' ? 'bbbb' : 'aaaa') +
+            evm.signature.slice(-2);
+        },
+        /payment rejected: invalid_exact_evm_signature/,
+      ],
+      [
+        'an authorization for less than the price',
+        (p: PaymentPayload) => {
+          (p.payload as { authorization: { value: string } }).authorization.value = '2999';
+        },
+        /authorization value does not match the price/,
+      ],
+      [
+        'an authorization to another payTo',
+        (p: PaymentPayload) => {
+          (p.payload as { authorization: { to: string } }).authorization.to =
+            '0x0000000000000000000000000000000000000002';
+        },
+        /not addressed to this service/,
+      ],
+      [
+        'a wrong network',
+        (p: PaymentPayload) => ((p.accepted as { network: string }).network = 'eip155:1'),
+        /network eip155:1/,
+      ],
+      [
+        'an expired authorization',
+        (p: PaymentPayload) => {
+          (p.payload as { authorization: { validBefore: string } }).authorization.validBefore = '1';
+        },
+        /has expired/,
+      ],
+    ])('a worthless payment (%s) is refused before any upstream request', async (name, tamper, reason) => {
+      const path = `/api/apps?term=${encodeURIComponent(`x402-worthless ${name}`)}`;
+      const signature = await signedFor(path, {}, tamper);
+      const asked = upstreamCalls();
+      const settles = system.facilitator!.stats().settleCalls;
+      const answer = await send(path, signature);
+      expect(answer.status).toBe(402);
+      expect(answer.body.message).toMatch(reason);
+      expect(upstreamCalls()).toBe(asked);
+      expect(system.facilitator!.stats().settleCalls).toBe(settles);
+    });
+
+    it('a settle that fails is a 402 naming the reason, and the data is not delivered', async () => {
+      const path = '/api/apps?term=x402-unfunded';
+      const poor = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) });
+      const signature = encodePaymentSignatureHeader(await poor.createPaymentPayload(await challenge(path)));
+      const answer = await send(path, signature);
+      expect(answer.status).toBe(402);
+      expect(answer.body.message).toMatch(/^settlement failed: \S+/);
+      expect(answer.body.data).toBeNull();
+      expect(answer.headers.get('payment-required')).toBeTruthy();
+      expect(answer.headers.get('payment-response')).toBeNull();
+    });
+  });
+
+  describe('a payment the gateway holds while it fetches (X402Checkout.authorize)', () => {
     const path = '/api/apps/284882215';
     const offer = { price: '3000', networks: 'standard' } as const;
     const resource = () => ({
@@ -354,7 +452,7 @@ describe('x402 through every service', () => {
       mimeType: 'application/json',
     });
     const held = (signature: string) =>
-      system.gateway.get(X402PaymentService).authorize(signature, offer, resource(), 'apps.get', 'hold-test');
+      system.gateway.get(X402Checkout).authorize(signature, offer, resource(), 'apps.get', 'hold-test');
 
     it('takes nothing until captured: a failed call releases it, and the same payment then buys the retry, once', async () => {
       const before = await system.chain!.balanceOf(payTo);
