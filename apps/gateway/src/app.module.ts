@@ -16,8 +16,8 @@ import { McpToolCallsService } from './mcp/mcp-tool-calls.service.js';
 import { GatewayReadiness } from './ops/gateway-readiness.js';
 import { HealthController } from './ops/health.controller.js';
 import { PaymentChallenge } from './payment/payment-challenge.js';
-import { X402PaymentService } from './payment/x402-payment.service.js';
-import { X402Client } from './payment/x402.client.js';
+import { X402Checkout } from './payment/x402-checkout.js';
+import { X402Rpc } from './payment/x402-rpc.js';
 import { CatalogClient } from './priced/catalog.client.js';
 import { PricedCallService } from './priced/priced-call.service.js';
 import { IdempotencyClient } from './idempotency/idempotency.client.js';
@@ -47,12 +47,12 @@ export class GatewayModule {
         PreRouteAnswers,
         CreditsClient,
         CatalogClient,
-        X402Client,
+        X402Rpc,
         ChallengeExtensions,
         PaymentChallenge,
         DiscoveryDocuments,
         X402DiscoveryService,
-        X402PaymentService,
+        X402Checkout,
         IdempotencyClient,
         RememberedCalls,
         PricedCallService,

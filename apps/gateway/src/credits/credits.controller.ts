@@ -11,7 +11,7 @@ import {
   readPaymentSignature,
   requireKeyHash,
 } from '../payment/payment-credentials.js';
-import { X402PaymentService } from '../payment/x402-payment.service.js';
+import { X402Checkout } from '../payment/x402-checkout.js';
 import { topUpCallName } from '../idempotency/call-names.js';
 import { type CallOutcome, RememberedCalls } from '../idempotency/remembered-calls.js';
 import type { Charge } from '../priced/priced-result.js';
@@ -28,7 +28,7 @@ export class CreditsController {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly credits: CreditsClient,
     private readonly challenge: PaymentChallenge,
-    private readonly x402: X402PaymentService,
+    private readonly x402: X402Checkout,
     private readonly remembered: RememberedCalls,
   ) {}
 

@@ -4,7 +4,7 @@ import { ROUTE_TABLES } from '@appcat/routes';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
-import { X402Client } from '../payment/x402.client.js';
+import { X402Rpc } from '../payment/x402-rpc.js';
 
 /**
  * /.well-known/x402: the paid resources with the `accepts` lists their 402 challenges carry, fetched
@@ -18,7 +18,7 @@ export class X402DiscoveryService {
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    private readonly x402: X402Client,
+    private readonly x402: X402Rpc,
   ) {}
 
   async document(requestId: string): Promise<X402DiscoveryDocument> {

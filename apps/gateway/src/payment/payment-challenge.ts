@@ -4,7 +4,7 @@ import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/ext
 import type { PaymentRequired } from '@x402/core/types';
 import { ChallengeExtensions } from '../discovery/challenge-extensions.js';
 import { HttpError, Messages } from '../errors/http-error.js';
-import { X402Client } from './x402.client.js';
+import { X402Rpc } from './x402-rpc.js';
 
 export const PAYMENT_REQUIRED_HEADER = 'payment-required';
 const PAYMENT_IDENTIFIER_DECLARATION = declarePaymentIdentifierExtension(false);
@@ -31,7 +31,7 @@ export class PaymentRequiredError extends HttpError {
 @Injectable()
 export class PaymentChallenge {
   constructor(
-    private readonly x402: X402Client,
+    private readonly x402: X402Rpc,
     // The bazaar declaration of the route paid for (discovery metadata for facilitators); optional.
     @Optional() private readonly extensions?: ChallengeExtensions,
   ) {}

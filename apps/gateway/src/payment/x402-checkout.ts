@@ -12,7 +12,7 @@ import { httpErrorFor } from '../errors/http-status.js';
 import type { Charge } from '../priced/priced-result.js';
 import { PaymentChallenge } from './payment-challenge.js';
 import type { PaymentHold } from './payment-hold.js';
-import { X402Client } from './x402.client.js';
+import { X402Rpc } from './x402-rpc.js';
 
 const REFUSED_PAYMENT: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.PaymentInvalid,
@@ -21,14 +21,15 @@ const REFUSED_PAYMENT: ReadonlySet<ErrorCode> = new Set([
 ]);
 
 /**
- * Pays with x402 through payments. A payment that buys nothing is answered like an unpaid request —
+ * Takes x402 payments through payments: a priced call's payment held (authorize, then capture or
+ * release), a top-up bought. A payment that buys nothing is answered like an unpaid request —
  * 402 with a fresh `payment-required` header — but with the reason in `message` and in the header's
  * `error`, so the caller can fix it and pay again.
  */
 @Injectable()
-export class X402PaymentService {
+export class X402Checkout {
   constructor(
-    private readonly x402: X402Client,
+    private readonly x402: X402Rpc,
     private readonly challenge: PaymentChallenge,
   ) {}
 

@@ -22,12 +22,13 @@ import { GATEWAY_RPC, type GatewayRpc } from '../nats-rpc.provider.js';
 const ACCEPTS_TTL_MS = 60_000;
 
 /**
- * x402 as payments offers it over NATS. `accepts` lists are cached: an unpaid request (the cheapest
- * thing to flood us with) costs no round trip once the list is known. `accepts` fails with an
- * HttpError; a payment's outcome is a value, since a refused payment is answered with a new challenge.
+ * Payments' x402 subjects over NATS: `accepts` lists, cached (an unpaid request, the cheapest thing to
+ * flood us with, costs no round trip once the list is known); a call's payment authorized, settled or
+ * released; top-ups. `accepts` fails with an HttpError; a payment's outcome is a value, since a refused
+ * payment is answered with a new challenge.
  */
 @Injectable()
-export class X402Client {
+export class X402Rpc {
   private readonly accepted = new Map<string, { accepts: X402Requirement[]; until: number }>();
 
   constructor(

@@ -6,7 +6,7 @@ import { CreditsClient } from '../credits/credits.client.js';
 import { ChargeUnsureError, HttpError } from '../errors/http-error.js';
 import { PaymentChallenge } from '../payment/payment-challenge.js';
 import type { PaymentHold } from '../payment/payment-hold.js';
-import { X402PaymentService } from '../payment/x402-payment.service.js';
+import { X402Checkout } from '../payment/x402-checkout.js';
 import type { PaymentCredentials } from '../payment/payment-credentials.js';
 import { type CallName, keyedCallName, paymentCallName } from '../idempotency/call-names.js';
 import { RememberedCalls } from '../idempotency/remembered-calls.js';
@@ -53,7 +53,7 @@ export class PricedCallService {
     private readonly credits: CreditsClient,
     private readonly catalog: CatalogClient,
     private readonly challenge: PaymentChallenge,
-    private readonly x402Payments: X402PaymentService,
+    private readonly x402Checkout: X402Checkout,
     private readonly metrics: GatewayMetrics,
     private readonly remembered: RememberedCalls,
   ) {
@@ -124,7 +124,7 @@ export class PricedCallService {
     if (credentials.kind === 'credits')
       return this.credits.reserve(credentials.keyHash, route.price, route.id, requestId);
     const { offer, resource } = this.x402Terms(route, call.resourceUrl());
-    return this.x402Payments.authorize(credentials.paymentSignature, offer, resource, route.id, requestId);
+    return this.x402Checkout.authorize(credentials.paymentSignature, offer, resource, route.id, requestId);
   }
 
   /** What x402 sells on this call; built only when x402 is involved, not on the credit path. */
