@@ -2,6 +2,8 @@ import {
   type AdminKeyCreated,
   type AdminReconcileReply,
   type DebitReply,
+  type ReleaseReply,
+  type ReserveReply,
   hashApiKey,
   PRICE_PER_CALL_MICROS,
   Subject,
@@ -251,6 +253,25 @@ describe('payments on Redis Cluster and a NATS cluster', () => {
     expect([...shardsPerPrimary.values()]).toEqual([4, 4, 4]);
     await Promise.all(keys.map((_, key) => debit(key)));
     expect(calls.filter((c) => c.error)).toEqual([]);
+    await expectBooksHold(null, false);
+  });
+
+  it('holds and releases a call on every shard: each hold script stays in one slot', async () => {
+    const released = await Promise.all(
+      keys.map(async (created, key) => {
+        const client = clusters.clients[key % 3];
+        const request = {
+          keyHash: hashApiKey(created.key),
+          amount: PRICE_PER_CALL_MICROS.toString(),
+          route: 'apps.search',
+          requestId: `hold-${key}`,
+        };
+        const reserved = await client.call<ReserveReply>(Subject.CreditsReserve, request, REQUEST_TIMEOUT_MS);
+        const hold = { ...request, reservationId: reserved.reservationId };
+        return client.call<ReleaseReply>(Subject.CreditsRelease, hold, REQUEST_TIMEOUT_MS);
+      }),
+    );
+    expect(released).toEqual(keys.map(() => ({ released: true })));
     await expectBooksHold(null, false);
   });
 
