@@ -8,6 +8,6 @@ export {
 } from './config/payments-config.js';
 export { KeyService, type TopUpOutcome } from './keys/key-service.js';
 export { applyMigrations, type MigrationOutcome } from './migrate/apply-migrations.js';
-export { CreditStore } from './credits/credit-store.js';
-export { CreditKeyspace } from './credits/credit-keyspace.js';
+export { CreditStore } from './persistence/credit-store.js';
+export { CreditKeyspace } from './persistence/credit-keyspace.js';
 export { X402Keyspace } from './x402/x402-keyspace.js';

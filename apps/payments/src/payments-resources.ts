@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { PAYMENTS_CONFIG, PAYMENTS_REDIS, PG_POOL, PRISMA } from './payments-tokens.js';
 import type { PaymentsConfig } from './config/payments-config.js';
 import { createPool, createPrisma, type PrismaClient } from './database/database.js';
-import { CreditKeyspace } from './credits/credit-keyspace.js';
+import { CreditKeyspace } from './persistence/credit-keyspace.js';
 import { LedgerFlusher } from './ledger/ledger-flusher.js';
 import { SettlementRecords } from './x402/settlement-records.js';
 import { X402Keyspace } from './x402/x402-keyspace.js';

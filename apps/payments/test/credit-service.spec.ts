@@ -3,11 +3,11 @@ import { ErrorCode } from '@appcat/contracts';
 import { freePort, type ManagedProcess, startRedisServer } from '@appcat/testing';
 import type { Redis } from 'ioredis';
 import { CreditService } from '../src/credits/credit-service.js';
-import { CreditStore } from '../src/credits/credit-store.js';
+import { CreditStore } from '../src/persistence/credit-store.js';
 import { createPool, createPrisma } from '../src/database/database.js';
 import { connectRedis } from '@appcat/redis';
 import { issueApiKey } from '../src/keys/api-key.js';
-import { KeyRepository } from '../src/keys/key-repository.js';
+import { KeyRepository } from '../src/persistence/key-repository.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import { testKeyspace } from './support/test-config.js';
 

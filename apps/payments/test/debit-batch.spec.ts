@@ -12,7 +12,7 @@ import {
 import { NatsRpcClient, type RpcCallError, type RpcResult, TypedRpc } from '@appcat/microservice';
 import { jest } from '@jest/globals';
 import { CreditService } from '../src/credits/credit-service.js';
-import { CreditStore } from '../src/credits/credit-store.js';
+import { CreditStore } from '../src/persistence/credit-store.js';
 import { startPaymentsCluster, type PaymentsCluster } from './support/payments-cluster.js';
 import { eventually } from './support/test-config.js';
 

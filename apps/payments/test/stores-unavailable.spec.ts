@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type AdminKeyCreated, ErrorCode, Subject } from '@appcat/contracts';
 import { freePort, startNatsServer, startRedisServer } from '@appcat/testing';
 import { createPaymentsApp } from '../src/app.js';
-import { CreditStore } from '../src/credits/credit-store.js';
+import { CreditStore } from '../src/persistence/credit-store.js';
 import { connectRedis } from '@appcat/redis';
 import { issueApiKey } from '../src/keys/api-key.js';
 import { NatsRequester, type Reply } from './support/nats-requester.js';

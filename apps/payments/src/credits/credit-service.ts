@@ -13,10 +13,11 @@ import {
 } from '@appcat/contracts';
 import { handleBatchItems, WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { KeyRepository, snapshotOf } from '../keys/key-repository.js';
+import { CreditStore, type DebitOutcome } from '../persistence/credit-store.js';
+import { KeyRepository } from '../persistence/key-repository.js';
+import { snapshotOf } from '../persistence/key-snapshot.js';
+import { usingStores } from '../persistence/store-errors.js';
 import { CREDIT_HOLD_MS, UNKNOWN_KEY_TTL_MS } from '../payments-tokens.js';
-import { CreditStore, type DebitOutcome } from './credit-store.js';
-import { usingStores } from './store-errors.js';
 
 /** How often one key may be re-read from Postgres because its balance looked too low, ms. */
 const RESYNC_INTERVAL_MS = 5_000;

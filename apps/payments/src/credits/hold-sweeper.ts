@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CreditStore } from './credit-store.js';
+import { CreditStore } from '../persistence/credit-store.js';
 
 /** How often each replica looks for lapsed holds, ms: a lapsed hold is back on its key within about this. */
 export const SWEEP_INTERVAL_MS = 1_000;

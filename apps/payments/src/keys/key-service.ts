@@ -11,17 +11,17 @@ import {
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { balanceFromSnapshot, CreditStore } from '../credits/credit-store.js';
-import { invalidArgument, usingStores } from '../credits/store-errors.js';
+import { CreditStore } from '../persistence/credit-store.js';
+import { balanceFromSnapshot, snapshotOf } from '../persistence/key-snapshot.js';
+import { invalidArgument, usingStores } from '../persistence/store-errors.js';
 import { classifyKeyRef, issueApiKey } from './api-key.js';
 import {
   type ApiKey,
   KeyRepository,
-  snapshotOf,
   type TopUp,
   type TopUpMethod,
   type TopUpResult,
-} from './key-repository.js';
+} from '../persistence/key-repository.js';
 
 const MAX_NOTE_LENGTH = 500;
 const MAX_EXTERNAL_REF_LENGTH = 200;

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type pg from 'pg';
 import type { RedisOptions } from 'ioredis';
 import type { LedgerConfig } from '../config/payments-config.js';
-import { CreditKeyspace } from '../credits/credit-keyspace.js';
+import { CreditKeyspace } from '../persistence/credit-keyspace.js';
 import { isCluster, type RedisClient } from '@appcat/redis';
 import { applyLedgerBatch, type LedgerEntry, parseLedgerEntry } from './ledger-batch.js';
 

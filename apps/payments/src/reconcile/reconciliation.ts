@@ -11,7 +11,7 @@ import { WireException } from '@appcat/microservice';
 import type { RedisClient } from '@appcat/redis';
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { type CreditHold, CreditStore } from '../credits/credit-store.js';
+import { type CreditHold, CreditStore } from '../persistence/credit-store.js';
 import { HoldSweeper } from '../credits/hold-sweeper.js';
 import { parseLedgerEntry } from '../ledger/ledger-batch.js';
 import { PAYMENTS_REDIS, PG_POOL } from '../payments-tokens.js';

@@ -10,7 +10,7 @@ import {
 } from '@appcat/contracts';
 import { jest } from '@jest/globals';
 import calculateSlot from 'cluster-key-slot';
-import { CreditKeyspace } from '../../src/credits/credit-keyspace.js';
+import { CreditKeyspace } from '../../src/persistence/credit-keyspace.js';
 import { startPaymentsOnClusters, type PaymentsOnClusters } from './clusters.js';
 
 // A guard against a hang, above the sum of the deadlines below: each wait ends on its condition, and

@@ -1,5 +1,5 @@
 import { type PaymentsConfig, readPaymentsConfig } from '../../src/config/payments-config.js';
-import { CreditKeyspace } from '../../src/credits/credit-keyspace.js';
+import { CreditKeyspace } from '../../src/persistence/credit-keyspace.js';
 
 /** The credit key names a payments app uses with the default settings on one Redis. */
 export const testKeyspace = new CreditKeyspace('credit:ledger', 1);

@@ -2,14 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { PrismaClient } from '../database/database.js';
 import { PRISMA } from '../payments-tokens.js';
 import type { ApiKey, Prisma, TopUp, TopUpMethod } from '../generated/prisma/client.js';
-import type { KeySnapshot } from '../credits/credit-store.js';
-import type { IssuedKey } from './api-key.js';
 
 export type { ApiKey, TopUp, TopUpMethod };
-
-export function snapshotOf(key: ApiKey): KeySnapshot {
-  return { id: key.id, toppedUp: key.toppedUpMicros, spent: key.spentMicros, revoked: key.revokedAt !== null };
-}
 
 export interface TopUpInput {
   keyId: string;
@@ -65,7 +59,7 @@ export class KeyRepository {
   }
 
   /** Inserts a key, and its opening top-up if there is one, in one transaction. */
-  createKey(issued: IssuedKey, opening: Omit<TopUpInput, 'keyId'> | null): Promise<ApiKey> {
+  createKey(issued: { keyHash: string; prefix: string }, opening: Omit<TopUpInput, 'keyId'> | null): Promise<ApiKey> {
     return this.prisma.$transaction(async (tx) => {
       const key = await tx.apiKey.create({
         data: { keyHash: issued.keyHash, prefix: issued.prefix, toppedUpMicros: opening?.amount ?? 0n },

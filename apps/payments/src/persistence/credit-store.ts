@@ -2,6 +2,7 @@ import type { RedisClient } from '@appcat/redis';
 import { Inject, Injectable } from '@nestjs/common';
 import { PAYMENTS_REDIS } from '../payments-tokens.js';
 import { CreditKeyspace } from './credit-keyspace.js';
+import { balanceFromSnapshot, type KeySnapshot } from './key-snapshot.js';
 import {
   BALANCE_SCRIPT,
   CAPTURE_SCRIPT,
@@ -22,14 +23,6 @@ export type DebitOutcome =
   | { kind: 'missing' };
 
 export type BalanceOutcome = Exclude<DebitOutcome, { kind: 'insufficient' }>;
-
-/** A key's state read from Postgres in one snapshot. */
-export interface KeySnapshot {
-  id: string;
-  toppedUp: bigint;
-  spent: bigint;
-  revoked: boolean;
-}
 
 export interface SyncedKey {
   balance: bigint;
@@ -105,12 +98,6 @@ interface CreditCommands {
     revoked: string,
   ): Promise<(string | null)[]>;
   creditMarkUnknown(keyHashKey: string, unknownKey: string, ttlMs: string): Promise<number>;
-}
-
-/** Balance Postgres implies for a key Redis does not hold; never below zero (see docs/credits.md). */
-export function balanceFromSnapshot(snapshot: Pick<KeySnapshot, 'toppedUp' | 'spent'>): bigint {
-  const balance = snapshot.toppedUp - snapshot.spent;
-  return balance > 0n ? balance : 0n;
 }
 
 /**
