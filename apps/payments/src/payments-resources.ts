@@ -15,6 +15,7 @@ import type { PaymentsConfig } from './config/payments-config.js';
 import { createPool, createPrisma, type PrismaClient } from './database/database.js';
 import { CreditKeyspace } from './persistence/credit-keyspace.js';
 import { LedgerFlusher } from './ledger/ledger-flusher.js';
+import { LedgerRepository } from './persistence/ledger-repository.js';
 import { SettlementRecords } from './x402/settlement-records.js';
 import { X402Keyspace } from './x402/x402-keyspace.js';
 
@@ -83,7 +84,12 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
       connection.on('error', (error: Error) => this.logger.warn(`redis: ${error.message}`));
     }
     this.keyspace = new CreditKeyspace(config.ledger.stream, config.ledger.shards);
-    this.flusher = new LedgerFlusher(this.flusherRedis, this.pool, config.ledger, this.keyspace.streams);
+    this.flusher = new LedgerFlusher(
+      this.flusherRedis,
+      new LedgerRepository(this.pool),
+      config.ledger,
+      this.keyspace.streams,
+    );
     this.flusher.onFlushed = (count, oldest) => {
       metrics.ledgerFlushed.inc(count);
       metrics.ledgerFlushLagSeconds.set(Math.max(0, (Date.now() - oldest) / 1000));

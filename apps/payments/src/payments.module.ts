@@ -10,6 +10,7 @@ import { IdempotencyController } from './handlers/idempotency.controller.js';
 import { X402Controller } from './handlers/x402.controller.js';
 import { IdempotencyRecords } from './idempotency/idempotency-records.js';
 import { KeyRepository } from './persistence/key-repository.js';
+import { LedgerRepository } from './persistence/ledger-repository.js';
 import { KeyService } from './keys/key-service.js';
 import { PaymentsReadiness } from './payments-readiness.js';
 import { paymentsResourceProviders, PaymentsResources } from './payments-resources.js';
@@ -50,6 +51,7 @@ export class PaymentsModule {
         ...paymentsResourceProviders,
         CreditStore,
         KeyRepository,
+        LedgerRepository,
         CreditService,
         HoldSweeper,
         KeyService,

@@ -7,7 +7,8 @@ import type { LedgerConfig } from '../src/config/payments-config.js';
 import { CreditKeyspace } from '../src/persistence/credit-keyspace.js';
 import { CreditStore } from '../src/persistence/credit-store.js';
 import { issueApiKey } from '../src/keys/api-key.js';
-import { applyLedgerBatch, type LedgerEntry } from '../src/ledger/ledger-batch.js';
+import type { LedgerEntry } from '../src/ledger/ledger-batch.js';
+import { LedgerRepository } from '../src/persistence/ledger-repository.js';
 import { LedgerFlusher } from '../src/ledger/ledger-flusher.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import { eventually } from './support/test-config.js';
@@ -78,7 +79,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
   const newFlusher = (config: LedgerConfig, streams: readonly string[] = keyspace.streams): LedgerFlusher => {
     const connection = connectRedis(server.url);
     connections.push(connection);
-    const flusher = new LedgerFlusher(connection, db.pool, config, streams);
+    const flusher = new LedgerFlusher(connection, new LedgerRepository(db.pool), config, streams);
     flushers.push(flusher);
     return flusher;
   };
@@ -140,11 +141,14 @@ describe('ledger flusher (real Redis and Postgres)', () => {
       chargedAtMs: BigInt(Date.now()),
     });
     const batch = [entry(a.id, 3_000n), entry(a.id, 3_000n), entry(b.id, 5_000n)];
-    expect(await applyLedgerBatch(db.pool, batch)).toEqual({ inserted: 3, orphans: 0 });
-    expect(await applyLedgerBatch(db.pool, batch)).toEqual({ inserted: 0, orphans: 0 });
+    expect(await new LedgerRepository(db.pool).applyBatch(batch)).toEqual({ inserted: 3, orphans: 0 });
+    expect(await new LedgerRepository(db.pool).applyBatch(batch)).toEqual({ inserted: 0, orphans: 0 });
     // A batch that repeats an entry, and mixes old and new ones, counts only the new ones.
     const fresh = entry(b.id, 7_000n);
-    expect(await applyLedgerBatch(db.pool, [...batch, fresh, fresh])).toEqual({ inserted: 1, orphans: 0 });
+    expect(await new LedgerRepository(db.pool).applyBatch([...batch, fresh, fresh])).toEqual({
+      inserted: 1,
+      orphans: 0,
+    });
     expect(await spentOf(a.id)).toBe(6_000n);
     expect(await spentOf(b.id)).toBe(12_000n);
     expect(await debitRows(a.id)).toBe(2);
@@ -153,7 +157,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
 
   it('skips debits of keys Postgres does not have instead of blocking the batch', async () => {
     const a = await createKey(1_000_000n);
-    const result = await applyLedgerBatch(db.pool, [
+    const result = await new LedgerRepository(db.pool).applyBatch([
       { streamId: '0-1', debitId: randomUUID(), keyId: a.id, amount: 3_000n, route: 'r', chargedAtMs: 1n },
       { streamId: '0-2', debitId: randomUUID(), keyId: randomUUID(), amount: 3_000n, route: 'r', chargedAtMs: 1n },
     ]);
@@ -280,7 +284,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
         chargedAtMs: BigInt(get('at')),
       };
     });
-    await applyLedgerBatch(db.pool, entries);
+    await new LedgerRepository(db.pool).applyBatch(entries);
     expect(await spentOf(key.id)).toBe(12_000n);
     newFlusher({ ...config, consumer: 'survivor' }).start();
     await eventually(
@@ -303,7 +307,7 @@ describe('ledger flusher (real Redis and Postgres)', () => {
       );
       connection.on('error', () => undefined);
       connections.push(connection);
-      const flusher = new LedgerFlusher(connection, db.pool, config, keyspace.streams);
+      const flusher = new LedgerFlusher(connection, new LedgerRepository(db.pool), config, keyspace.streams);
       await flusher.ensureGroup();
       flusher.start();
       // The read that takes these debits runs in Redis (they become this consumer's pending entries), and its answer is lost.

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
-import type pg from 'pg';
 import type { RedisOptions } from 'ioredis';
 import type { LedgerConfig } from '../config/payments-config.js';
 import { CreditKeyspace } from '../persistence/credit-keyspace.js';
 import { isCluster, type RedisClient } from '@appcat/redis';
-import { applyLedgerBatch, type LedgerEntry, parseLedgerEntry } from './ledger-batch.js';
+import type { LedgerRepository } from '../persistence/ledger-repository.js';
+import { type LedgerEntry, parseLedgerEntry } from './ledger-batch.js';
 
 type StreamEntry = [id: string, fields: string[] | null];
 type XReadGroupReply = [stream: string, entries: StreamEntry[]][] | null;
@@ -39,7 +39,7 @@ export class LedgerFlusher {
   constructor(
     /** A connection of its own: XREADGROUP BLOCK holds it while waiting. */
     private readonly redis: RedisClient,
-    private readonly pool: pg.Pool,
+    private readonly ledger: LedgerRepository,
     private readonly config: LedgerConfig,
     /** The ledger's shards (CreditKeyspace.streams), all drained by this flusher. */
     private readonly streams: readonly string[],
@@ -213,7 +213,7 @@ export class LedgerFlusher {
       }
     }
     if (debits.length > 0) {
-      const applied = await applyLedgerBatch(this.pool, debits);
+      const applied = await this.ledger.applyBatch(debits);
       if (applied.orphans > 0)
         this.logger.error(`${applied.orphans} ledger debits name keys unknown to Postgres; skipped`);
       const oldest = debits.reduce(

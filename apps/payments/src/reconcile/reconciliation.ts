@@ -14,6 +14,7 @@ import type pg from 'pg';
 import { type CreditHold, CreditStore } from '../persistence/credit-store.js';
 import { HoldSweeper } from '../credits/hold-sweeper.js';
 import { parseLedgerEntry } from '../ledger/ledger-batch.js';
+import { LedgerRepository } from '../persistence/ledger-repository.js';
 import { PAYMENTS_REDIS, PG_POOL } from '../payments-tokens.js';
 import { SettlementRecords } from '../x402/settlement-records.js';
 
@@ -23,29 +24,6 @@ const POLL_MS = 200;
 /** A check that found differences is repeated this often before they are reported (a flush may have been mid-way). */
 const ATTEMPTS = 3;
 const STREAM_PAGE = 1_000;
-
-interface PostgresKey {
-  id: string;
-  prefix: string;
-  key_hash: string;
-  topped_up_micros: string;
-  spent_micros: string;
-  top_up_rows: string;
-  debit_rows: string;
-  debits: string;
-  off_price_debits: string;
-}
-
-/** One SQL statement, so the running totals and the rows they sum come from one snapshot. */
-const KEYS_SQL = `
-SELECT k.id, k.prefix, k.key_hash, k.topped_up_micros::text, k.spent_micros::text,
-       coalesce(t.s, 0)::text AS top_up_rows, coalesce(d.s, 0)::text AS debit_rows,
-       coalesce(d.n, 0)::text AS debits, coalesce(d.off, 0)::text AS off_price_debits
-FROM api_keys k
-LEFT JOIN (SELECT api_key_id, sum(amount_micros) AS s FROM top_ups GROUP BY 1) t ON t.api_key_id = k.id
-LEFT JOIN (SELECT api_key_id, sum(amount_micros) AS s, count(*) AS n, count(*) FILTER (WHERE amount_micros <> $1) AS off
-           FROM credit_debits GROUP BY 1) d ON d.api_key_id = k.id
-ORDER BY k.created_at, k.id`;
 
 const SETTLEMENTS_SQL = `
 SELECT
@@ -72,6 +50,7 @@ SELECT
 export class Reconciliation {
   constructor(
     @Inject(PG_POOL) private readonly pool: pg.Pool,
+    @Inject(LedgerRepository) private readonly ledger: LedgerRepository,
     @Inject(PAYMENTS_REDIS) private readonly redis: RedisClient,
     /** Also names the ledger's shards, each checked on its own (on a Redis Cluster they live on different primaries). */
     @Inject(CreditStore) private readonly store: CreditStore,
@@ -135,7 +114,7 @@ export class Reconciliation {
   }
 
   private async check(): Promise<AdminReconcileReply> {
-    const keys = (await this.pool.query<PostgresKey>(KEYS_SQL, [PRICE_PER_CALL_MICROS.toString()])).rows;
+    const keys = await this.ledger.keyTotals(PRICE_PER_CALL_MICROS);
     const settlements = await this.checkSettlements();
     const pendingByKey = await this.pendingDebits();
     const holds = await this.openHolds();
