@@ -110,4 +110,18 @@ describe("Google Play's catalog", () => {
     });
     expect(system.emulator.stats().byEndpoint['play-page']).toBe(3);
   });
+
+  it('searches apps in pages of 20 over one cached list (the page and its continuations), the exact match first', async () => {
+    const search = { route: 'apps.search' as const, term: 'Pocket', page: 1, country: 'us' };
+    const first = listOf(await system.fetch(search));
+    expect(first.resultCount).toBe(20);
+    const second = await system.fetch({ ...search, page: 2 });
+    expect(second.source).toBe('cache');
+    const ids = [...first.results, ...listOf(second).results].map((app) => app.appId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(system.emulator.stats().byEndpoint).toMatchObject({ 'play-page': 1 });
+    const exact = listOf(await system.fetch({ ...search, term: PLAY_REFERENCE.minecraft.title }));
+    expect(exact.results[0]).toMatchObject({ appId: PLAY_REFERENCE.minecraft.appId });
+    expect(listOf(await system.fetch({ ...search, term: 'zzqqxx' }))).toEqual({ resultCount: 0, results: [] });
+  });
 });

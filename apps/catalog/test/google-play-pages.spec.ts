@@ -3,7 +3,7 @@
  */
 import { ErrorCode } from '@appcat/contracts';
 import { readFileSync } from 'node:fs';
-import { appDetails, clusterPage, developerPage } from '../src/google-play/play-pages.js';
+import { appDetails, clusterPage, developerPage, searchPage } from '../src/google-play/play-pages.js';
 import { playRefusal } from '../src/google-play/play-upstream.js';
 
 const BASE = 'https://play.google.com';
@@ -133,6 +133,24 @@ describe("Google Play's app pages", () => {
     expect(() =>
       appDetails(fixture('developer-mojang.html'), 'com.mojang.minecraftpe', BASE, 'play.google.com'),
     ).toThrow(expect.objectContaining({ code: ErrorCode.UpstreamBadResponse }));
+  });
+});
+
+describe("Google Play's search pages", () => {
+  it('reads the featured exact match first, then the list, from the ds:4 sections', () => {
+    const page = searchPage(fixture('search-panda.html'), BASE, 'play.google.com');
+    expect(page.apps).toHaveLength(20);
+    expect(page.apps[0]).toMatchObject({ appId: 'com.pandaexpress.app', title: 'Panda Express', free: true });
+    expect(page.apps[1]).toMatchObject({
+      appId: 'com.sinyee.babybus.restaurant',
+      title: "Little Panda's Restaurant",
+      developer: 'BabyBus',
+    });
+    expect(new Set(page.apps.map((app) => app.appId)).size).toBe(20);
+    expect(page.nextToken).toBeUndefined();
+    expect(() => searchPage('<html></html>', BASE, 'play.google.com')).toThrow(
+      expect.objectContaining({ code: ErrorCode.UpstreamBadResponse }),
+    );
   });
 });
 

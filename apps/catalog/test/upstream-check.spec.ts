@@ -139,6 +139,7 @@ describe('upstream check against the store emulator', () => {
         developerId: '999999999',
         playDeveloperId: '999999999',
         playAppId: 'com.example.nothing',
+        playTerm: 'zzzqqqxxx',
         appTerm: 'zzzqqqxxx',
         bundleTerm: 'zzzqqqxxx',
         country: 'us',
@@ -172,12 +173,13 @@ describe('upstream check against the store emulator', () => {
       expect(Object.keys(parsed)).toEqual(['routes']);
       expect(parsed.routes.map((r) => [r.store, r.route, r.status])).toEqual([
         ...ALL_ROUTES.map((r) => ['apple', r, 'ok']),
+        ['google-play', '/api/apps', 'ok'],
         ['google-play', '/api/apps/{appId}', 'ok'],
         ['google-play', '/api/developers/{developerId}', 'ok'],
       ]);
       expect(Object.keys(parsed.routes[0])).toEqual(['store', 'route', 'status', 'detail', 'sources']);
       expect(parsed.routes[0].sources.map((s) => s.source)).toEqual(['itunes', 'catalogue', 'amp-api']);
-      expect(parsed.routes[10]).toMatchObject({
+      expect(parsed.routes[11]).toMatchObject({
         detail: '135 records',
         sources: [{ source: 'google-play', status: 'ok', detail: '135 records' }],
       });
@@ -197,9 +199,10 @@ describe('upstream check against the store emulator', () => {
       expect(result.code).toBe(1);
       const rows = result.stdout.trimEnd().split('\n');
       const routeRows = rows.filter((row) => !row.startsWith(' '));
-      expect(routeRows).toHaveLength(11);
+      expect(routeRows).toHaveLength(12);
       const expected = [
         ...ALL_ROUTES.map((r) => ['apple', r]),
+        ['google-play', '/api/apps'],
         ['google-play', '/api/apps/{appId}'],
         ['google-play', '/api/developers/{developerId}'],
       ];
@@ -215,7 +218,7 @@ describe('upstream check against the store emulator', () => {
       const play = await run(['--store', 'google-play', '--play-developer', 'Mojang'], envFor(emulator.url));
       expect(play.code).toBe(0);
       const playRows = play.stdout.split('\n').filter((row) => row !== '' && !row.startsWith(' '));
-      expect(playRows[1]).toMatch(/^google-play +\/api\/developers\/\{developerId\} +ok +3 records$/);
+      expect(playRows[2]).toMatch(/^google-play +\/api\/developers\/\{developerId\} +ok +3 records$/);
     });
 
     it('refuses bad flags with a usage message and exit code 2', async () => {

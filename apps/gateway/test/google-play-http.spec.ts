@@ -74,6 +74,9 @@ describe('a gateway for Google Play', () => {
       lang: 'ja',
     });
 
+    const search = await paid('/api/apps?term=%20Chess%20&page=2');
+    expect(JSON.parse(search.body).data.echo).toEqual({ route: 'apps.search', term: 'Chess', page: 2, country: 'us' });
+
     const byName = await paid('/api/developers/Google%20LLC');
     expect(JSON.parse(byName.body).data.echo).toEqual({
       route: 'developers.get',
@@ -107,7 +110,6 @@ describe('a gateway for Google Play', () => {
       ],
       ['/api/developers/Mojang?country=zz', 400, 'country must be an ISO 3166-1 alpha-2 country code such as us'],
       ['/api/bundles/1482985563', 404, 'not found'],
-      ['/api/apps?term=chess', 404, 'not found'],
       ['/api/apps/com.mojang.minecraftpe/reviews', 404, 'not found'],
       ['/api/apps/284882215', 400, 'appId must be an Android package name such as com.example.app'],
     ] as const) {
@@ -121,7 +123,7 @@ describe('a gateway for Google Play', () => {
   it('publishes its own documents and MCP tools', async () => {
     const openapi = JSON.parse((await get('/openapi.json')).body);
     expect(Object.keys(openapi.paths)).toContain('/api/developers/{developerId}');
-    expect(Object.keys(openapi.paths)).not.toContain('/api/apps');
+    expect(Object.keys(openapi.paths)).not.toContain('/api/bundles');
     expect(openapi.info.title).toMatch(/Google Play/);
     expect((await get('/llms.txt')).body).toContain('http://play.gateway.test/api/developers/5700313618786177705');
     const mcp = await fetch(`${base}/mcp`, {
@@ -130,6 +132,6 @@ describe('a gateway for Google Play', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     const tools = ((await mcp.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(tools).toEqual(['apps_get', 'developers_get', 'credits_balance']);
+    expect(tools).toEqual(['apps_search', 'apps_get', 'developers_get', 'credits_balance']);
   });
 });

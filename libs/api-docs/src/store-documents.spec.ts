@@ -15,7 +15,7 @@ const play = ROUTE_TABLES['google-play'];
 function exampleInput(route: PricedRoute) {
   const url = new URL(BASE + exampleUrlPath(route));
   const pattern = new RegExp(`^${route.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`);
-  const groups = pattern.exec(url.pathname)!.groups!;
+  const groups = pattern.exec(url.pathname)!.groups ?? {};
   const path = Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, decodeURIComponent(v)]));
   return { path, query: Object.fromEntries(url.searchParams) };
 }
@@ -24,7 +24,13 @@ describe("Google Play's documents, generated from its own table", () => {
   it('describe only its routes, at its address, under its name', () => {
     const openapi = buildOpenApiDocument(BASE, play);
     expect(Object.keys(openapi.paths).sort()).toEqual(
-      ['/api/apps/{appId}', '/api/credits/balance', '/api/credits/topup', '/api/developers/{developerId}'].sort(),
+      [
+        '/api/apps',
+        '/api/apps/{appId}',
+        '/api/credits/balance',
+        '/api/credits/topup',
+        '/api/developers/{developerId}',
+      ].sort(),
     );
     expect((openapi.info as { title: string }).title).toBe('appcat: pay-per-call Google Play catalog for AI agents');
     expect(openapi.servers).toEqual([{ url: BASE }]);
@@ -34,15 +40,18 @@ describe("Google Play's documents, generated from its own table", () => {
       expect(page).not.toContain('/api/bundles');
       expect(page).not.toContain('App Store');
     }
-    expect(buildSkillMarkdown(BASE, play)).toContain('Two `GET` routes, USD 0.003');
+    expect(buildSkillMarkdown(BASE, play)).toContain('Three `GET` routes, USD 0.003');
   });
 
   it('give examples that pass its validation, and a valid bazaar declaration', () => {
     for (const route of play.routes) {
       const { path, query } = exampleInput(route);
-      expect(path).toEqual(
-        route.id === 'apps.get' ? { appId: 'com.mojang.minecraftpe' } : { developerId: '5700313618786177705' },
-      );
+      const examples: Record<string, Record<string, string>> = {
+        'apps.search': {},
+        'apps.get': { appId: 'com.mojang.minecraftpe' },
+        'developers.get': { developerId: '5700313618786177705' },
+      };
+      expect(path).toEqual(examples[route.id]);
       expect(validateRouteInput(route, path, query)).toMatchObject({ ok: true });
       expect(bazaarDeclaration(route).info.output?.example).toMatchObject({
         data: { results: [{ developer: 'Google LLC' }] },
@@ -55,6 +64,7 @@ describe("Google Play's documents, generated from its own table", () => {
       ),
     ).toMatchObject({ valid: true });
     expect(discovery.resources).toEqual([
+      `${BASE}/api/apps?term=chess`,
       `${BASE}/api/apps/com.mojang.minecraftpe`,
       `${BASE}/api/developers/5700313618786177705`,
     ]);

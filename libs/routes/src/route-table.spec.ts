@@ -15,6 +15,7 @@ describe('the route table', () => {
     expect(reviews.queryParams).toEqual(['page', 'country', 'sort']);
     expect(ROUTE_TABLES.apple.routes.find((r) => r.id === 'developers.get')!.queryParams).toEqual([]);
     expect(play.map((r) => [r.path, r.networks, r.price])).toEqual([
+      ['/api/apps', 'standard', 3000n],
       ['/api/apps/{appId}', 'standard', 3000n],
       ['/api/developers/{developerId}', 'extended', 3000n],
     ]);

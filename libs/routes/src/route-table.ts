@@ -185,6 +185,15 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
 const GOOGLE_PLAY_ROUTES: readonly PricedRoute[] = [
   pricedRoute({
     store: 'google-play',
+    id: 'apps.search',
+    path: '/api/apps',
+    description: 'Search Google Play apps by term',
+    networks: 'standard',
+    pathDto: null,
+    queryDto: SearchQueryDto,
+  }),
+  pricedRoute({
+    store: 'google-play',
     id: 'apps.get',
     path: '/api/apps/{appId}',
     description: 'Get one Google Play app by package name',

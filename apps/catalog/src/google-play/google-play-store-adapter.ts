@@ -1,4 +1,4 @@
-import { ErrorCode } from '@appcat/contracts';
+import { ErrorCode, SEARCH_MAX_PAGE, SEARCH_PAGE_SIZE } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
 import type { RefreshJob } from '../cache/refresh-queue.js';
@@ -18,6 +18,8 @@ import {
   clusterPageForm,
   CLUSTER_RPC,
   developerPage,
+  searchContinuation,
+  searchPage,
   type PlayAppDetails,
   type PlayListedApp,
 } from './play-pages.js';
@@ -31,12 +33,12 @@ export interface GooglePlayStoreAdapterOptions {
   /** Where upstream resources are cached; default: none, every call asks Google Play. */
   store?: ResourceStore;
   /** Only matters with a real cache; default: a day's freshness. */
-  ttl?: Pick<CacheTtls, 'detailsSeconds' | 'listsSeconds' | 'notFoundSeconds' | 'staleSeconds'>;
+  ttl?: Pick<CacheTtls, 'detailsSeconds' | 'listsSeconds' | 'searchSeconds' | 'notFoundSeconds' | 'staleSeconds'>;
 }
 
 /**
- * Google Play, read from its own pages as its site reads them: an app's page (`ds:5`), a developer's
- * page (`ds:3`) and the batchexecute continuations behind it. Our own reader rather than the `google-play-scraper` package:
+ * Google Play, read from its own pages as its site reads them: a search page (`ds:4`), an app's page
+ * (`ds:5`), a developer's page (`ds:3`) and the batchexecute continuations behind lists. Our own reader rather than the `google-play-scraper` package:
  * every request must go through our guarded client (rate limit, breaker, egress budget, metrics),
  * which the package's fixed base URL and got-based requests do not allow for all of its calls.
  */
@@ -44,6 +46,7 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
   private readonly store: ResourceStore;
   private readonly lists: Freshness;
   private readonly details: Freshness;
+  private readonly search: Freshness;
   private readonly host: string;
 
   constructor(
@@ -52,8 +55,9 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     options: GooglePlayStoreAdapterOptions = {},
   ) {
     this.store = options.store ?? new UncachedResources();
-    const { detailsSeconds, listsSeconds, notFoundSeconds, staleSeconds } = options.ttl ?? {
+    const { detailsSeconds, listsSeconds, searchSeconds, notFoundSeconds, staleSeconds } = options.ttl ?? {
       detailsSeconds: 43_200,
+      searchSeconds: 7200,
       listsSeconds: 86_400,
       notFoundSeconds: 3600,
       staleSeconds: 604_800,
@@ -65,6 +69,7 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     });
     this.lists = freshness(listsSeconds);
     this.details = freshness(detailsSeconds);
+    this.search = freshness(searchSeconds);
     this.host = new URL(config.baseUrl).host;
   }
 
@@ -83,6 +88,7 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     if (typeof country !== 'string' || typeof id !== 'string') return undefined;
     if (job.kind === 'developer') return this.developerRequest(country, id);
     if (job.kind === 'app') return this.appRequest(country, id, typeof lang === 'string' ? lang : undefined);
+    if (job.kind === 'search') return this.searchRequest(country, id, typeof lang === 'string' ? lang : undefined);
     return undefined;
   }
 
@@ -92,8 +98,11 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     return app ? listOf([app]) : EMPTY_LIST;
   }
 
-  searchApps(): Promise<ListData> {
-    return this.notServed('apps.search');
+  /** One page of 20 of a search's results, all pages sharing one cached list (the page and its continuations). */
+  async searchApps(query: QueryOf<'apps.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const term = query.term.trim().replace(/\s+/g, ' ').toLowerCase();
+    const apps = (await this.store.get(this.searchRequest(query.country, term, query.lang), trace)) ?? [];
+    return listOf(apps.slice((query.page - 1) * SEARCH_PAGE_SIZE, query.page * SEARCH_PAGE_SIZE));
   }
   appReviews(): Promise<ListData<never>> {
     return this.notServed('apps.reviews');
@@ -124,6 +133,32 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
       freshness: this.lists,
       load: () => this.loadDeveloper(country, developerId),
       refresh: { upstream: PLAY_UPSTREAM, kind: 'developer', args: [country, developerId] },
+    };
+  }
+
+  private searchRequest(country: string, term: string, lang: string | undefined): ResourceRequest<PlayListedApp[]> {
+    return {
+      key: `play:search:${country}:${lang ?? '-'}:${term}`,
+      freshness: this.search,
+      load: async () => {
+        const url = new URL('/store/search', this.config.baseUrl);
+        url.search = new URLSearchParams({ q: term, c: 'apps', hl: lang ?? PAGE_LANGUAGE, gl: country }).toString();
+        const first = await this.send(url);
+        expectSuccess(first, this.host);
+        const page = searchPage(first.body, this.config.baseUrl, this.host);
+        const apps = new Map(page.apps.map((app) => [app.appId, app]));
+        const wanted = SEARCH_MAX_PAGE * SEARCH_PAGE_SIZE;
+        let token = page.nextToken;
+        for (let followed = 0; token && apps.size < wanted && followed < this.config.maxContinuations; followed++) {
+          const next = await this.send(this.batchUrl(country), clusterPageForm(token));
+          expectSuccess(next, this.host);
+          const more = searchContinuation(next.body, this.config.baseUrl, this.host);
+          for (const app of more.apps) if (!apps.has(app.appId)) apps.set(app.appId, app);
+          token = more.apps.length > 0 && more.nextToken !== token ? more.nextToken : undefined;
+        }
+        return [...apps.values()].slice(0, wanted);
+      },
+      refresh: { upstream: PLAY_UPSTREAM, kind: 'search', args: [country, term, lang ?? null] },
     };
   }
 

@@ -281,3 +281,67 @@ export function appDetails(html: string, appId: string, baseUrl: string, host: s
     if (details[key] === undefined) delete details[key];
   return details;
 }
+
+/** A search's results: the featured exact match first (when Google shows one), then the list. */
+export interface PlaySearchPage {
+  apps: PlayListedApp[];
+  nextToken?: string;
+}
+
+/** The exact match a search page features above its list (section `[23]`): a details-like record. */
+function featuredApp(section: unknown, baseUrl: string): PlayListedApp | undefined {
+  const details = at(section, [23, 16, 2]);
+  const appIds = at(section, [23, 16, 3]);
+  const appId = text(at(isRecordLike(appIds) ? (appIds as Record<string, unknown>)['12'] : undefined, [0, 0]));
+  const title = text(at(details, [0, 0]));
+  if (!appId || !title) return undefined;
+  const micros = number(at(section, [23, 17, 0, 2, 0, 1, 0, 0])) ?? 0;
+  const app: PlayListedApp = {
+    appId,
+    title,
+    url: new URL(`/store/apps/details?id=${encodeURIComponent(appId)}`, baseUrl).href,
+    icon: text(at(details, [95, 0, 3, 2])),
+    developer: text(at(details, [68, 0])),
+    currency: text(at(section, [23, 17, 0, 2, 0, 1, 0, 1])),
+    price: micros / 1_000_000,
+    free: micros === 0,
+    summary: text(at(details, [73, 0, 1])),
+    scoreText: text(at(details, [51, 0, 0])),
+    score: number(at(details, [51, 0, 1])),
+  };
+  for (const key of Object.keys(app) as (keyof PlayListedApp)[]) if (app[key] === undefined) delete app[key];
+  return app;
+}
+
+const isRecordLike = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A search page (`/store/search?q=&c=apps`): its `ds:4` block's sections at `[0][1]`; a section with
+ * `[22][0]` is the result list (each entry wrapped as on a developer page reached by name), its next
+ * page's token at `[22][1][3][1]`; one with `[23]` features the exact match. A page without either is
+ * unreadable; a page that says nothing was found has neither list nor match but its sections.
+ */
+export function searchPage(html: string, baseUrl: string, host: string): PlaySearchPage {
+  const sections = at(scriptBlocks(html).get('ds:4'), [0, 1]);
+  if (!Array.isArray(sections)) throw badResponse('a search page without its ds:4 sections', host);
+  const apps: PlayListedApp[] = [];
+  let nextToken: string | undefined;
+  for (const section of sections) {
+    const featured = featuredApp(section, baseUrl);
+    if (featured) apps.push(featured);
+    const list = at(section, [22, 0]);
+    if (Array.isArray(list)) {
+      apps.push(...readEntries(list, NAMED_PAGE_ITEM, baseUrl, 'a search page', host));
+      nextToken ??= text(at(section, [22, 1, 3, 1]));
+    }
+  }
+  return { apps, nextToken };
+}
+
+/** A search's continuation (`qnKhOb`): apps at `[0][0][0]` in a developer page's entry layout, next token at `[0][0][7][1]`. */
+export function searchContinuation(body: string, baseUrl: string, host: string): PlayListPage {
+  const payload = batchPayload(body, CLUSTER_RPC, host);
+  if (payload === null) return { apps: [] };
+  const apps = readEntries(at(payload, [0, 0, 0]), DEV_PAGE_ITEM, baseUrl, 'a search continuation', host);
+  return { apps, nextToken: text(at(payload, [0, 0, 7, 1])) };
+}

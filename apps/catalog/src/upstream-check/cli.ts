@@ -10,7 +10,7 @@ import {
   type WellKnownItems,
 } from './upstream-check.js';
 
-const USAGE = `Usage: npm run upstream:check -- [--json] [--store apple|google-play] [--app ID] [--bundle ID] [--developer ID] [--play-developer ID] [--play-app ID] [--term TEXT] [--bundle-term TEXT] [--country CC]
+const USAGE = `Usage: npm run upstream:check -- [--json] [--store apple|google-play] [--app ID] [--bundle ID] [--developer ID] [--play-developer ID] [--play-app ID] [--play-term TEXT] [--term TEXT] [--bundle-term TEXT] [--country CC]
 
 Asks both upstream stores (the App Store at ITUNES_BASE_URL, APPLE_WEB_BASE_URL,
 APPLE_AMP_API_BASE_URL, APPLE_TOKEN_PAGE_PATH; Google Play at PLAY_BASE_URL) for one well-known item
@@ -27,6 +27,7 @@ every route has a working source, 1 otherwise, 2 on a usage or configuration err
   --developer ID   developer (artist) id                  default ${DEFAULT_ITEMS.developerId}
   --play-developer Google Play developer (id or name)     default ${DEFAULT_ITEMS.playDeveloperId}
   --play-app ID    Google Play app (package name)         default ${DEFAULT_ITEMS.playAppId}
+  --play-term T    Google Play search term                default ${DEFAULT_ITEMS.playTerm}
   --term TEXT      app search term                        default ${DEFAULT_ITEMS.appTerm}
   --bundle-term T  bundle search term                     default ${DEFAULT_ITEMS.bundleTerm}
   --country CC     storefront                             default ${DEFAULT_ITEMS.country}
@@ -41,6 +42,7 @@ function readItems(values: Record<string, string | boolean | undefined>): WellKn
     developerId: pick('developer', DEFAULT_ITEMS.developerId),
     playDeveloperId: pick('play-developer', DEFAULT_ITEMS.playDeveloperId),
     playAppId: pick('play-app', DEFAULT_ITEMS.playAppId),
+    playTerm: pick('play-term', DEFAULT_ITEMS.playTerm),
     appTerm: pick('term', DEFAULT_ITEMS.appTerm),
     bundleTerm: pick('bundle-term', DEFAULT_ITEMS.bundleTerm),
     country: pick('country', DEFAULT_ITEMS.country).toLowerCase(),
@@ -92,6 +94,7 @@ export async function runUpstreamCheckCli(
         developer: { type: 'string' },
         'play-developer': { type: 'string' },
         'play-app': { type: 'string' },
+        'play-term': { type: 'string' },
         store: { type: 'string' },
         term: { type: 'string' },
         'bundle-term': { type: 'string' },

@@ -18,6 +18,8 @@ export interface WellKnownItems {
   playDeveloperId: string;
   /** Google Play's app: its package name. */
   playAppId: string;
+  /** Google Play's search term. */
+  playTerm: string;
   appTerm: string;
   bundleTerm: string;
   country: string;
@@ -33,6 +35,7 @@ export const DEFAULT_ITEMS: Readonly<WellKnownItems> = Object.freeze({
   developerId: '284882218',
   playDeveloperId: '5700313618786177705',
   playAppId: 'com.mojang.minecraftpe',
+  playTerm: 'minecraft',
   appTerm: 'facebook',
   bundleTerm: 'meta',
   country: 'us',
@@ -94,7 +97,8 @@ function paramsFor(route: PricedRoute, items: WellKnownItems): RouteParams {
     appId: route.store === 'google-play' ? items.playAppId : items.appId,
     bundleId: items.bundleId,
     developerId: route.store === 'google-play' ? items.playDeveloperId : items.developerId,
-    term: routeId === 'bundles.search' ? items.bundleTerm : items.appTerm,
+    term:
+      route.store === 'google-play' ? items.playTerm : routeId === 'bundles.search' ? items.bundleTerm : items.appTerm,
     country: items.country,
     page: '1',
   };
@@ -186,7 +190,9 @@ function describe(route: PricedRoute, items: WellKnownItems): string {
   if (route.store === 'google-play')
     return routeId === 'apps.get'
       ? `Google Play app ${items.playAppId} ${where}`
-      : `Google Play developer ${items.playDeveloperId} ${where}`;
+      : routeId === 'apps.search'
+        ? `Google Play term "${items.playTerm}" ${where}`
+        : `Google Play developer ${items.playDeveloperId} ${where}`;
   if (routeId === 'apps.search') return `term "${items.appTerm}" ${where}`;
   if (routeId === 'bundles.search') return `term "${items.bundleTerm}" ${where}`;
   if (routeId.startsWith('apps.')) return `app ${items.appId} ${where}`;

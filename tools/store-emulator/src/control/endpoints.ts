@@ -28,7 +28,7 @@ const PAGE_PATH = /^\/[a-z]{2}\/(app|app-bundle|developer)(?:\/|$)/;
 const ASSET_PATH = /^\/assets\//;
 
 export function endpointOf(path: string): Endpoint {
-  if (path.startsWith('/store/apps/')) return 'play-page';
+  if (path.startsWith('/store/apps/') || path === '/store/search') return 'play-page';
   if (path.startsWith('/_/PlayStoreUi/data/batchexecute')) return 'play-batch';
   if (path === '/search') return 'search';
   if (path === '/lookup') return 'lookup';

@@ -109,6 +109,16 @@ export class PlayCatalogue {
     return found && (found.app.countries === null || found.app.countries.includes(country)) ? found : undefined;
   }
 
+  /** Apps sold in `country` whose title holds every word of `term`, best rated first. */
+  search(term: string, country: string): { app: PlayApp; developer: PlayDeveloper }[] {
+    const words = term.toLowerCase().split(/\s+/).filter(Boolean);
+    if (words.length === 0) return [];
+    return [...this.byApp.values()]
+      .filter(({ app }) => app.countries === null || app.countries.includes(country))
+      .filter(({ app }) => words.every((word) => app.title.toLowerCase().includes(word)))
+      .sort((a, b) => b.app.score - a.app.score || a.app.appId.localeCompare(b.app.appId));
+  }
+
   /** The developer's apps sold in `country`, in the order its page lists them. */
   appsIn(developer: PlayDeveloper, country: string): PlayApp[] {
     return developer.apps.filter((app) => app.countries === null || app.countries.includes(country));

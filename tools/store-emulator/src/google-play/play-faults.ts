@@ -1,7 +1,7 @@
 import type { FaultSpec } from '../control/fault-book.js';
 
 /** Every Google Play request the emulator serves. */
-const PLAY = { pathPattern: '^/(store/apps/|_/PlayStoreUi/)' };
+const PLAY = { pathPattern: '^/(store/|_/PlayStoreUi/)' };
 
 /**
  * How Google Play blocks a scraper, as faults to inject (`addFault`, or `POST /__emulator/faults`):

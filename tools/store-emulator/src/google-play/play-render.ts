@@ -113,6 +113,57 @@ export function appDetailsHtml(app: PlayApp, developer: PlayDeveloper, country: 
   ].join('');
 }
 
+/** A search page: its `ds:4` sections, the exact match featured in one (`[23]`), the list in another (`[22]`). */
+export function searchPageHtml(
+  featured: { app: PlayApp; developer: PlayDeveloper } | undefined,
+  listed: readonly { app: PlayApp; developer: PlayDeveloper }[],
+  country: string,
+  nextToken: string | undefined,
+): string {
+  const sections: unknown[] = [];
+  if (featured) {
+    const top: unknown[] = Array(24).fill(null);
+    const details: unknown[] = Array(100).fill(null);
+    put(details, [0, 0], featured.app.title);
+    details[51] = [[featured.app.score.toFixed(1), featured.app.score]];
+    details[68] = [
+      featured.developer.name,
+      [null, null, null, null, [null, null, `/store/apps/dev?id=${featured.developer.id}`]],
+    ];
+    put(details, [73, 0, 1], featured.app.summary);
+    put(details, [95, 0, 3, 2], featured.app.icon);
+    const { micros, currency } = price(featured.app, country);
+    top[23] = Object.assign(Array(18).fill(null), {
+      16: [null, null, details, { 12: [[featured.app.appId, 7]] }],
+      17: [[null, null, [[null, [[micros, currency]]]]]],
+    });
+    sections.push(top);
+  }
+  const list: unknown[] = Array(23).fill(null);
+  list[22] = [
+    listed.map(({ app, developer }) => [pageEntry(app, developer, country)]),
+    [null, null, null, [null, nextToken ?? null]],
+  ];
+  sections.push(list);
+  const data = [[null, sections]];
+  return [
+    '<!doctype html><html lang="en"><head><base href="https://play.google.com/"><title>Google Play</title></head><body>',
+    `<script class="ds:4" nonce="emulator">AF_initDataCallback({key: 'ds:4', hash: '5', data:${scriptJson(data)}, sideChannel: {}});</script>`,
+    '</body></html>',
+  ].join('');
+}
+
+/** A search's `qnKhOb` continuation: entries in a developer page's layout at [0][0][0], the token at [0][0][7][1]. */
+export function searchContinuationAnswer(
+  listed: readonly { app: PlayApp; developer: PlayDeveloper }[],
+  country: string,
+  nextToken: string | undefined,
+): string {
+  const cluster: unknown[] = [listed.map(({ app, developer }) => pageEntry(app, developer, country))];
+  if (nextToken) cluster[7] = [null, nextToken];
+  return batchFrames(JSON.stringify([[cluster]]));
+}
+
 /** JSON inside a script: `<` escaped, as Google escapes it, so no value can end the script. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 

@@ -7,15 +7,21 @@ import {
   clusterErrorAnswer,
   developerPageHtml,
   FIRST_PAGE_SIZE,
+  searchContinuationAnswer,
+  searchPageHtml,
 } from './play-render.js';
 
 export const PLAY_BATCH_PATH = '/_/PlayStoreUi/data/batchexecute';
 const HTML = 'text/html; charset=utf-8';
 const BATCH = 'application/json; charset=utf-8';
 const MAX_PAGE = 100;
+/** Results a search page lists before its first continuation. */
+const SEARCH_FIRST_PAGE = 20;
 
 /** Where the next page starts: opaque to clients, as Google's tokens are. */
 interface PageToken {
+  /** A search's term, when the token pages a search rather than a developer. */
+  search?: string;
   developer: string;
   country: string;
   offset: number;
@@ -77,6 +83,13 @@ export function googlePlayRoutes(catalogue: PlayCatalogue): Route[] {
     const asked = clusterRequest(request.body ?? '');
     if (!asked) return text(400, '<html><body>Bad Request</body></html>', HTML);
     const token = decodeToken(asked.token);
+    if (token?.search !== undefined) {
+      const found = catalogue.search(token.search, token.country);
+      if (token.offset >= found.length) return text(200, clusterErrorAnswer(), BATCH);
+      const end = token.offset + asked.size;
+      const next = end < found.length ? encodeToken({ ...token, offset: end }) : undefined;
+      return text(200, searchContinuationAnswer(found.slice(token.offset, end), token.country, next), BATCH);
+    }
     const developer: PlayDeveloper | undefined = token && catalogue.developer(token.developer, 'id');
     const apps = developer && token ? catalogue.appsIn(developer, token.country) : [];
     if (!developer || !token || token.offset >= apps.length) return text(200, clusterErrorAnswer(), BATCH);
@@ -92,7 +105,19 @@ export function googlePlayRoutes(catalogue: PlayCatalogue): Route[] {
     return text(200, appDetailsHtml(found.app, found.developer, cc), HTML);
   };
 
+  const search = (request: EmulatorRequest) => {
+    const term = (request.query.get('q') ?? '').trim().toLowerCase();
+    const cc = country(request);
+    const found = catalogue.search(term, cc);
+    const featured = found[0]?.app.title.toLowerCase() === term ? found[0] : undefined;
+    const listed = found.slice(featured ? 1 : 0, (featured ? 1 : 0) + SEARCH_FIRST_PAGE);
+    const offset = (featured ? 1 : 0) + listed.length;
+    const next = offset < found.length ? encodeToken({ search: term, developer: '', country: cc, offset }) : undefined;
+    return text(200, searchPageHtml(featured, listed, cc, next), HTML);
+  };
+
   return [
+    (request) => (request.path === '/store/search' ? search(request) : undefined),
     (request) => (request.path === '/store/apps/details' ? details(request) : undefined),
     (request) => (request.path === '/store/apps/dev' ? page(request, 'id') : undefined),
     (request) => (request.path === '/store/apps/developer' ? page(request, 'name') : undefined),
