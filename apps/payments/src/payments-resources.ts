@@ -16,6 +16,7 @@ import { createPool, createPrisma, type PrismaClient } from './database/database
 import { CreditKeyspace } from './persistence/credit-keyspace.js';
 import { LedgerFlusher } from './ledger/ledger-flusher.js';
 import { LedgerRepository } from './persistence/ledger-repository.js';
+import { SettlementRepository } from './persistence/settlement-repository.js';
 import { SettlementRecords } from './x402/settlement-records.js';
 import { X402Keyspace } from './x402/x402-keyspace.js';
 
@@ -94,7 +95,11 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
       metrics.ledgerFlushed.inc(count);
       metrics.ledgerFlushLagSeconds.set(Math.max(0, (Date.now() - oldest) / 1000));
     };
-    this.settlements = new SettlementRecords(this.pool, this.redis, new X402Keyspace(config.ledger.shards));
+    this.settlements = new SettlementRecords(
+      new SettlementRepository(this.pool),
+      this.redis,
+      new X402Keyspace(config.ledger.shards),
+    );
   }
 
   async onModuleInit(): Promise<void> {

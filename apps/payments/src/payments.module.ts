@@ -11,6 +11,7 @@ import { X402Controller } from './handlers/x402.controller.js';
 import { IdempotencyRecords } from './idempotency/idempotency-records.js';
 import { KeyRepository } from './persistence/key-repository.js';
 import { LedgerRepository } from './persistence/ledger-repository.js';
+import { SettlementRepository } from './persistence/settlement-repository.js';
 import { KeyService } from './keys/key-service.js';
 import { PaymentsReadiness } from './payments-readiness.js';
 import { paymentsResourceProviders, PaymentsResources } from './payments-resources.js';
@@ -52,6 +53,7 @@ export class PaymentsModule {
         CreditStore,
         KeyRepository,
         LedgerRepository,
+        SettlementRepository,
         CreditService,
         HoldSweeper,
         KeyService,

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { KeyService } from '../src/keys/key-service.js';
 import { PaymentsResources } from '../src/payments-resources.js';
 import { type SettlementRecord, SettlementRecords } from '../src/x402/settlement-records.js';
+import { SettlementRepository } from '../src/persistence/settlement-repository.js';
 import { startPaymentsCluster, type PaymentsCluster } from './support/payments-cluster.js';
 import { testKeyspace } from './support/test-config.js';
 
@@ -155,7 +156,7 @@ describe('reconciliation (payments.admin.reconcile)', () => {
     });
     unreachable.on('error', () => undefined);
     const down = new SettlementRecords(
-      unreachable,
+      new SettlementRepository(unreachable),
       cluster.redis,
       cluster.apps[0].get(PaymentsResources).settlements.keyspace,
     );

@@ -9,6 +9,7 @@ import { connectRedis } from '@appcat/redis';
 import { PaymentsResources } from '../src/payments-resources.js';
 import { PaymentLock } from '../src/x402/payment-lock.js';
 import { type SettlementRecord, SettlementRecords } from '../src/x402/settlement-records.js';
+import { SettlementRepository } from '../src/persistence/settlement-repository.js';
 import { X402Keyspace } from '../src/x402/x402-keyspace.js';
 import { startPaymentsCluster, type PaymentsCluster } from './support/payments-cluster.js';
 
@@ -69,7 +70,7 @@ describe('x402 settlement records', () => {
         connectionTimeoutMillis: 200,
       });
       unreachable.on('error', () => undefined);
-      const postgresDown = new SettlementRecords(unreachable, cluster.redis, keyspace);
+      const postgresDown = new SettlementRecords(new SettlementRepository(unreachable), cluster.redis, keyspace);
       const paid = settlement();
       await postgresDown.record(paid, keysOf(paid), PaymentLock.used(60_000));
       await postgresDown.stop(); // its own write (and shutdown drain) fail: Postgres is unreachable
@@ -77,7 +78,7 @@ describe('x402 settlement records', () => {
 
       expect(await cluster.redis.get(keysOf(paid).lock)).toBe('used');
       expect(await cluster.redis.pttl(keysOf(paid).lock)).toBeGreaterThan(50_000);
-      const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
+      const records = new SettlementRecords(new SettlementRepository(cluster.db.pool), cluster.redis, keyspace);
       expect(await records.pendingCount()).toBe(1);
       expect(await rowsOf(paid.transaction)).toEqual([]);
 
@@ -92,7 +93,7 @@ describe('x402 settlement records', () => {
 
   it('is written to Postgres by the replica itself moments after, without the drain, even if Redis loses its copy', async () => {
     await withoutBackgroundDrain(async () => {
-      const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
+      const records = new SettlementRecords(new SettlementRepository(cluster.db.pool), cluster.redis, keyspace);
       const paid = settlement();
       await records.record(paid);
       await cluster.redis.del(keysOf(paid).pending);
@@ -116,7 +117,7 @@ describe('x402 settlement records', () => {
     await withoutBackgroundDrain(async () => {
       const atShutdown = settlement();
       await queue(atShutdown);
-      const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
+      const records = new SettlementRecords(new SettlementRepository(cluster.db.pool), cluster.redis, keyspace);
       records.start();
       await records.stop();
       expect(await rowsOf(atShutdown.transaction)).toHaveLength(1);
@@ -132,7 +133,7 @@ describe('x402 settlement records', () => {
     });
     down.on('error', () => undefined);
     try {
-      const records = new SettlementRecords(cluster.db.pool, down, keyspace);
+      const records = new SettlementRecords(new SettlementRepository(cluster.db.pool), down, keyspace);
       const paid = settlement();
       await records.record(paid, keysOf(paid), PaymentLock.used(60_000));
       expect(await rowsOf(paid.transaction)).toHaveLength(1);
@@ -144,7 +145,7 @@ describe('x402 settlement records', () => {
   it('sets aside a record Postgres refuses, stores the others, and reconciliation counts it', async () => {
     const first = settlement();
     await withoutBackgroundDrain(async () => {
-      const records = new SettlementRecords(cluster.db.pool, cluster.redis, keyspace);
+      const records = new SettlementRecords(new SettlementRepository(cluster.db.pool), cluster.redis, keyspace);
       await queue(first);
       await records.drainPending();
       // The same payment identity settled again under another transaction: Postgres refuses it.
@@ -188,7 +189,7 @@ describe('x402 settlement records', () => {
     expect(new Set(sharded.pendingStreams.map((stream) => calculateSlot(stream))).size).toBe(4);
 
     await withoutBackgroundDrain(async () => {
-      const records = new SettlementRecords(cluster.db.pool, cluster.redis, sharded);
+      const records = new SettlementRecords(new SettlementRepository(cluster.db.pool), cluster.redis, sharded);
       for (const record of paid) await queue(record, sharded.keysOf(record.paymentId).pending);
       // Left by a replica of the version that kept every record in one {x402} stream.
       const earlier = settlement();

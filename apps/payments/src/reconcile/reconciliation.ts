@@ -10,12 +10,12 @@ import {
 import { WireException } from '@appcat/microservice';
 import type { RedisClient } from '@appcat/redis';
 import { Inject, Injectable } from '@nestjs/common';
-import type pg from 'pg';
 import { type CreditHold, CreditStore } from '../persistence/credit-store.js';
 import { HoldSweeper } from '../credits/hold-sweeper.js';
 import { parseLedgerEntry } from '../ledger/ledger-batch.js';
 import { LedgerRepository } from '../persistence/ledger-repository.js';
-import { PAYMENTS_REDIS, PG_POOL } from '../payments-tokens.js';
+import { SettlementRepository } from '../persistence/settlement-repository.js';
+import { PAYMENTS_REDIS } from '../payments-tokens.js';
 import { SettlementRecords } from '../x402/settlement-records.js';
 
 const DEFAULT_WAIT_MS = 10_000;
@@ -24,20 +24,6 @@ const POLL_MS = 200;
 /** A check that found differences is repeated this often before they are reported (a flush may have been mid-way). */
 const ATTEMPTS = 3;
 const STREAM_PAGE = 1_000;
-
-const SETTLEMENTS_SQL = `
-SELECT
-  (SELECT count(*) FROM x402_settlements WHERE purpose = 'call')::int AS calls,
-  (SELECT count(*) FROM x402_settlements WHERE purpose = 'topup')::int AS top_ups,
-  ((SELECT count(*) FROM x402_settlements) - (SELECT count(DISTINCT (network, transaction)) FROM x402_settlements)
-   + (SELECT count(*) FROM x402_settlements) - (SELECT count(DISTINCT payment_id) FROM x402_settlements))::int AS duplicates,
-  (SELECT count(*) FROM (SELECT request_id FROM x402_settlements GROUP BY 1 HAVING count(*) > 1) r)::int AS shared_request_ids,
-  ARRAY(SELECT t.external_ref FROM top_ups t WHERE t.method = 'x402' AND NOT EXISTS (
-          SELECT 1 FROM x402_settlements s WHERE s.purpose = 'topup' AND t.external_ref = 'x402:' || s.network || ':' || s.transaction)
-        ORDER BY 1 LIMIT 100) AS top_ups_without_settlement,
-  ARRAY(SELECT s.network || ':' || s.transaction FROM x402_settlements s WHERE s.purpose = 'topup' AND NOT EXISTS (
-          SELECT 1 FROM top_ups t WHERE t.external_ref = 'x402:' || s.network || ':' || s.transaction)
-        ORDER BY 1 LIMIT 100) AS settlements_without_top_up`;
 
 /**
  * Proves the books (docs/credits.md "Reconciliation"): for every key, Postgres's running totals equal the
@@ -49,12 +35,12 @@ SELECT
 @Injectable()
 export class Reconciliation {
   constructor(
-    @Inject(PG_POOL) private readonly pool: pg.Pool,
     @Inject(LedgerRepository) private readonly ledger: LedgerRepository,
     @Inject(PAYMENTS_REDIS) private readonly redis: RedisClient,
     /** Also names the ledger's shards, each checked on its own (on a Redis Cluster they live on different primaries). */
     @Inject(CreditStore) private readonly store: CreditStore,
     @Inject(SettlementRecords) private readonly settlements: SettlementRecords,
+    @Inject(SettlementRepository) private readonly settlementRows: SettlementRepository,
     @Inject(HoldSweeper) private readonly holds: HoldSweeper,
   ) {}
 
@@ -227,15 +213,7 @@ export class Reconciliation {
   }
 
   private async checkSettlements(): Promise<SettlementReconciliation> {
-    const { rows } = await this.pool.query<{
-      calls: number;
-      top_ups: number;
-      duplicates: number;
-      shared_request_ids: number;
-      top_ups_without_settlement: string[];
-      settlements_without_top_up: string[];
-    }>(SETTLEMENTS_SQL);
-    const row = rows[0];
+    const row = await this.settlementRows.reconciliationCounts();
     return {
       calls: row.calls,
       topUps: row.top_ups,

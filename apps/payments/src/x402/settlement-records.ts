@@ -1,23 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { RedisClient } from '@appcat/redis';
-import type pg from 'pg';
+import { type SettlementRecord, SettlementRepository } from '../persistence/settlement-repository.js';
 import type { LockState } from './payment-lock.js';
 import { type PaymentKeys, X402Keyspace } from './x402-keyspace.js';
 
-/** One settled x402 payment and the request it paid for (a row of `x402_settlements`). */
-export interface SettlementRecord {
-  /** PaymentLock identity: (network, payer, nonce) for EVM, the payer's transaction signature for Solana. */
-  paymentId: string;
-  network: string;
-  transaction: string;
-  payer: string;
-  amount: bigint;
-  purpose: 'call' | 'topup';
-  route: string;
-  requestId: string;
-  resourceUrl: string;
-  settledAtMs: number;
-}
+export type { SettlementRecord };
 
 /** How often each replica looks for records no replica wrote to Postgres itself (it died, or Postgres was down). */
 const DRAIN_INTERVAL_MS = 1_000;
@@ -28,15 +15,6 @@ const BATCH = 200;
 const MAX_UNWRITTEN = 10 * BATCH;
 /** A record must not hold up the delivery it paid for, nor the writer, when Postgres hangs instead of refusing. */
 const INSERT_TIMEOUT_MS = 2_000;
-
-/** One statement for a whole batch; a settlement already stored (written twice) is skipped. */
-const INSERT = `
-INSERT INTO x402_settlements (payment_id, network, transaction, payer, amount_micros, purpose, route, request_id, resource_url, settled_at)
-SELECT payment_id, network, transaction, payer, amount_micros, purpose, route, request_id, resource_url,
-       timestamptz 'epoch' + settled_at_ms * interval '1 millisecond'
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[])
-  AS r(payment_id, network, transaction, payer, amount_micros, purpose, route, request_id, resource_url, settled_at_ms)
-ON CONFLICT (network, transaction) DO NOTHING`;
 
 /**
  * KEYS: the payment's pending stream, its lock (one hash slot, X402Keyspace). ARGV: the record's JSON,
@@ -89,7 +67,7 @@ export class SettlementRecords {
   private readonly redis: RedisClient & RecordCommands;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly repository: SettlementRepository,
     redis: RedisClient,
     /** Where records and payment locks live. */
     readonly keyspace: X402Keyspace,
@@ -117,7 +95,7 @@ export class SettlementRecords {
         `settlement ${record.network}:${record.transaction} written to Postgres directly (Redis failed): ${describe(error)}`,
       );
       try {
-        await withTimeout(this.insert([record]), INSERT_TIMEOUT_MS);
+        await withTimeout(this.repository.insert([record]), INSERT_TIMEOUT_MS);
       } catch (insertError) {
         this.logger.error(
           `settlement not recorded (Redis and Postgres failed): ${serialise(record)}: ${describe(insertError)}`,
@@ -248,14 +226,14 @@ export class SettlementRecords {
    */
   private async insertOrSetAside(queued: QueuedRecord[]): Promise<void> {
     try {
-      await this.insert(queued.map((entry) => entry.record));
+      await this.repository.insert(queued.map((entry) => entry.record));
       return;
     } catch (error) {
       if (!refusedForContent(error)) throw error;
     }
     for (const { stream, record } of queued) {
       try {
-        await this.insert([record]);
+        await this.repository.insert([record]);
       } catch (error) {
         if (!refusedForContent(error)) throw error;
         const rejected = X402Keyspace.rejectedOf(stream);
@@ -265,22 +243,6 @@ export class SettlementRecords {
         await this.redis.xadd(rejected, '*', 'record', serialise(record), 'error', describe(error));
       }
     }
-  }
-
-  private async insert(records: SettlementRecord[]): Promise<void> {
-    const column = <T>(pick: (record: SettlementRecord) => T) => records.map(pick);
-    await this.pool.query(INSERT, [
-      column((r) => r.paymentId),
-      column((r) => r.network),
-      column((r) => r.transaction),
-      column((r) => r.payer),
-      column((r) => r.amount.toString()),
-      column((r) => r.purpose),
-      column((r) => r.route),
-      column((r) => r.requestId),
-      column((r) => r.resourceUrl),
-      column((r) => String(r.settledAtMs)),
-    ]);
   }
 }
 

@@ -6,6 +6,7 @@ import { FacilitatorCheck } from '../../src/x402/facilitator-check.js';
 import { FacilitatorConnection } from '../../src/x402/facilitator-connection.js';
 import { PaymentHolds } from '../../src/x402/payment-holds.js';
 import { SettlementRecords } from '../../src/x402/settlement-records.js';
+import { SettlementRepository } from '../../src/persistence/settlement-repository.js';
 import { X402Keyspace } from '../../src/x402/x402-keyspace.js';
 import { X402Offers } from '../../src/x402/x402-offers.js';
 
@@ -16,7 +17,11 @@ import { X402Offers } from '../../src/x402/x402-offers.js';
  */
 export function x402Payments(config: PaymentsConfig, stores: { redis: RedisClient; pool: pg.Pool }) {
   const metrics = new PaymentsMetrics(createRegistry('payments'));
-  const records = new SettlementRecords(stores.pool, stores.redis, new X402Keyspace(config.ledger.shards));
+  const records = new SettlementRecords(
+    new SettlementRepository(stores.pool),
+    stores.redis,
+    new X402Keyspace(config.ledger.shards),
+  );
   const connection = new FacilitatorConnection(config.x402, metrics);
   const offers = new X402Offers(connection);
   return {
