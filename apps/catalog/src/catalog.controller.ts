@@ -106,9 +106,10 @@ export class CatalogController {
     this.metrics.cache.inc({ kind: query.route, result: source });
     const dataJson = listJson(result);
     // The fields in the order callers have always had them: source, then the age when there is one.
-    const { ageSeconds, ageMs, freshForMs } = provenance;
+    const { ageSeconds, ageMs, freshForMs, upstreamSource } = provenance;
     const reply: CatalogReply = ageSeconds === undefined ? { dataJson, source } : { dataJson, source, ageSeconds };
     if (freshForMs !== undefined) Object.assign(reply, { ageMs, freshForMs });
+    if (upstreamSource !== undefined) reply.upstreamSource = upstreamSource;
     return JsonTextReply.of<CatalogReply>(reply, 'dataJson');
   }
 }

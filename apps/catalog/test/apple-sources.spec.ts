@@ -75,9 +75,22 @@ describe('Apple sources: a chain per route, plausibility first', () => {
     expect(stats.reviews).toBe(2);
     expect(stats['same-origin']).toBe(3);
     const entry = await cached(`apple:reviews:us:${app}:recent:1`);
-    expect(JSON.parse(entry!.replace(/^\d+\|0\|/, ''))).toHaveLength(50);
+    // The entry keeps the source that produced it beside its fetch time.
+    expect(JSON.parse(entry!.replace(/^\d+\|0\|catalogue\|/, ''))).toHaveLength(50);
     // What each source did is counted, so operators see the feed dying before users do.
     expect((await counts()).map((n, i) => n - before[i])).toEqual([1, 1, 1]);
+  });
+
+  it('says which source produced each answer, on a fetch and on later cache hits alike', async () => {
+    system.emulator.setDrift({ reviewsFeed: 'empty' });
+    const fetched = await system.fetch(NINE_ROUTES[2]);
+    expect(fetched).toMatchObject({ source: 'upstream', upstreamSource: 'catalogue' });
+    expect(await system.fetch(NINE_ROUTES[2])).toMatchObject({ source: 'cache', upstreamSource: 'catalogue' });
+    expect(await system.peek(NINE_ROUTES[2])).toMatchObject({ source: 'cache', upstreamSource: 'catalogue' });
+    // An app's record primed by a search is iTunes's too; a reply built of several resources names each source once.
+    expect(await system.fetch(NINE_ROUTES[0])).toMatchObject({ upstreamSource: 'itunes' });
+    expect(await system.peek(NINE_ROUTES[1])).toMatchObject({ source: 'cache', upstreamSource: 'itunes' });
+    expect((await system.fetch(NINE_ROUTES[6])).upstreamSource).toBe('amp-api, catalogue');
   });
 
   it('believes an empty feed for an app without ratings, and past the last page', async () => {

@@ -45,6 +45,11 @@ export interface CatalogReply {
    */
   ageMs?: number;
   freshForMs?: number;
+  /**
+   * The store's sources that produced `data` (`itunes`, `catalogue`, `amp-api`, `feed`, `page`, …),
+   * comma-separated, also on cache hits; the gateway reports it in the `x-upstream-source` header.
+   */
+  upstreamSource?: string;
 }
 
 /**

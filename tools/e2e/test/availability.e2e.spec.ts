@@ -230,5 +230,9 @@ describe("2026's empty reviews feed never reaches a caller, the cache or the led
     const reviews = await system.get('/api/apps/284882215/reviews', created.key);
     expect(reviews.status).toBe(200);
     expect((reviews.body.data as { resultCount: number }).resultCount).toBe(50);
+    // The answer names the source that produced it, and so does its cache hit.
+    expect(reviews.headers['x-upstream-source']).toBe('feed');
+    const again = await system.get('/api/apps/284882215/reviews', created.key);
+    expect([again.headers['x-cache'], again.headers['x-upstream-source']]).toEqual(['CACHE', 'feed']);
   });
 });

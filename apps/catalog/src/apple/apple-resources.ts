@@ -258,7 +258,7 @@ export class AppleResources {
       args: new ArgsCodec<SearchArgs>({ term: anyText, country: text, lang: optionalText }),
       key: (a) => keyOf('search', a.country, a.lang, a.term),
       freshness: () => searches,
-      load: (a) => searches$.load(a),
+      load: (a, noteSource) => searches$.load(a, noteSource),
     });
     const apps$ = chain<AppArgs, ItunesRecord>('apps.get', {
       // A bundle identifier is sent as given, as maintained scrapers send it (Apple's own casing is what
@@ -281,7 +281,7 @@ export class AppleResources {
       key: (a) => this.appKey(lookupKeyOf(a.appId), a.appId, a.country, a.lang),
       freshness: () => this.details,
       group: (a) => `lookup|${this.lookupGroupOf(a)}`,
-      load: (a) => apps$.load(a),
+      load: (a, noteSource) => apps$.load(a, noteSource),
     });
     const developers$ = chain<DeveloperArgs, ItunesRecord[]>('developers.get', {
       itunes: priming(itunesDeveloperSource(itunes), () => [DEVELOPER_STOREFRONT, undefined]),
@@ -293,7 +293,7 @@ export class AppleResources {
       args: new ArgsCodec<DeveloperArgs>({ artistId: text }),
       key: (a) => keyOf('developer', a.artistId),
       freshness: () => lists,
-      load: (a) => developers$.load(a),
+      load: (a, noteSource) => developers$.load(a, noteSource),
     });
     const reviews$ = chain<ReviewsArgs, Review[]>('apps.reviews', {
       feed: feedSource(itunes, 'page-first', ratingsOf),
@@ -312,7 +312,7 @@ export class AppleResources {
       }),
       key: (a) => keyOf('reviews', a.country, a.trackId, a.sort, a.page),
       freshness: (a) => (a.page === 1 && a.sort === 'recent' ? recentReviews : reviewPages),
-      load: (a) => reviews$.load(a),
+      load: (a, noteSource) => reviews$.load(a, noteSource),
     });
     const similarGroup = (a: SimilarArgs) => groupOf(a.trackId, batchable(a.trackId), a.country, a.lang);
     const notShownOnPage = emptySimilar(appPage);
@@ -341,7 +341,7 @@ export class AppleResources {
       key: (a) => keyOf('similar', a.country, a.lang, a.trackId),
       freshness: () => lists,
       group: (a) => `similar|${similarGroup(a)}`,
-      load: (a) => similar$.load(a),
+      load: (a, noteSource) => similar$.load(a, noteSource),
     });
     const bundleGroup = (a: BundleArgs) => groupOf(a.bundleId, batchable(a.bundleId), a.country, a.lang);
     const bundles$ = chain<BundleArgs, AmpResource>('bundles.get', {
@@ -366,7 +366,7 @@ export class AppleResources {
       key: (a) => keyOf('bundle', a.country, a.lang, a.bundleId),
       freshness: () => this.details,
       group: (a) => `bundle|${bundleGroup(a)}`,
-      load: (a) => bundles$.load(a),
+      load: (a, noteSource) => bundles$.load(a, noteSource),
     });
     const bundleSearches$ = chain<BundleSearchArgs, AmpResource[]>('bundles.search', {
       'amp-api': bundleSearchSource(amp),
@@ -384,7 +384,7 @@ export class AppleResources {
       }),
       key: (a) => keyOf('bundle-search', a.country, a.lang, a.page, a.term),
       freshness: () => searches,
-      load: (a) => bundleSearches$.load(a),
+      load: (a, noteSource) => bundleSearches$.load(a, noteSource),
     });
     const pageKind = (kind: 'app-page' | 'bundle-page', path: 'app' | 'app-bundle') =>
       new ResourceKind<PageArgs, StorePageData>({
@@ -531,7 +531,7 @@ export class AppleResources {
       if (typeof record.bundleId === 'string')
         entries.push([this.appKey('bundleId', record.bundleId, country, lang), record]);
     }
-    await this.store.put(this.details, entries);
+    await this.store.put(this.details, entries, 'itunes');
   }
 
   private async similarBatch(group: CatalogueGroup, ids: string[]): Promise<Map<string, AmpResource[]>> {

@@ -2,8 +2,8 @@
  * Lua scripts of the shared cache. Each runs atomically, so "is it fresh? has it just failed? may I
  * load it?" is one decision even with many replicas asking at once.
  *
- * An entry is `<fetchedAtMs>|<1 if not found, else 0>|<JSON>`, so scripts can judge its age without
- * decoding the JSON.
+ * An entry is `<fetchedAtMs>|<1 if not found, else 0>|[<source name>|]<JSON>`, so scripts can judge
+ * its age without decoding the rest.
  */
 
 /**

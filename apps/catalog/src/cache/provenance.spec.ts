@@ -64,6 +64,16 @@ describe('ProvenanceTrace', () => {
     expect(future.provenance(now)).toEqual({ source: 'cache', ageSeconds: 0, ageMs: 0, freshForMs: 2_000 });
   });
 
+  it("names each part's source once, in the order first read; parts of unknown source add nothing", () => {
+    const trace = new ProvenanceTrace();
+    trace.record('cache', 90_000, 0, 'amp-api');
+    trace.record('upstream', 100_000, 0, 'feed');
+    trace.record('upstream', 100_000);
+    trace.record('cache', 95_000, 0, 'amp-api');
+    trace.record('upstream', 100_000, 0, 'feed-id-first');
+    expect(trace.provenance(now)).toEqual({ source: 'upstream', upstreamSource: 'amp-api, feed, feed-id-first' });
+  });
+
   it('is cache-only only when asked to be', () => {
     expect(new ProvenanceTrace().cacheOnly).toBe(false);
     expect(new ProvenanceTrace(true).cacheOnly).toBe(true);

@@ -7,6 +7,8 @@ export interface Provenance {
   ageMs?: number;
   /** How much longer every part stays fresh by the catalog's own rules, ms; absent if some part is not. */
   freshForMs?: number;
+  /** The sources that produced the data (`itunes`, `feed`, …), in the order first read, comma-separated. */
+  upstreamSource?: string;
 }
 
 /**
@@ -19,9 +21,10 @@ export interface ResourceTrace {
   readonly cacheOnly: boolean;
   /**
    * Notes one resource the reply used: where it came from, when the upstream produced it, and for how
-   * long after that the cache counts it fresh (0 or absent: not at all, e.g. a stale copy).
+   * long after that the cache counts it fresh (0 or absent: not at all, e.g. a stale copy), and the
+   * store's source that produced it, when known.
    */
-  record(source: CatalogSource, fetchedAt: number, freshMs?: number): void;
+  record(source: CatalogSource, fetchedAt: number, freshMs?: number, upstreamSource?: string): void;
 }
 
 /** For a resource that is no part of a reply's data (the web catalogue token): nothing is noted, and the upstream may be asked. */
@@ -51,11 +54,17 @@ export class ProvenanceTrace implements ResourceTrace {
   private oldestFetchedAt = Infinity;
   private freshUntil = Infinity;
   private shortestFreshMs = Infinity;
+  private upstreamSources: string | undefined;
 
   constructor(readonly cacheOnly = false) {}
 
-  record(source: CatalogSource, fetchedAt: number, freshMs = 0): void {
+  record(source: CatalogSource, fetchedAt: number, freshMs = 0, upstreamSource?: string): void {
     this.parts++;
+    if (upstreamSource !== undefined && upstreamSource !== this.upstreamSources) {
+      if (this.upstreamSources === undefined) this.upstreamSources = upstreamSource;
+      else if (!this.upstreamSources.split(', ').includes(upstreamSource))
+        this.upstreamSources += `, ${upstreamSource}`;
+    }
     const until = source === 'stale' || freshMs <= 0 ? -Infinity : fetchedAt + freshMs;
     if (until < this.freshUntil) this.freshUntil = until;
     if (freshMs < this.shortestFreshMs) this.shortestFreshMs = freshMs;
@@ -72,7 +81,8 @@ export class ProvenanceTrace implements ResourceTrace {
     // Never fresh for longer than its shortest TTL, even if a replica's clock put a fetch in the future.
     const fresh =
       this.freshUntil > now ? { ageMs, freshForMs: Math.min(this.freshUntil - now, this.shortestFreshMs) } : {};
-    if (source === 'upstream') return { source, ...fresh };
-    return { source, ageSeconds: Math.floor(ageMs / 1000), ...fresh };
+    const from = this.upstreamSources === undefined ? {} : { upstreamSource: this.upstreamSources };
+    if (source === 'upstream') return { source, ...fresh, ...from };
+    return { source, ageSeconds: Math.floor(ageMs / 1000), ...fresh, ...from };
   }
 }

@@ -61,12 +61,15 @@ interface Entry<T> {
   fetchedAt: number;
   notFound: boolean;
   value: T | undefined;
+  /** The store's source that produced it (absent in entries written before sources were kept). */
+  from?: string;
 }
 
 interface Outcome<T> {
   value: T | undefined;
   source: CatalogSource;
   fetchedAt: number;
+  from?: string;
 }
 
 type Probe<T> = { state: 'fresh' | 'stale' | 'failed' | 'locked' | 'busy'; entry?: Entry<T>; failure?: WireException };
@@ -77,24 +80,30 @@ interface Keys {
   failure: string;
 }
 
-function encodeEntry(fetchedAt: number, value: unknown): string {
-  return value === undefined ? `${fetchedAt}|1|` : `${fetchedAt}|0|${JSON.stringify(value)}`;
+// `<fetchedAt>|<notFound>|[<source>|]<JSON>`: a source name is lower-case letters and dashes, which no JSON text followed by `|` is.
+function encodeEntry(fetchedAt: number, value: unknown, from?: string): string {
+  const source = from === undefined ? '' : `${from}|`;
+  return value === undefined ? `${fetchedAt}|1|${source}` : `${fetchedAt}|0|${source}${JSON.stringify(value)}`;
 }
 
 function decodeEntry<T>(raw: string): Entry<T> | undefined {
-  const match = /^(\d+)\|([01])\|/.exec(raw);
+  const match = /^(\d+)\|([01])\|(?:([a-z][a-z0-9-]*)\|)?/.exec(raw);
   if (!match) return undefined;
   const notFound = match[2] === '1';
+  const fetchedAt = Number(match[1]);
+  const from = match[3];
   try {
-    if (notFound) return { fetchedAt: Number(match[1]), notFound, value: undefined };
+    if (notFound) return { fetchedAt, notFound, value: undefined, from };
     const text = raw.slice(match[0].length);
     const value = JSON.parse(text) as T;
     rememberJsonSource(value, text);
-    return { fetchedAt: Number(match[1]), notFound, value };
+    return { fetchedAt, notFound, value, from };
   } catch {
     return undefined;
   }
 }
+
+const outcomeOf = <T>({ value, fetchedAt, from }: Entry<T>) => ({ value, fetchedAt, from });
 
 function decodeFailure(raw: string): WireException {
   try {
@@ -167,7 +176,8 @@ export class RedisResourceStore implements ResourceStore {
     // Only the request that made the upstream call reports 'upstream'; the ones merged into it were
     // spared a call, which is what a cache hit means to the caller.
     const freshMs = outcome.value === undefined ? request.freshness.notFoundMs : request.freshness.freshMs;
-    trace.record(!leader && outcome.source === 'upstream' ? 'cache' : outcome.source, outcome.fetchedAt, freshMs);
+    const source = !leader && outcome.source === 'upstream' ? 'cache' : outcome.source;
+    trace.record(source, outcome.fetchedAt, freshMs, outcome.from);
     return outcome.value;
   }
 
@@ -189,16 +199,16 @@ export class RedisResourceStore implements ResourceStore {
     const freshFor = entry?.notFound ? request.freshness.notFoundMs : request.freshness.freshMs;
     if (!entry || Date.now() - entry.fetchedAt >= freshFor)
       throw new NotCachedError(request.key, entry !== undefined && !entry.notFound);
-    trace.record('cache', entry.fetchedAt, freshFor);
+    trace.record('cache', entry.fetchedAt, freshFor, entry.from);
     return entry.value;
   }
 
-  async put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>): Promise<void> {
+  async put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>, source?: string): Promise<void> {
     const now = Date.now();
     // One command per entry, not a pipeline: on a Redis Cluster a pipeline stays in one slot. Sent
     // together, the connection's auto-pipelining still batches them.
     const writes = [...entries].map(
-      ([key, value]) => [this.entryKey(key), encodeEntry(now, value), keepMs(freshness, value)] as const,
+      ([key, value]) => [this.entryKey(key), encodeEntry(now, value, source), keepMs(freshness, value)] as const,
     );
     if (writes.length === 0) return;
     await this.withRedis(
@@ -291,13 +301,13 @@ export class RedisResourceStore implements ResourceStore {
   ): Promise<Outcome<T>> {
     switch (probe.state) {
       case 'fresh':
-        return Promise.resolve({ value: probe.entry!.value, source: 'cache', fetchedAt: probe.entry!.fetchedAt });
+        return Promise.resolve({ ...outcomeOf(probe.entry!), source: 'cache' });
       case 'stale':
         // Served now; one refresh is queued (the queue holds a key once), the caller never waits for it.
         this.options
           .refreshQueue!.enqueue(request.key, request.refresh!)
           .catch((error: unknown) => this.redisFailed(error));
-        return Promise.resolve({ value: probe.entry!.value, source: 'stale', fetchedAt: probe.entry!.fetchedAt });
+        return Promise.resolve({ ...outcomeOf(probe.entry!), source: 'stale' });
       case 'failed':
         return Promise.resolve(this.staleOr(request, probe.entry, probe.failure!));
       case 'locked':
@@ -310,7 +320,7 @@ export class RedisResourceStore implements ResourceStore {
   /** Stale data when there is some young enough; otherwise the failure. */
   private staleOr<T>(request: ResourceRequest<T>, entry: Entry<T> | undefined, failure: WireException): Outcome<T> {
     if (entry && !entry.notFound && Date.now() - entry.fetchedAt < request.freshness.staleMs) {
-      return { value: entry.value, source: 'stale', fetchedAt: entry.fetchedAt };
+      return { ...outcomeOf(entry), source: 'stale' };
     }
     throw failure;
   }
@@ -330,8 +340,9 @@ export class RedisResourceStore implements ResourceStore {
     );
     renewal.unref();
     let value: T | undefined;
+    let from: string | undefined;
     try {
-      value = await request.load();
+      value = await request.load((name) => (from = name));
     } catch (error) {
       clearInterval(renewal);
       // Only upstream failures are worth remembering; anything else (a bug) must not be replayed.
@@ -361,13 +372,13 @@ export class RedisResourceStore implements ResourceStore {
           keys.entry,
           keys.lock,
           token,
-          encodeEntry(fetchedAt, value),
+          encodeEntry(fetchedAt, value, from),
           String(keepMs(request.freshness, value)),
           this.channel,
         ),
       undefined,
     );
-    return { value, source: 'upstream', fetchedAt };
+    return { value, source: 'upstream', fetchedAt, from };
   }
 
   private async waitForFill<T>(
@@ -399,8 +410,9 @@ export class RedisResourceStore implements ResourceStore {
   }
 
   private async loadWithoutRedis<T>(request: ResourceRequest<T>): Promise<Outcome<T>> {
-    const value = await request.load();
-    return { value, source: 'upstream', fetchedAt: Date.now() };
+    let from: string | undefined;
+    const value = await request.load((name) => (from = name));
+    return { value, source: 'upstream', fetchedAt: Date.now(), from };
   }
 
   private get channel(): string {

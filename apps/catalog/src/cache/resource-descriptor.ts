@@ -80,7 +80,7 @@ export interface ResourceKindSpec<A extends object, T> {
   freshness(args: A): Freshness;
   /** Loads of one group share one batched call; absent: each load is its own call. */
   group?(args: A): string;
-  load(args: A): Promise<T | undefined>;
+  load(args: A, noteSource?: (name: string) => void): Promise<T | undefined>;
 }
 
 /**
@@ -100,7 +100,7 @@ export class ResourceKind<A extends object, T> {
     return {
       key: spec.key(args),
       freshness: spec.freshness(args),
-      load: () => spec.load(args),
+      load: (noteSource) => spec.load(args, noteSource),
       refresh: {
         upstream: spec.upstream,
         ...(group === undefined ? {} : { group }),

@@ -16,8 +16,11 @@ export interface ResourceRequest<T> {
   /** Unique per resource, without the deployment prefix, e.g. `itunes:app:us:-:id:284882215`. */
   key: string;
   freshness: Freshness;
-  /** Asks the upstream; undefined means the upstream says it does not exist (cached as not found). */
-  load(): Promise<T | undefined>;
+  /**
+   * Asks the upstream; undefined means the upstream says it does not exist (cached as not found).
+   * A resource read through several sources tells `noteSource` which one answered (kept in the entry).
+   */
+  load(noteSource?: (name: string) => void): Promise<T | undefined>;
   /**
    * How any replica can rebuild this request. With it, an entry past its freshness is served at once,
    * marked stale, and refreshed through the shared queue; without it, it is loaded before answering.
@@ -38,9 +41,10 @@ export interface ResourceStore {
   get<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined>;
   /**
    * Stores values learned on the side, as if each had been loaded now: an app found by bundle id is
-   * also the app by track id; every record of a search result is that app's lookup record.
+   * also the app by track id; every record of a search result is that app's lookup record. `source`
+   * names the source they were read from.
    */
-  put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>): Promise<void>;
+  put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>, source?: string): Promise<void>;
   /** Forgets a resource (a web catalogue token the API has just rejected). */
   drop(key: string): Promise<void>;
 }
@@ -49,8 +53,9 @@ export interface ResourceStore {
 export class UncachedResources implements ResourceStore {
   async get<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
     if (trace.cacheOnly) throw new NotCachedError(request.key);
-    const value = await request.load();
-    trace.record('upstream', Date.now());
+    let from: string | undefined;
+    const value = await request.load((name) => (from = name));
+    trace.record('upstream', Date.now(), 0, from);
     return value;
   }
 

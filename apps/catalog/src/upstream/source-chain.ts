@@ -43,7 +43,8 @@ export class SourceChain<A, T> {
     private readonly observe: SourceObserver = () => undefined,
   ) {}
 
-  async load(args: A): Promise<T | undefined> {
+  /** @param noteSource told the name of the source whose answer is returned. */
+  async load(args: A, noteSource?: (name: string) => void): Promise<T | undefined> {
     const tried: string[] = [];
     const codes = new Set<string>();
     for (const [index, source] of this.sources.entries()) {
@@ -69,6 +70,7 @@ export class SourceChain<A, T> {
       }
       if (why === undefined) {
         this.observe(this.route, source.name, 'ok');
+        noteSource?.(source.name);
         return answer;
       }
       this.observe(this.route, source.name, 'implausible');

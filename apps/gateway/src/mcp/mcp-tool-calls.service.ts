@@ -20,6 +20,7 @@ export const Meta = {
   creditsRemaining: 'appcat/credits-remaining',
   cache: 'appcat/cache',
   age: 'appcat/age',
+  upstreamSource: 'appcat/upstream-source',
 } as const;
 
 /** A `tools/call` naming no tool of ours; the MCP server answers it as a JSON-RPC InvalidParams error. */
@@ -116,6 +117,7 @@ function rendered(answer: PricedAnswer): CallToolResult {
       ...chargeMeta(answer.charge),
       [Meta.cache]: answer.source.toUpperCase(),
       ...(answer.ageSeconds === undefined ? {} : { [Meta.age]: Math.max(0, Math.floor(answer.ageSeconds)) }),
+      ...(answer.upstreamSource === undefined ? {} : { [Meta.upstreamSource]: answer.upstreamSource }),
     },
   };
 }

@@ -29,6 +29,12 @@ describe('NearCache', () => {
     expect(cache.get({ ...query, country: 'gb' })).toBeUndefined();
   });
 
+  it("keeps the store's source that produced an answer and reports it on a hit", () => {
+    const cache = new NearCache(1_000, 1 << 20, clock);
+    cache.remember(query, fresh({ upstreamSource: 'itunes' }), now);
+    expect(cache.get(query)).toMatchObject({ source: 'cache', upstreamSource: 'itunes' });
+  });
+
   it('takes the time the request was sent as the reply time: the age is never below the truth', () => {
     const cache = new NearCache(1_000, 1 << 20, clock);
     const sentAt = now;

@@ -7,6 +7,7 @@ interface NearEntry {
   /** When the catalog would stop serving it as fresh, or this cache's own time runs out: the earlier. */
   expiresAt: number;
   bytes: number;
+  upstreamSource?: string;
 }
 
 /** Fixed cost per entry beyond its strings (map slot, object, numbers), bytes. */
@@ -52,7 +53,11 @@ export class NearCache {
       this.delete(key, entry);
       return undefined;
     }
-    return { dataJson: entry.dataJson, source: 'cache', ageSeconds: Math.floor((now - entry.fetchedAt) / 1000) };
+    const ageSeconds = Math.floor((now - entry.fetchedAt) / 1000);
+    const { dataJson, upstreamSource } = entry;
+    return upstreamSource === undefined
+      ? { dataJson, source: 'cache', ageSeconds }
+      : { dataJson, source: 'cache', ageSeconds, upstreamSource };
   }
 
   /** Keeps `reply`, the answer to a request sent at `sentAt`, if the catalog counts it fresh. */
@@ -62,7 +67,7 @@ export class NearCache {
     const expiresAt = sentAt + Math.min(this.ttlMs, reply.freshForMs);
     const now = this.now();
     if (expiresAt <= now) return;
-    const bytes = 2 * (key.length + reply.dataJson.length) + ENTRY_OVERHEAD_BYTES;
+    const bytes = 2 * (key.length + reply.dataJson.length + (reply.upstreamSource?.length ?? 0)) + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.maxBytes) return;
     const previous = this.entries.get(key);
     if (previous) this.delete(key, previous);
@@ -71,7 +76,14 @@ export class NearCache {
       if (old.expiresAt > now && this.bytes + bytes <= this.maxBytes) break;
       this.delete(oldKey, old);
     }
-    this.entries.set(key, { dataJson: reply.dataJson, fetchedAt: sentAt - (reply.ageMs ?? 0), expiresAt, bytes });
+    const fetchedAt = sentAt - (reply.ageMs ?? 0);
+    this.entries.set(key, {
+      dataJson: reply.dataJson,
+      fetchedAt,
+      expiresAt,
+      bytes,
+      upstreamSource: reply.upstreamSource,
+    });
     this.bytes += bytes;
   }
 

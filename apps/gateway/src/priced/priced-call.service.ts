@@ -144,6 +144,12 @@ function chargeUnsure(error: unknown): unknown {
 function delivered(charge: Charge, data: CatalogReply): PricedResult {
   return {
     ok: true,
-    answer: { charge, dataJson: data.dataJson, source: data.source ?? 'upstream', ageSeconds: data.ageSeconds },
+    answer: {
+      charge,
+      dataJson: data.dataJson,
+      source: data.source ?? 'upstream',
+      ageSeconds: data.ageSeconds,
+      upstreamSource: data.upstreamSource,
+    },
   };
 }

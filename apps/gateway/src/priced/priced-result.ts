@@ -10,6 +10,8 @@ export interface PricedAnswer {
   dataJson: string;
   source: CatalogSource;
   ageSeconds?: number;
+  /** The store's sources that produced the data, as the catalog names them. */
+  upstreamSource?: string;
 }
 
 /**

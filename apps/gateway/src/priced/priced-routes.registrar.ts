@@ -19,6 +19,8 @@ import type { Charge } from './priced-result.js';
 export const CREDITS_REMAINING_HEADER = 'x-credits-remaining';
 /** UPSTREAM, CACHE or STALE: where the catalog got the data. */
 export const CACHE_HEADER = 'x-cache';
+/** The store's sources that produced the data (`itunes`, `feed`, …), comma-separated; absent when not known. */
+export const UPSTREAM_SOURCE_HEADER = 'x-upstream-source';
 
 // HEAD included: a HEAD must not run (and charge) the GET handler.
 const OTHER_METHODS = methodsOtherThan('GET');
@@ -75,6 +77,7 @@ export class PricedRoutesRegistrar implements OnModuleInit {
     // Say where the data came from: agents can tell a stale copy (served because the store failed) from fresh data.
     reply.header(CACHE_HEADER, answer.source.toUpperCase());
     if (answer.ageSeconds !== undefined) reply.header('age', String(Math.max(0, Math.floor(answer.ageSeconds))));
+    if (answer.upstreamSource !== undefined) reply.header(UPSTREAM_SOURCE_HEADER, answer.upstreamSource);
     sendEnvelopeWithJsonData(reply, 200, OK_MESSAGE, answer.dataJson);
   }
 }
