@@ -35,7 +35,10 @@ describe('catalog service over NATS', () => {
         ageSeconds: expect.any(Number),
         ageMs: expect.any(Number),
         freshForMs: expect.any(Number),
+        // The sources that produced the data, named on the fetch and on the cache hit alike.
+        upstreamSource: first.upstreamSource,
       });
+      expect(first.upstreamSource).toMatch(/^[a-z-]+(, [a-z-]+)*$/);
       expect(again.ageSeconds).toBeLessThan(5);
       expect(again.ageSeconds).toBe(Math.floor(again.ageMs! / 1000));
       // Fresh for the rest of its shortest TTL (half an hour, recent reviews, at the default settings).

@@ -147,7 +147,12 @@ describe('a failed refresh, remembered', () => {
     catalogClock.advance(1100);
     system.emulator.addFault({ match: { endpoint: 'lookup' }, status: 503 });
     const stale = await system.fetch(app('gb'));
-    expect(stale).toEqual({ data: fresh.data, source: 'stale', ageSeconds: expect.any(Number) });
+    expect(stale).toEqual({
+      data: fresh.data,
+      source: 'stale',
+      ageSeconds: expect.any(Number),
+      upstreamSource: 'itunes',
+    });
     expect(stale.ageSeconds).toBeGreaterThanOrEqual(1);
     await until(async () => system.emulator.stats().byEndpoint.lookup === 2);
     // The failure is remembered for CACHE_FAILURE_TTL_MS: the refresh queued again meanwhile does not call.

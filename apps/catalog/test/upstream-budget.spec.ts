@@ -63,7 +63,12 @@ describe('stale-while-revalidate', () => {
     const held = new HeldRequests(system.emulator, 'lookup');
     const replies = await Promise.all(Array.from({ length: 40 }, () => system.fetch(app('us'))));
     for (const reply of replies)
-      expect(reply).toEqual({ data: fresh.data, source: 'stale', ageSeconds: expect.any(Number) });
+      expect(reply).toEqual({
+        data: fresh.data,
+        source: 'stale',
+        ageSeconds: expect.any(Number),
+        upstreamSource: 'itunes',
+      });
     await until(() => held.held === 1);
     held.release();
     system.emulator.setRequestHook();
