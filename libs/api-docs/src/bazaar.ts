@@ -44,6 +44,26 @@ function exampleRecord(route: PricedRoute): Record<string, unknown> {
       };
     case 'developers.get':
       return { wrapperType: 'artist', artistId: 284882218, artistName: 'Meta Platforms, Inc.' };
+    case 'apps.ratings':
+      return {
+        appId: '284882215',
+        country: 'us',
+        average: 4.7,
+        count: 29237806,
+        histogram: { '1': 1214659, '2': 271878, '3': 691924, '4': 1989144, '5': 25070201 },
+      };
+    case 'apps.privacy':
+      return {
+        appId: '284882215',
+        managePrivacyChoicesUrl: null,
+        privacyTypes: [{ identifier: 'DATA_LINKED_TO_YOU', privacyType: 'Data Linked to You', dataCategories: [] }],
+      };
+    case 'apps.versions':
+      return { versionDisplay: '437.1', releaseDate: '2026-07-05', releaseNotes: 'Performance optimizations.' };
+    case 'charts.get':
+      return { rank: 1, id: '284882215', name: 'Facebook', artistName: 'Meta Platforms, Inc.', genreId: '6005' };
+    case 'suggestions.search':
+      return { term: 'chess', priority: 6859 };
     default:
       // Web catalogue resources (similar apps, bundles): JSON:API objects.
       return {

@@ -59,6 +59,8 @@ const CANDIDATES: Record<string, string[]> = {
   ],
   bundleId: ['1', '1482985563', '0', '0123', '1'.repeat(19), '1'.repeat(20), 'com.example', ''],
   developerId: ['284882218', '9'.repeat(19), '9'.repeat(20), '12a', ' 1', ''],
+  chart: ['top-free', 'top-paid', 'top-grossing', 'Top-Free', 'top', 'new-apps', ''],
+  genre: ['6014', '7001', '7019', '6027', '7010', '6019', '36', '6014 ', 'games', ''],
 };
 
 describe('documented parameter schemas agree with the validation', () => {

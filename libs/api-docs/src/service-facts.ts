@@ -136,6 +136,8 @@ export const PARAM_EXAMPLES: Record<string, string | number> = {
   appId: '284882215',
   bundleId: '1482985563',
   developerId: '284882218',
+  chart: 'top-free',
+  genre: '6014',
 };
 
 /** Where another store's parameters differ: Google Play's developer (Google LLC's page). */

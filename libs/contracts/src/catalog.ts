@@ -6,6 +6,10 @@ import type { ErrorCode } from './errors.js';
  */
 export type ReviewSort = 'recent' | 'helpful';
 
+/** The App Store's three top charts, as the gateway names them. */
+export const CHART_KINDS = ['top-free', 'top-paid', 'top-grossing'] as const;
+export type ChartKind = (typeof CHART_KINDS)[number];
+
 export type CatalogQuery =
   | { route: 'apps.search'; term: string; page: number; country: string; lang?: string }
   | { route: 'apps.get'; appId: string; country: string; lang?: string }
@@ -16,7 +20,12 @@ export type CatalogQuery =
   | { route: 'bundles.reviews'; bundleId: string; page: number; country: string; sort: ReviewSort }
   | { route: 'bundles.similar'; bundleId: string; country: string; lang?: string }
   /** `country` on stores whose developer pages differ per country (Google Play); Apple's route takes none. */
-  | { route: 'developers.get'; developerId: string; country?: string };
+  | { route: 'developers.get'; developerId: string; country?: string }
+  | { route: 'apps.ratings'; appId: string; country: string }
+  | { route: 'apps.privacy'; appId: string; country: string; lang?: string }
+  | { route: 'apps.versions'; appId: string; country: string; lang?: string }
+  | { route: 'charts.get'; chart: ChartKind; country: string; genre?: string; page: number }
+  | { route: 'suggestions.search'; term: string; country: string };
 
 export type RouteId = CatalogQuery['route'];
 
@@ -82,6 +91,9 @@ export const SEARCH_PAGE_SIZE = 20;
 export const SEARCH_MAX_PAGE = 10;
 /** The reviews feed has 10 pages of 50. */
 export const REVIEWS_MAX_PAGE = 10;
+/** A top chart holds up to 200 apps (the iTunes chart feed's most), served 20 a page. */
+export const CHART_PAGE_SIZE = 20;
+export const CHART_MAX_PAGE = 10;
 
 /**
  * The identity of a catalog request: the route and its normalised parameters, in a fixed order. Two

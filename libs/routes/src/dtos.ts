@@ -26,17 +26,20 @@ const LANG = [
   Matches(ParamLimits.langPattern, { message: 'lang must be a language tag such as en-us' }),
 ];
 
+const TERM = (description: string) => [
+  IsNotEmpty({ message: 'term is required' }),
+  MaxLength(ParamLimits.termMaxLength, { message: `term must be at most ${ParamLimits.termMaxLength} characters` }),
+  Validate(IsNotBlank),
+  doc(description),
+];
+
 /** Applies shared decorator lists; here the list order is the check order. */
 function apply(decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, key) => decorators.forEach((decorate) => decorate(target, key));
 }
 
 export class SearchQueryDto {
-  @doc(ParamDescriptions.term)
-  @Validate(IsNotBlank)
-  @MaxLength(ParamLimits.termMaxLength, { message: `term must be at most ${ParamLimits.termMaxLength} characters` })
-  @IsNotEmpty({ message: 'term is required' })
-  term!: string;
+  @apply(TERM(ParamDescriptions.term)) term!: string;
 
   @doc(ParamDescriptions.searchPage, ParamDefaults.page)
   @IsOptional()
@@ -67,6 +70,36 @@ export class ReviewsQueryDto {
 }
 
 export class NoQueryDto {}
+
+export class CountryQueryDto {
+  @apply(COUNTRY) country?: string;
+}
+
+export class ChartQueryDto {
+  @apply(COUNTRY) country?: string;
+
+  @doc(ParamDescriptions.genre)
+  @IsOptional()
+  @IsIn(ParamLimits.genreValues, { message: 'genre must be an App Store genre id such as 6014 (Games)' })
+  genre?: string;
+
+  @doc(ParamDescriptions.chartPage, ParamDefaults.page)
+  @IsOptional()
+  @Validate(IsPageInRange, [ParamLimits.chartMaxPage])
+  page?: string;
+}
+
+export class SuggestionsQueryDto {
+  @apply(TERM(ParamDescriptions.prefix)) term!: string;
+  @apply(COUNTRY) country?: string;
+}
+
+export class ChartParamDto {
+  @doc(ParamDescriptions.chart)
+  @IsIn(ParamLimits.chartValues, { message: `chart must be one of: ${ParamLimits.chartValues.join(', ')}` })
+  @IsNotEmpty({ message: 'chart is required' })
+  chart!: string;
+}
 
 export class AppIdParamDto {
   @doc(ParamDescriptions.appId)

@@ -1,4 +1,12 @@
-import { REVIEWS_MAX_PAGE, SEARCH_MAX_PAGE, SEARCH_PAGE_SIZE } from '@appcat/contracts';
+import {
+  CHART_KINDS,
+  CHART_MAX_PAGE,
+  CHART_PAGE_SIZE,
+  REVIEWS_MAX_PAGE,
+  SEARCH_MAX_PAGE,
+  SEARCH_PAGE_SIZE,
+} from '@appcat/contracts';
+import { CHART_GENRE_IDS } from './genres.js';
 import { ISO_COUNTRY_CODES } from './countries.js';
 
 /*
@@ -48,6 +56,9 @@ export const ParamLimits = {
   /** An Android package name: two or more dot-separated Java identifiers (com.mojang.minecraftpe). */
   playPackagePattern: /^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+$/,
   playPackageMaxLength: 150,
+  chartMaxPage: CHART_MAX_PAGE,
+  chartValues: CHART_KINDS,
+  genreValues: CHART_GENRE_IDS,
 } as const;
 
 /** What an optional parameter left out means; `toCatalogQuery` applies them. */
@@ -74,4 +85,8 @@ export const ParamDescriptions = {
   playDeveloperId:
     'Google Play developer: the numeric id of its page (5700313618786177705, up to 20 digits, kept as text) ' +
     'or its name as its pages write it (Mojang, Google LLC), URL-encoded in the path.',
+  chart: `Which top chart: ${CHART_KINDS.join(', ')}.`,
+  chartPage: `Page number from ${ParamLimits.firstPage} to ${CHART_MAX_PAGE} (${CHART_PAGE_SIZE} apps a page, ranks ${CHART_PAGE_SIZE * (CHART_MAX_PAGE - 1) + 1}-${CHART_PAGE_SIZE * CHART_MAX_PAGE} on the last). Default ${ParamDefaults.page}.`,
+  genre: 'App Store genre id (6014 Games, 7012 Puzzle games, 6005 Social Networking…). Default: every genre.',
+  prefix: `What the user has typed so far, 1 to ${ParamLimits.termMaxLength} characters.`,
 } as const;

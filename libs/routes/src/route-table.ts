@@ -9,6 +9,9 @@ import { getMetadataStorage } from 'class-validator';
 import {
   AppIdParamDto,
   BundleIdParamDto,
+  ChartParamDto,
+  ChartQueryDto,
+  CountryQueryDto,
   DeveloperIdParamDto,
   LookupQueryDto,
   NoQueryDto,
@@ -17,6 +20,7 @@ import {
   PlayDeveloperQueryDto,
   ReviewsQueryDto,
   SearchQueryDto,
+  SuggestionsQueryDto,
 } from './dtos.js';
 import { ParamDefaults } from './param-rules.js';
 
@@ -96,7 +100,7 @@ export function pricedRoute(spec: RouteSpec): PricedRoute {
   };
 }
 
-/** The App Store's nine routes. */
+/** The App Store's routes: the nine of the spec, then the store facts (issue #32). */
 const APPLE_ROUTES: readonly PricedRoute[] = [
   pricedRoute({
     store: 'apple',
@@ -179,6 +183,51 @@ const APPLE_ROUTES: readonly PricedRoute[] = [
     pathDto: DeveloperIdParamDto,
     queryDto: NoQueryDto,
   }),
+  pricedRoute({
+    store: 'apple',
+    id: 'apps.ratings',
+    path: '/api/apps/{appId}/ratings',
+    description: 'Star ratings of an App Store app in one storefront: average, count and 1-5 star histogram',
+    networks: 'standard',
+    pathDto: AppIdParamDto,
+    queryDto: CountryQueryDto,
+  }),
+  pricedRoute({
+    store: 'apple',
+    id: 'apps.privacy',
+    path: '/api/apps/{appId}/privacy',
+    description: 'Privacy label of an App Store app: the data it collects, how it is linked and what for',
+    networks: 'standard',
+    pathDto: AppIdParamDto,
+    queryDto: LookupQueryDto,
+  }),
+  pricedRoute({
+    store: 'apple',
+    id: 'apps.versions',
+    path: '/api/apps/{appId}/versions',
+    description: 'Version history of an App Store app, newest first, with release notes',
+    networks: 'standard',
+    pathDto: AppIdParamDto,
+    queryDto: LookupQueryDto,
+  }),
+  pricedRoute({
+    store: 'apple',
+    id: 'charts.get',
+    path: '/api/charts/{chart}',
+    description: 'An App Store top chart (free, paid or grossing) of a storefront, overall or for one genre',
+    networks: 'standard',
+    pathDto: ChartParamDto,
+    queryDto: ChartQueryDto,
+  }),
+  pricedRoute({
+    store: 'apple',
+    id: 'suggestions.search',
+    path: '/api/suggestions',
+    description: 'Search suggestions the App Store offers for what a user has typed so far',
+    networks: 'standard',
+    pathDto: null,
+    queryDto: SuggestionsQueryDto,
+  }),
 ];
 
 /** Google Play's routes: the sibling catalog of spec §1 (Play has no app bundles). */
@@ -227,7 +276,8 @@ export const ROUTE_TABLES: Readonly<Record<StoreId, RouteTable>> = {
   apple: {
     store: 'apple',
     storeName: 'App Store',
-    covers: 'apps, bundles, reviews, similar items, developers',
+    covers:
+      'apps, bundles, reviews, similar items, developers, ratings, privacy labels, version histories, top charts, search suggestions',
     routes: APPLE_ROUTES,
   },
   'google-play': {
@@ -237,7 +287,7 @@ export const ROUTE_TABLES: Readonly<Record<StoreId, RouteTable>> = {
     routes: GOOGLE_PLAY_ROUTES,
   },
 };
-
+/** The App Store's routes, the table of the first address (the spec's nine endpoints and the store facts). */
 /** The App Store's routes, the table of the first address (what the spec's nine endpoints are). */
 export const PRICED_ROUTES: readonly PricedRoute[] = APPLE_ROUTES;
 

@@ -13,7 +13,7 @@ const check = (id: string, path: Record<string, string>, query: Record<string, s
   validateRouteInput(byId(id), path, query);
 
 describe('validateRouteInput', () => {
-  it('has the nine routes of the spec, each priced at 3000 µUSD', () => {
+  it('has the nine routes of the spec and the five store-fact routes, each priced at 3000 µUSD', () => {
     expect(PRICED_ROUTES.map((r) => r.path)).toEqual([
       '/api/apps',
       '/api/apps/{appId}',
@@ -24,6 +24,11 @@ describe('validateRouteInput', () => {
       '/api/bundles/{bundleId}/reviews',
       '/api/bundles/{bundleId}/similar',
       '/api/developers/{developerId}',
+      '/api/apps/{appId}/ratings',
+      '/api/apps/{appId}/privacy',
+      '/api/apps/{appId}/versions',
+      '/api/charts/{chart}',
+      '/api/suggestions',
     ]);
     expect(new Set(PRICED_ROUTES.map((r) => r.price))).toEqual(new Set([3000n]));
   });
@@ -35,6 +40,35 @@ describe('validateRouteInput', () => {
     ['apps.search', {}, { term: 'x'.repeat(201) }, 'term must be at most 200 characters'],
     ['apps.search', {}, { term: ['a', 'b'] }, 'term must be given only once'],
     ['apps.search', {}, { term: 'chess', page: '0' }, 'page must be an integer from 1 to 10'],
+    ['charts.get', { chart: 'top-new' }, {}, 'chart must be one of: top-free, top-paid, top-grossing'],
+    ['charts.get', { chart: 'TOP-FREE' }, {}, 'chart must be one of: top-free, top-paid, top-grossing'],
+    [
+      'charts.get',
+      { chart: 'top-free' },
+      { genre: '7010' },
+      'genre must be an App Store genre id such as 6014 (Games)',
+    ],
+    [
+      'charts.get',
+      { chart: 'top-free' },
+      { genre: 'games' },
+      'genre must be an App Store genre id such as 6014 (Games)',
+    ],
+    ['charts.get', { chart: 'top-paid' }, { page: '11' }, 'page must be an integer from 1 to 10'],
+    [
+      'charts.get',
+      { chart: 'top-paid' },
+      { country: 'zz' },
+      'country must be an ISO 3166-1 alpha-2 country code such as us',
+    ],
+    ['suggestions.search', {}, {}, 'term is required'],
+    ['suggestions.search', {}, { term: '  ' }, 'term must not be empty'],
+    [
+      'apps.ratings',
+      { appId: 'not an id' },
+      {},
+      'appId must be a numeric App Store id or a bundle identifier such as com.example.app',
+    ],
     ['apps.search', {}, { term: 'chess', page: '1.5' }, 'page must be an integer from 1 to 10'],
     ['apps.search', {}, { term: 'chess', page: '11' }, 'page must be an integer from 1 to 10'],
     [
