@@ -14,6 +14,7 @@ import { DEFAULT_TOKEN_LIFETIME_S, tokenIssuedAt, webCatalogueToken } from './re
 import { ampApiRoutes } from './routes/amp-api.js';
 import { itunesRoutes } from './routes/itunes.js';
 import { sameOriginRoutes } from './routes/same-origin.js';
+import { storeFactsRoutes } from './routes/store-facts.js';
 import { webRoutes } from './routes/web.js';
 import { PlayCatalogue } from './google-play/play-catalogue.js';
 import { googlePlayRoutes } from './google-play/play-routes.js';
@@ -123,6 +124,7 @@ export async function startStoreEmulator(options: StoreEmulatorOptions = {}): Pr
       () => drift,
     ),
     ...googlePlayRoutes(playCatalogue),
+    ...storeFactsRoutes(catalogue, () => baseUrl),
   ];
 
   const answer = (request: EmulatorRequest): EmulatorResponse => {

@@ -16,6 +16,10 @@ export const ENDPOINTS = [
   'same-origin',
   'play-page',
   'play-batch',
+  'rss-charts',
+  'marketing-charts',
+  'ratings',
+  'hints',
   'other',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
@@ -24,6 +28,10 @@ const SAME_ORIGIN_PATH = /^\/api\/apps\/v1\/catalog\//;
 const AMP_PATH = /^\/v1\/catalog\/[^/]+\/(apps|app-bundles|search)(?:\/|$)/;
 const FEED_PATH = /^\/[A-Za-z]{2}\/rss\/customerreviews\//i;
 const PAGE_PATH = /^\/[a-z]{2}\/(app|app-bundle|developer)(?:\/|$)/;
+const RSS_CHART_PATH = /^\/[A-Za-z]{2}\/rss\/top(free|paid|grossing)applications\//i;
+const MARKETING_CHART_PATH = /^\/api\/v2\//;
+const RATINGS_PATH = /^\/[a-z]{2}\/customer-reviews\//;
+const HINTS_PATH = /^\/WebObjects\/MZSearchHints\.woa\//;
 /** The scripts and styles the pages load (apps.apple.com/assets/…), counted with the pages. */
 const ASSET_PATH = /^\/assets\//;
 
@@ -37,6 +45,10 @@ export function endpointOf(path: string): Endpoint {
   const amp = AMP_PATH.exec(path);
   if (amp) return `amp-${amp[1]}` as Endpoint;
   if (PAGE_PATH.test(path) || ASSET_PATH.test(path)) return 'page';
+  if (RSS_CHART_PATH.test(path)) return 'rss-charts';
+  if (MARKETING_CHART_PATH.test(path)) return 'marketing-charts';
+  if (RATINGS_PATH.test(path)) return 'ratings';
+  if (HINTS_PATH.test(path)) return 'hints';
   return 'other';
 }
 

@@ -2,6 +2,7 @@ import type { Catalogue } from '../catalogue/catalogue.js';
 import type { App, Bundle, Developer } from '../catalogue/model.js';
 import type { Review } from '../catalogue/reviews.js';
 import { formatPrice, soldIn, type Storefront } from '../catalogue/storefronts.js';
+import { privacyDetails, ratingHistogram, versionHistory } from '../catalogue/store-facts.js';
 import { artworkTemplate, screenshotUrls } from './artwork.js';
 
 /**
@@ -50,13 +51,18 @@ export function appIdentifier(front: Storefront, app: App): ResourceIdentifier {
   return { id: String(app.trackId), type: 'apps', href: appHref(front, app) };
 }
 
-/** `include.similar`: add the customers-also-bought relationship, at most that many apps. */
+/**
+ * `include.similar`: add the customers-also-bought relationship, at most that many apps. `extend`
+ * adds attributes left out by default (`versionHistory` in full, `privacyDetails`); `fields` keeps
+ * only the attributes it names, as a sparse fieldset does.
+ */
 export function appResource(
   catalogue: Catalogue,
   app: App,
   front: Storefront,
-  include: { similar?: number } = {},
+  include: { similar?: number; extend?: readonly string[]; fields?: readonly string[] } = {},
 ): Resource {
+  const extend = new Set([...(include.extend ?? []), ...(include.fields ?? [])]);
   const rating = catalogue.rating(app, front);
   const resource: Resource = {
     ...appIdentifier(front, app),
@@ -68,7 +74,11 @@ export function appResource(
       deviceFamilies: ['iphone', 'ipad', 'ipod'],
       releaseDate: app.releaseDate.slice(0, 10),
       isFirstParty: false,
-      userRating: { value: rating.average, ratingCount: rating.count },
+      userRating: {
+        value: rating.average,
+        ratingCount: rating.count,
+        ratingCountList: ratingHistogram(catalogue, app, front),
+      },
       contentRatingsBySystem: {
         appsApple: {
           name: app.contentAdvisoryRating,
@@ -85,13 +95,15 @@ export function appResource(
           minimumOSVersion: app.minimumOsVersion,
           languageList: app.languageCodes,
           seller: app.developer.name,
-          versionHistory: [
-            {
-              versionDisplay: app.version,
-              releaseNotes: app.releaseNotes,
-              releaseDate: app.currentVersionReleaseDate.slice(0, 10),
-            },
-          ],
+          versionHistory: extend.has('versionHistory')
+            ? versionHistory(catalogue, app)
+            : [
+                {
+                  versionDisplay: app.version,
+                  releaseNotes: app.releaseNotes,
+                  releaseDate: app.currentVersionReleaseDate.slice(0, 10),
+                },
+              ],
           screenshotsByType: {
             iphone_6_5: screenshotUrls(app.trackId, 3).map((url) => ({ url, width: 392, height: 696 })),
           },
@@ -100,6 +112,13 @@ export function appResource(
     },
     relationships: { developer: developerRelationship(front, app.developer) },
   };
+  if (extend.has('privacyDetails')) resource.attributes!.privacyDetails = privacyDetails(catalogue, app);
+  if (include.fields !== undefined) {
+    const kept = new Set(include.fields);
+    resource.attributes = Object.fromEntries(Object.entries(resource.attributes!).filter(([name]) => kept.has(name)));
+    if (kept.has('versionHistory'))
+      resource.attributes.platformAttributes = { ios: { versionHistory: versionHistory(catalogue, app) } };
+  }
   if (include.similar !== undefined) {
     resource.relationships!['customers-also-bought-apps'] = {
       href: `${appHref(front, app)}/customers-also-bought-apps`,

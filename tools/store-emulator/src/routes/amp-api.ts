@@ -65,6 +65,8 @@ export function catalogueAnswer(
         app &&
         appResource(catalogue, app, front, {
           similar: includeRelated ? sparseLimit(request.query, 'apps:customers-also-bought-apps') : undefined,
+          extend: listParam(request.query, 'extend'),
+          fields: request.query.has('fields') ? listParam(request.query, 'fields') : undefined,
         })
       );
     }
@@ -94,6 +96,13 @@ export function catalogueAnswer(
     .filter(Boolean);
   if (ids.length === 0) return apiError(400, 'Missing Parameter', 'Parameter "ids" is required', request.path);
   return json(200, { data: ids.map(render).filter((r): r is Resource => r !== undefined) });
+}
+
+function listParam(query: URLSearchParams, name: string): string[] {
+  return (query.get(name) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** `sparseLimit[type:relationship]=N` caps a relationship's items; without it, all of them. */
