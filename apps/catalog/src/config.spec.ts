@@ -18,6 +18,8 @@ describe('readCatalogConfig', () => {
         webBaseUrl: 'http://127.0.0.1:4010',
         ampApiBaseUrl: 'http://127.0.0.1:4010',
         tokenPagePath: '/us/app/facebook/id284882215',
+        marketingRssBaseUrl: 'http://127.0.0.1:4010',
+        searchHintsBaseUrl: 'http://127.0.0.1:4010',
         userAgent: DEFAULT_UPSTREAM_USER_AGENT,
         browserUserAgent: DEFAULT_BROWSER_USER_AGENT,
         sources: {
@@ -34,6 +36,8 @@ describe('readCatalogConfig', () => {
           web: { perMinute: 6, burst: 2 },
           ampApi: { perMinute: 60, burst: 10 },
           catalogue: { perMinute: 30, burst: 5 },
+          marketingRss: { perMinute: 30, burst: 5 },
+          searchHints: { perMinute: 60, burst: 10 },
         },
       },
       googlePlay: {
@@ -51,6 +55,7 @@ describe('readCatalogConfig', () => {
           searchSeconds: 2 * 3600,
           recentReviewsSeconds: 30 * 60,
           reviewsSeconds: 6 * 3600,
+          chartsSeconds: 3600,
           notFoundSeconds: 3600,
           tokenSeconds: 6 * 3600,
           staleSeconds: 7 * 24 * 3600,

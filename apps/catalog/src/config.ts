@@ -32,6 +32,10 @@ export interface AppleStoreConfig {
   ampApiBaseUrl: string;
   /** Page of webBaseUrl the token is read from; any app page carries it. */
   tokenPagePath: string;
+  /** The marketing tools' RSS v2 (top free and paid charts). */
+  marketingRssBaseUrl: string;
+  /** The store's search hints (suggestions for a prefix). */
+  searchHintsBaseUrl: string;
   /** The reviews feed answers only iTunes-like clients. */
   userAgent: string;
   /** What the same-origin catalogue and store pages are asked as: a browser (the catalogue answers 429 otherwise). */
@@ -43,6 +47,8 @@ export interface AppleStoreConfig {
     web: UpstreamRateLimit;
     ampApi: UpstreamRateLimit;
     catalogue: UpstreamRateLimit;
+    marketingRss: UpstreamRateLimit;
+    searchHints: UpstreamRateLimit;
   };
 }
 
@@ -76,6 +82,8 @@ export interface CacheTtls {
   recentReviewsSeconds: number;
   /** Every other reviews page. */
   reviewsSeconds: number;
+  /** A storefront's top chart (Apple recomputes charts through the day). */
+  chartsSeconds: number;
   /** "Nothing here": unknown ids, apps not sold in a storefront. */
   notFoundSeconds: number;
   /** The web catalogue token read from a store page. */
@@ -238,15 +246,19 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
     // Braces would make a hash tag of the prefix and put every key in one Redis Cluster slot.
     if (/[\s{}]/.test(keyPrefix))
       e.fail(`CATALOG_REDIS_PREFIX must not contain spaces or braces, got ${JSON.stringify(keyPrefix)}`);
+    const itunesBaseUrl = e.url('ITUNES_BASE_URL', 'http://127.0.0.1:4010');
     return {
       nats: readNatsConfig(e),
       ops: readOpsConfig(e, 9102),
       store,
       apple: {
-        itunesBaseUrl: e.url('ITUNES_BASE_URL', 'http://127.0.0.1:4010'),
+        itunesBaseUrl,
         webBaseUrl: e.url('APPLE_WEB_BASE_URL', 'http://127.0.0.1:4010'),
         ampApiBaseUrl: e.url('APPLE_AMP_API_BASE_URL', 'http://127.0.0.1:4010'),
         tokenPagePath,
+        // Local default: wherever iTunes is (the store emulator serves these hosts' paths too).
+        marketingRssBaseUrl: e.url('APPLE_MARKETING_RSS_BASE_URL', itunesBaseUrl),
+        searchHintsBaseUrl: e.url('APPLE_SEARCH_HINTS_BASE_URL', itunesBaseUrl),
         userAgent: e.string('UPSTREAM_USER_AGENT', DEFAULT_UPSTREAM_USER_AGENT),
         browserUserAgent: e.string('UPSTREAM_BROWSER_USER_AGENT', DEFAULT_BROWSER_USER_AGENT),
         sources: readSourceOrders(e),
@@ -257,6 +269,8 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
           web: readRateLimit(e, 'APPLE_WEB', 6, 2),
           ampApi: readRateLimit(e, 'APPLE_AMP_API', 60, 10),
           catalogue: readRateLimit(e, 'APPLE_CATALOGUE', 30, 5),
+          marketingRss: readRateLimit(e, 'APPLE_MARKETING_RSS', 30, 5),
+          searchHints: readRateLimit(e, 'APPLE_SEARCH_HINTS', 60, 10),
         },
       },
       googlePlay: {
@@ -280,6 +294,7 @@ export function readCatalogConfig(env: Record<string, string | undefined> = proc
           searchSeconds: seconds(e, 'CACHE_TTL_SEARCH_S', 2 * HOUR),
           recentReviewsSeconds: seconds(e, 'CACHE_TTL_RECENT_REVIEWS_S', 30 * 60),
           reviewsSeconds: seconds(e, 'CACHE_TTL_REVIEWS_S', 6 * HOUR),
+          chartsSeconds: seconds(e, 'CACHE_TTL_CHARTS_S', HOUR),
           notFoundSeconds: seconds(e, 'CACHE_TTL_NOT_FOUND_S', HOUR),
           tokenSeconds: seconds(e, 'CACHE_TTL_TOKEN_S', 6 * HOUR),
           staleSeconds: seconds(e, 'CACHE_STALE_MAX_AGE_S', 7 * DAY),

@@ -88,7 +88,8 @@ function part(value: string | number | undefined): string {
   return encoded.length <= 160 ? encoded : `h${createHash('sha256').update(String(value)).digest('base64url')}`;
 }
 
-const keyOf = (...parts: (string | number | undefined)[]) => `apple:${parts.map(part).join(':')}`;
+/** A cache key of an Apple resource: `apple:<kind>:<part>:…`, the kind naming its upstream (apple-upstreams.ts). */
+export const keyOf = (...parts: (string | number | undefined)[]) => `apple:${parts.map(part).join(':')}`;
 
 /**
  * Ids that can share a comma-separated list: numeric ids, and bundle identifiers made of the

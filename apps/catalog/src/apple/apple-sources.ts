@@ -12,6 +12,12 @@ export const APPLE_SOURCES = {
   'bundles.search': ['amp-api', 'catalogue'],
   'bundles.get': ['amp-api', 'catalogue', 'page'],
   'developers.get': ['itunes', 'catalogue'],
+  // The store facts (facts/store-facts.ts). `app-facts` is the app's privacy label, version history and
+  // rating in one catalogue request, ordered by apps.privacy's sources (apps.versions reads the same).
+  'apps.ratings': ['customer-reviews', 'app-facts'],
+  'apps.privacy': ['amp-api', 'catalogue'],
+  'charts.get': ['itunes-rss', 'marketing-rss'],
+  'suggestions.search': ['hints'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type SourcedRoute = keyof typeof APPLE_SOURCES;

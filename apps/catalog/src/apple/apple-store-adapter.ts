@@ -1,4 +1,4 @@
-import { SEARCH_PAGE_SIZE, type ReviewSort } from '@appcat/contracts';
+import { CHART_PAGE_SIZE, SEARCH_PAGE_SIZE, type ReviewSort } from '@appcat/contracts';
 import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
 import type { RefreshJob } from '../cache/refresh-queue.js';
 import { type ResourceRequest, type ResourceStore, UncachedResources } from '../cache/resource-store.js';
@@ -13,8 +13,11 @@ import {
   type StoreAdapter,
 } from '../store/store-adapter.js';
 import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
+import { badResponse } from '../upstream/upstream-failures.js';
 import { AppleResources, type BatchSettings } from './apple-resources.js';
 import { AppleUrls } from './apple-urls.js';
+import { checkPrivacyDetails, checkVersionHistory } from './facts/catalogue-facts.js';
+import { AppleStoreFacts } from './facts/store-facts.js';
 import { ItunesApi } from './itunes-api.js';
 import { SiteClient } from './site-client.js';
 import type { DriftNote } from './reviews-feed.js';
@@ -51,6 +54,7 @@ const DEFAULT_TTLS: CacheTtls = {
   searchSeconds: 7200,
   recentReviewsSeconds: 1800,
   reviewsSeconds: 21_600,
+  chartsSeconds: 3600,
   notFoundSeconds: 3600,
   tokenSeconds: 21_600,
   staleSeconds: 604_800,
@@ -63,16 +67,19 @@ const DEFAULT_TTLS: CacheTtls = {
  */
 export class AppleStoreAdapter implements StoreAdapter {
   private readonly resources: AppleResources;
+  private readonly facts: AppleStoreFacts;
+  private readonly urls: AppleUrls;
 
   constructor(config: AppleStoreConfig, http: UpstreamHttpClient, options: AppleStoreAdapterOptions = {}) {
-    const urls = new AppleUrls(config);
+    const urls = (this.urls = new AppleUrls(config));
     const store = options.store ?? new UncachedResources();
     const ttl = options.ttl ?? DEFAULT_TTLS;
     const tokenFreshness = { freshMs: ttl.tokenSeconds * 1000, notFoundMs: NO_TOKEN_MEMO_MS, staleMs: 0 };
+    const web = new WebCatalogue(http, urls, store, tokenFreshness);
     this.resources = new AppleResources(
       {
         itunes: new ItunesApi(http, urls, options.onDrift),
-        web: new WebCatalogue(http, urls, store, tokenFreshness),
+        web,
         site: new SiteClient(http, urls, config.browserUserAgent),
         urls,
       },
@@ -82,14 +89,15 @@ export class AppleStoreAdapter implements StoreAdapter {
       config.sources,
       options.onSource,
     );
+    this.facts = new AppleStoreFacts(http, web, urls, config, store, ttl);
   }
 
   refreshRequest(job: RefreshJob): ResourceRequest<unknown> | undefined {
-    return this.resources.kinds.fromJob(job);
+    return this.resources.kinds.fromJob(job) ?? this.facts.kinds.fromJob(job);
   }
 
   upstreamOf(resourceKey: string): string | undefined {
-    return this.resources.kinds.upstreamOf(resourceKey);
+    return this.resources.kinds.upstreamOf(resourceKey) ?? this.facts.kinds.upstreamOf(resourceKey);
   }
 
   async searchApps(query: QueryOf<'apps.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
@@ -156,6 +164,51 @@ export class AppleStoreAdapter implements StoreAdapter {
   async getDeveloper(query: QueryOf<'developers.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
     const own = await this.resources.developer(query.developerId, trace);
     return own ? listOf(own) : EMPTY_LIST;
+  }
+
+  /** Average, count and 1-5 star histogram of the app in the storefront; nothing when it is not sold there. */
+  async appRatings(query: QueryOf<'apps.ratings'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const trackId = await this.resolveTrackId(query.appId, query.country, trace);
+    if (!trackId) return EMPTY_LIST;
+    const ratings = await this.facts.ratings(query.country, trackId, trace);
+    return ratings ? listOf([ratings]) : EMPTY_LIST;
+  }
+
+  /** The app's privacy label as the store gives it, with the app's id; nothing for an unknown app. */
+  async appPrivacy(query: QueryOf<'apps.privacy'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const trackId = await this.resolveTrackId(query.appId, query.country, trace);
+    if (!trackId) return EMPTY_LIST;
+    const facts = await this.facts.appFacts(query.country, trackId, query.lang, trace);
+    if (!facts) return EMPTY_LIST;
+    return listOf([{ appId: trackId, ...checkPrivacyDetails(facts, this.ampHost(query.country)) }]);
+  }
+
+  /** Every version of the app, newest first; nothing for an unknown app. */
+  async appVersions(query: QueryOf<'apps.versions'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const trackId = await this.resolveTrackId(query.appId, query.country, trace);
+    if (!trackId) return EMPTY_LIST;
+    const facts = await this.facts.appFacts(query.country, trackId, query.lang, trace);
+    return facts ? listOf(checkVersionHistory(facts, this.ampHost(query.country))) : EMPTY_LIST;
+  }
+
+  /**
+   * Page N of 20 of the chart. Past the end of a chart the page is empty, as for search; past what the
+   * source in use lists (the marketing feed stops at 100) it is a failure, not the chart's end.
+   */
+  async topChart(query: QueryOf<'charts.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const held = await this.facts.chart(query.country, query.chart, query.genre, trace);
+    const start = (query.page - 1) * CHART_PAGE_SIZE;
+    if (start >= held.entries.length && held.entries.length >= held.depth)
+      throw badResponse(`a top chart from a source that lists only its first ${held.depth} apps`, held.source);
+    return listOf(held.entries.slice(start, start + CHART_PAGE_SIZE));
+  }
+
+  async searchSuggestions(query: QueryOf<'suggestions.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    return listOf(await this.facts.suggestions(query.country, query.term, trace));
+  }
+
+  private ampHost(country: string): string {
+    return this.urls.amp.app(country, '0', {}).host;
   }
 
   /** The feed and the web catalogue want the numeric track id; a bundle identifier costs a lookup. */

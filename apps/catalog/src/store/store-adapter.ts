@@ -41,7 +41,7 @@ export function listOf<T>(results: T[]): ListData<T> {
 }
 
 /**
- * One upstream store behind the nine catalog routes. A store without a concept (Google Play has no
+ * One upstream store behind the catalog routes. A store without a concept (Google Play has no
  * app bundles) throws a typed WireException from that method; nothing else changes for the caller.
  * Every resource a method reads is noted in `trace` (see {@link ResourceStore.get}); without one,
  * nothing is noted and the upstream may be asked (adapter tests, tools).
@@ -56,6 +56,11 @@ export interface StoreAdapter {
   bundleReviews(query: QueryOf<'bundles.reviews'>, trace?: ResourceTrace): Promise<ListData<Review>>;
   similarBundles(query: QueryOf<'bundles.similar'>, trace?: ResourceTrace): Promise<ListData>;
   getDeveloper(query: QueryOf<'developers.get'>, trace?: ResourceTrace): Promise<ListData>;
+  appRatings(query: QueryOf<'apps.ratings'>, trace?: ResourceTrace): Promise<ListData>;
+  appPrivacy(query: QueryOf<'apps.privacy'>, trace?: ResourceTrace): Promise<ListData>;
+  appVersions(query: QueryOf<'apps.versions'>, trace?: ResourceTrace): Promise<ListData>;
+  topChart(query: QueryOf<'charts.get'>, trace?: ResourceTrace): Promise<ListData>;
+  searchSuggestions(query: QueryOf<'suggestions.search'>, trace?: ResourceTrace): Promise<ListData>;
   /** The upstream (as the breaker and rate limiter name it) a cached resource is loaded from. */
   upstreamOf?(resourceKey: string): string | undefined;
   /** The resource request a refresh job (queued by any replica) describes; undefined when unknown. */
@@ -85,6 +90,16 @@ export function fetchFromStore(store: StoreAdapter, query: CatalogQuery, trace: 
       return store.similarBundles(query, trace);
     case 'developers.get':
       return store.getDeveloper(query, trace);
+    case 'apps.ratings':
+      return store.appRatings(query, trace);
+    case 'apps.privacy':
+      return store.appPrivacy(query, trace);
+    case 'apps.versions':
+      return store.appVersions(query, trace);
+    case 'charts.get':
+      return store.topChart(query, trace);
+    case 'suggestions.search':
+      return store.searchSuggestions(query, trace);
     default: {
       const unknown: never = query;
       throw new WireException(

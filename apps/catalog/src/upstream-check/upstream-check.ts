@@ -72,6 +72,11 @@ const SOURCED_BY: Record<string, SourcedRoute> = {
   'bundles.reviews': 'apps.reviews',
   'bundles.similar': 'apps.similar',
   'developers.get': 'developers.get',
+  'apps.ratings': 'apps.ratings',
+  'apps.privacy': 'apps.privacy',
+  'apps.versions': 'apps.privacy',
+  'charts.get': 'charts.get',
+  'suggestions.search': 'suggestions.search',
 };
 
 /** Failures that say nothing about the answer's shape: the upstream could not be asked. */
