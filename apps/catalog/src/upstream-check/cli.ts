@@ -10,10 +10,11 @@ import {
   type WellKnownItems,
 } from './upstream-check.js';
 
-const USAGE = `Usage: npm run upstream:check -- [--json] [--store apple|google-play] [--app ID] [--bundle ID] [--developer ID] [--play-developer ID] [--play-app ID] [--play-term TEXT] [--term TEXT] [--bundle-term TEXT] [--country CC]
+const USAGE = `Usage: npm run upstream:check -- [--json] [--store apple|google-play] [--app ID] [--bundle ID] [--developer ID] [--play-developer ID] [--play-app ID] [--play-term TEXT] [--term TEXT] [--bundle-term TEXT] [--prefix TEXT] [--country CC]
 
 Asks both upstream stores (the App Store at ITUNES_BASE_URL, APPLE_WEB_BASE_URL,
-APPLE_AMP_API_BASE_URL, APPLE_TOKEN_PAGE_PATH; Google Play at PLAY_BASE_URL) for one well-known item
+APPLE_AMP_API_BASE_URL, APPLE_TOKEN_PAGE_PATH, APPLE_MARKETING_RSS_BASE_URL, APPLE_SEARCH_HINTS_BASE_URL;
+Google Play at PLAY_BASE_URL) for one well-known item
 per priced route, through every source of an App Store route alone (APPLE_SOURCES_<ROUTE> sets the
 order), reads each answer with the catalog's own code and prints one row per store and route (ok, with
 the source it relies on now; drift; unreachable), then one indented row per source. Exits 0 only when
@@ -30,6 +31,7 @@ every route has a working source, 1 otherwise, 2 on a usage or configuration err
   --play-term T    Google Play search term                default ${DEFAULT_ITEMS.playTerm}
   --term TEXT      app search term                        default ${DEFAULT_ITEMS.appTerm}
   --bundle-term T  bundle search term                     default ${DEFAULT_ITEMS.bundleTerm}
+  --prefix TEXT    what a user typed, for suggestions     default ${DEFAULT_ITEMS.prefix}
   --country CC     storefront                             default ${DEFAULT_ITEMS.country}
 `;
 
@@ -45,6 +47,7 @@ function readItems(values: Record<string, string | boolean | undefined>): WellKn
     playTerm: pick('play-term', DEFAULT_ITEMS.playTerm),
     appTerm: pick('term', DEFAULT_ITEMS.appTerm),
     bundleTerm: pick('bundle-term', DEFAULT_ITEMS.bundleTerm),
+    prefix: pick('prefix', DEFAULT_ITEMS.prefix),
     country: pick('country', DEFAULT_ITEMS.country).toLowerCase(),
   };
   if (!/^\d{1,19}$/.test(items.bundleId))
@@ -98,6 +101,7 @@ export async function runUpstreamCheckCli(
         store: { type: 'string' },
         term: { type: 'string' },
         'bundle-term': { type: 'string' },
+        prefix: { type: 'string' },
         country: { type: 'string' },
       },
     }).values;

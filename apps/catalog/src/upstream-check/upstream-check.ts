@@ -22,6 +22,8 @@ export interface WellKnownItems {
   playTerm: string;
   appTerm: string;
   bundleTerm: string;
+  /** What a user has typed, for the search suggestions. */
+  prefix: string;
   country: string;
 }
 
@@ -38,6 +40,7 @@ export const DEFAULT_ITEMS: Readonly<WellKnownItems> = Object.freeze({
   playTerm: 'minecraft',
   appTerm: 'facebook',
   bundleTerm: 'meta',
+  prefix: 'face',
   country: 'us',
 });
 
@@ -103,9 +106,17 @@ function paramsFor(route: PricedRoute, items: WellKnownItems): RouteParams {
     bundleId: items.bundleId,
     developerId: route.store === 'google-play' ? items.playDeveloperId : items.developerId,
     term:
-      route.store === 'google-play' ? items.playTerm : routeId === 'bundles.search' ? items.bundleTerm : items.appTerm,
+      route.store === 'google-play'
+        ? items.playTerm
+        : routeId === 'bundles.search'
+          ? items.bundleTerm
+          : routeId === 'suggestions.search'
+            ? items.prefix
+            : items.appTerm,
     country: items.country,
     page: '1',
+    // The overall free chart: the one both chart sources have.
+    chart: 'top-free',
   };
 }
 
@@ -200,6 +211,8 @@ function describe(route: PricedRoute, items: WellKnownItems): string {
         : `Google Play developer ${items.playDeveloperId} ${where}`;
   if (routeId === 'apps.search') return `term "${items.appTerm}" ${where}`;
   if (routeId === 'bundles.search') return `term "${items.bundleTerm}" ${where}`;
+  if (routeId === 'suggestions.search') return `prefix "${items.prefix}" ${where}`;
+  if (routeId === 'charts.get') return `the top-free chart ${where}`;
   if (routeId.startsWith('apps.')) return `app ${items.appId} ${where}`;
   if (routeId.startsWith('bundles.')) return `bundle ${items.bundleId} ${where}`;
   return `developer ${items.developerId}`;
