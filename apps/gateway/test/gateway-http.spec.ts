@@ -124,7 +124,7 @@ describe('gateway over HTTP', () => {
       expect(release.calls).toHaveLength(0);
     });
 
-    it('serves all nine routes', async () => {
+    it('serves all fourteen routes', async () => {
       const urls = [
         '/api/apps?term=chess',
         '/api/apps/284882215',
@@ -135,10 +135,15 @@ describe('gateway over HTTP', () => {
         '/api/bundles/1482985563/reviews',
         '/api/bundles/1482985563/similar',
         '/api/developers/284882218',
+        '/api/apps/284882215/ratings?country=GB',
+        '/api/apps/com.facebook.Facebook/privacy',
+        '/api/apps/284882215/versions?lang=en_us',
+        '/api/charts/top-grossing?genre=6014&page=2',
+        '/api/suggestions?term=%20face%20',
       ];
       for (const url of urls) expect((await paid(url)).statusCode).toBe(200);
-      expect(debit.calls).toHaveLength(9);
-      expect(capture.calls).toHaveLength(9);
+      expect(debit.calls).toHaveLength(14);
+      expect(capture.calls).toHaveLength(14);
       expect(catalog.calls.map((c) => (c.query as { route: string }).route)).toEqual([
         'apps.search',
         'apps.get',
@@ -149,6 +154,19 @@ describe('gateway over HTTP', () => {
         'bundles.reviews',
         'bundles.similar',
         'developers.get',
+        'apps.ratings',
+        'apps.privacy',
+        'apps.versions',
+        'charts.get',
+        'suggestions.search',
+      ]);
+      // Defaults applied and case normalised once, in the route table.
+      expect(catalog.calls.slice(9).map((c) => c.query)).toEqual([
+        { route: 'apps.ratings', appId: '284882215', country: 'gb' },
+        { route: 'apps.privacy', appId: 'com.facebook.Facebook', country: 'us' },
+        { route: 'apps.versions', appId: '284882215', country: 'us', lang: 'en-us' },
+        { route: 'charts.get', chart: 'top-grossing', country: 'us', genre: '6014', page: 2 },
+        { route: 'suggestions.search', term: 'face', country: 'us' },
       ]);
     });
 

@@ -6,6 +6,7 @@
 import { GatewayMetrics } from '@appcat/ops';
 import { declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
 import { ErrorCode, Subject } from '@appcat/contracts';
+import { PRICED_ROUTES } from '@appcat/routes';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -187,7 +188,7 @@ describe('gateway MCP endpoint', () => {
 
     it('a malformed key is a tool error, while listing tools needs no key', async () => {
       const client = await mcp({ authorization: 'Bearer nope' });
-      expect((await client.listTools()).tools).toHaveLength(10);
+      expect((await client.listTools()).tools).toHaveLength(PRICED_ROUTES.length + 1);
       expect(text(await call(client, 'apps_get', { appId: '1' }))).toBe('invalid api key');
       expect(text(await call(await mcp({ authorization: 'Basic abc' }), 'apps_get', { appId: '1' }))).toBe(
         'authorization must be "Bearer <api key>"',

@@ -29,6 +29,11 @@ const CALLS: [tool: string, args: Record<string, unknown>, path: string][] = [
   ['bundles_reviews', { bundleId: '1482985563' }, '/api/bundles/1482985563/reviews'],
   ['bundles_similar', { bundleId: '1482985563', country: 'JP' }, '/api/bundles/1482985563/similar?country=JP'],
   ['developers_get', { developerId: '284882218' }, '/api/developers/284882218'],
+  ['apps_ratings', { appId: '284882215', country: 'gb' }, '/api/apps/284882215/ratings?country=gb'],
+  ['apps_privacy', { appId: '284882215' }, '/api/apps/284882215/privacy'],
+  ['apps_versions', { appId: '284882215' }, '/api/apps/284882215/versions'],
+  ['charts_get', { chart: 'top-paid', genre: '6014' }, '/api/charts/top-paid?genre=6014'],
+  ['suggestions_search', { term: 'face' }, '/api/suggestions?term=face'],
 ];
 
 describe('MCP at /mcp', () => {
@@ -118,8 +123,13 @@ describe('MCP at /mcp', () => {
       ((await call(client, 'apps_get', { appId: '284882215' })).structuredContent as { results: { trackId: number }[] })
         .results[0].trackId,
     ).toBe(284882215);
-    await system.waitForSpent(mcpKey.id, 30_000n);
-    expect(await system.ledger(mcpKey.id)).toEqual({ toppedUp: 1_000_000n, spent: 30_000n, debits: 10 });
+    const calls = BigInt(CALLS.length + 1);
+    await system.waitForSpent(mcpKey.id, 3000n * calls);
+    expect(await system.ledger(mcpKey.id)).toEqual({
+      toppedUp: 1_000_000n,
+      spent: 3000n * calls,
+      debits: Number(calls),
+    });
   });
 
   it.each([

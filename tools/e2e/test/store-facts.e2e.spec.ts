@@ -51,20 +51,23 @@ describe('store-fact routes through every service', () => {
     await system?.stop();
   });
 
-  it.each(CALLS)('the official x402 client pays %s: 200 with the data, a receipt, 3000 more USDC for payTo', async (path, check) => {
-    const payTo = system.chain!.accounts.payTo.address;
-    const before = await system.chain!.balanceOf(payTo);
-    const required = await system.challenge(path);
-    expect(required.accepts[0]).toMatchObject({ network: 'eip155:8453', amount: '3000' });
-    expect(required.accepts.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', system.solana!.network]);
-    const res = await paidFetch(system.baseUrl + path);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { status: number; message: string; data: Parameters<typeof check>[0] };
-    expect(body).toMatchObject({ status: 200, message: 'ok' });
-    check(body.data);
-    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({ success: true });
-    expect((await system.chain!.balanceOf(payTo)) - before).toBe(PRICE);
-  });
+  it.each(CALLS)(
+    'the official x402 client pays %s: 200 with the data, a receipt, 3000 more USDC for payTo',
+    async (path, check) => {
+      const payTo = system.chain!.accounts.payTo.address;
+      const before = await system.chain!.balanceOf(payTo);
+      const required = await system.challenge(path);
+      expect(required.accepts[0]).toMatchObject({ network: 'eip155:8453', amount: '3000' });
+      expect(required.accepts.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:143', system.solana!.network]);
+      const res = await paidFetch(system.baseUrl + path);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { status: number; message: string; data: Parameters<typeof check>[0] };
+      expect(body).toMatchObject({ status: 200, message: 'ok' });
+      check(body.data);
+      expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({ success: true });
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(PRICE);
+    },
+  );
 
   it('credits pay each route 0.003, recorded in Postgres; refused calls cost nothing', async () => {
     const { key, id } = await system.createKey('1');

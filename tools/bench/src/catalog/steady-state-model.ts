@@ -19,7 +19,8 @@
  * token from the egress that has one (or frees one first) within UPSTREAM_RATE_LIMIT_MAX_WAIT_MS, or
  * joins a batch of its group still waiting for its token, or fails (UPSTREAM_THROTTLED, a 502). One
  * token bucket per host and egress, as the rate limiter keeps them.
- * Approximations: each call needs only its first resource (the bundle routes' member apps, search
+ * Approximations: suggestions (search hints) and the marketing chart feed are on hosts of their own and
+ * left out; each call needs only its first resource (the bundle routes' member apps, search
  * results and developer lists priming app entries are left out); an upstream answer lands at once
  * (BENCH_UPSTREAM_LATENCY_MS only widens the batch window); every drawn id exists; Apple never fails.
  */
@@ -63,8 +64,8 @@ interface Resource {
   group?: string;
 }
 
-/** The resource a query loads first, as the catalog keys and groups it (apple-resources.ts). */
-function resourceOf(q: CatalogQuery): Resource {
+/** The resource a query loads first, as the catalog keys and groups it (apple-resources.ts, facts/store-facts.ts). */
+function resourceOf(q: CatalogQuery): Resource | undefined {
   switch (q.route) {
     case 'apps.get': {
       const by = /^\d+$/.test(q.appId) ? 'id' : 'bundleId';
@@ -114,6 +115,20 @@ function resourceOf(q: CatalogQuery): Resource {
     }
     case 'developers.get':
       return { key: `developer:${q.developerId}`, host: 'itunes', kind: 'lists', freshS: ttl.listsSeconds };
+    case 'apps.ratings':
+      return { key: `ratings:${q.country}:${q.appId}`, host: 'itunes', kind: 'details', freshS: ttl.detailsSeconds };
+    case 'apps.privacy':
+    case 'apps.versions':
+      return { key: `app-facts:${q.country}:${q.appId}`, host: 'amp', kind: 'details', freshS: ttl.detailsSeconds };
+    case 'charts.get':
+      return {
+        key: `chart:${q.country}:${q.chart}:${q.genre}`,
+        host: 'itunes',
+        kind: 'lists',
+        freshS: ttl.chartsSeconds,
+      };
+    case 'suggestions.search':
+      return undefined;
   }
 }
 
@@ -371,6 +386,7 @@ function simulate(
       callsAtStart.amp = budgets.amp.total;
       throttlesAtStart.value = budgets.itunes.throttles + budgets.amp.throttles;
     }
+    if (!resource) continue;
     // Demand over the sliding window, as the refresh queue counts it.
     const window = Math.floor(now / windowS);
     if (window !== demandWindow) {

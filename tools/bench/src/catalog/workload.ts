@@ -54,18 +54,30 @@ export interface WorkloadSettings {
   seed: number;
 }
 
-/** Share of each route in the traffic; mostly app lookups, as an agent browsing the store would send. */
+/**
+ * Share of each route in the traffic; mostly app lookups, as an agent browsing the store would send.
+ * The store facts come next to reviews: ratings and charts as often as similar apps, suggestions as a
+ * search's companion, version history and privacy labels when an app is looked at closely.
+ */
 export const ROUTE_MIX: [CatalogQuery['route'], number][] = [
-  ['apps.get', 0.7],
-  ['apps.search', 0.1],
-  ['apps.reviews', 0.08],
-  ['apps.similar', 0.06],
+  ['apps.get', 0.59],
+  ['apps.search', 0.09],
+  ['apps.reviews', 0.07],
+  ['apps.similar', 0.05],
+  ['apps.ratings', 0.04],
+  ['charts.get', 0.04],
+  ['suggestions.search', 0.03],
+  ['apps.versions', 0.02],
   ['developers.get', 0.02],
   ['bundles.get', 0.02],
+  ['apps.privacy', 0.01],
   ['bundles.search', 0.01],
   ['bundles.reviews', 0.005],
   ['bundles.similar', 0.005],
 ];
+
+/** Genres the emulator stocks, most browsed first: charts of genres it does not stock are empty there (a 502). */
+const CHART_GENRES = ['6014', '6005', '6008', '7012', '6007', '6015', '6013', '7004'];
 
 /**
  * Catalog requests drawn from Zipf distributions: app popularity over `apps` ranks (the emulator's
@@ -131,6 +143,24 @@ export class Workload {
         return { route, bundleId: this.bundleId(), page: 1, country, sort: 'recent' };
       case 'bundles.similar':
         return { route, bundleId: this.bundleId(), country };
+      case 'apps.ratings':
+        return { route, appId: this.appId(), country };
+      case 'apps.privacy':
+      case 'apps.versions':
+        return { route, appId: this.appId(), country };
+      case 'charts.get': {
+        // The overall free chart most of the time; a genre's free chart one time in four of those.
+        const x = this.random();
+        const chart = x < 0.6 ? 'top-free' : x < 0.8 ? 'top-paid' : 'top-grossing';
+        const genre =
+          chart === 'top-free' && this.random() < 0.25 ? CHART_GENRES[this.page() % CHART_GENRES.length] : undefined;
+        return { route, chart, country, genre, page: this.page() + 1 };
+      }
+      case 'suggestions.search': {
+        // What a user has typed so far: the first two to five letters of a common word.
+        const word = this.listing.terms[this.term()];
+        return { route, term: word.slice(0, 2 + Math.floor(this.random() * 4)), country };
+      }
     }
   }
 
