@@ -115,7 +115,11 @@ describe('discovery documents over HTTP', () => {
       expect(challenge.resource.url).toBe(item.example);
       expect(challenge.accepts).toEqual(item.accepts);
     }
-    expect(doc.items.at(-1).accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:8453', 'eip155:137']);
+    // The developers route is the one on the extended network set.
+    const developers = doc.items.find((item: { resource: string }) =>
+      item.resource.endsWith('/api/developers/{developerId}'),
+    );
+    expect(developers.accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:8453', 'eip155:137']);
     expect(asked.debit).toBe(0);
     // The draft discovery path serves the same document.
     const json = await get('/.well-known/x402.json');

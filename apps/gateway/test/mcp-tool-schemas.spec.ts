@@ -37,6 +37,11 @@ const ARGUMENT: Record<string, fc.Arbitrary<unknown>> = {
     fc.string({ maxLength: 5 }),
     fc.constantFrom('Google LLC', ' Mojang', '5700313618786177705'),
   ),
+  chart: fc.oneof(
+    fc.constantFrom('top-free', 'top-paid', 'top-grossing', 'Top-Free', 'top', ''),
+    fc.string({ maxLength: 12 }),
+  ),
+  genre: fc.oneof(fc.constantFrom('6014', '7012', '7010', '6019', '36', ''), fc.stringMatching(/^\d{1,5}$/)),
 };
 
 /** What only the server can check. */
