@@ -88,7 +88,7 @@ function part(value: string | number | undefined): string {
   return encoded.length <= 160 ? encoded : `h${createHash('sha256').update(String(value)).digest('base64url')}`;
 }
 
-/** A cache key of an Apple resource: `apple:<kind>:<part>:…`, the kind naming its upstream (apple-upstreams.ts). */
+/** A cache key of an Apple resource: `apple:<kind>:<part>:…`; the kind names its descriptor (and so its upstream). */
 export const keyOf = (...parts: (string | number | undefined)[]) => `apple:${parts.map(part).join(':')}`;
 
 /**
