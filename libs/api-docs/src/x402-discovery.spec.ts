@@ -29,7 +29,11 @@ describe('x402 discovery document', () => {
   });
 
   it("gives each item its network set's accepts, the price and a valid bazaar declaration", () => {
-    expect(doc).toMatchObject({ version: 1, x402Version: 2, pagination: { total: PRICED_ROUTES.length, offset: 0, limit: PRICED_ROUTES.length } });
+    expect(doc).toMatchObject({
+      version: 1,
+      x402Version: 2,
+      pagination: { total: PRICED_ROUTES.length, offset: 0, limit: PRICED_ROUTES.length },
+    });
     for (const [i, route] of PRICED_ROUTES.entries()) {
       const item = doc.items[i];
       expect(item).toMatchObject({
