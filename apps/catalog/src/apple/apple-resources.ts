@@ -88,6 +88,11 @@ function part(value: string | number | undefined): string {
   return encoded.length <= 160 ? encoded : `h${createHash('sha256').update(String(value)).digest('base64url')}`;
 }
 
+/** How long a kind fresh for `seconds` is good for, its "not found" and stale copies as the settings say. */
+export function freshnessFor(ttl: CacheTtls, seconds: number): Freshness {
+  return { freshMs: seconds * 1000, notFoundMs: ttl.notFoundSeconds * 1000, staleMs: ttl.staleSeconds * 1000 };
+}
+
 /** A cache key of an Apple resource: `apple:<kind>:<part>:…`; the kind names its descriptor (and so its upstream). */
 export const keyOf = (...parts: (string | number | undefined)[]) => `apple:${parts.map(part).join(':')}`;
 
@@ -186,11 +191,7 @@ export class AppleResources {
     this.itunes = itunes;
     this.web = web;
     this.urls = urls;
-    const freshness = (seconds: number): Freshness => ({
-      freshMs: seconds * 1000,
-      notFoundMs: ttl.notFoundSeconds * 1000,
-      staleMs: ttl.staleSeconds * 1000,
-    });
+    const freshness = (seconds: number) => freshnessFor(ttl, seconds);
     this.details = freshness(ttl.detailsSeconds);
     const lists = freshness(ttl.listsSeconds);
     const searches = freshness(ttl.searchSeconds);

@@ -75,3 +75,13 @@ export function checkCountryAndLang(query: URLSearchParams): EmulatorResponse | 
   if (lang !== null && lang !== '' && !isValidLang(lang)) return invalidParameter('language');
   return undefined;
 }
+
+/** The `key=value` segments of a feed path (`/page=2/id=1/sortby=mostRecent`), keys lower-cased. */
+export function pathOptions(segments: string): Map<string, string> {
+  const options = new Map<string, string>();
+  for (const segment of segments.split('/').filter(Boolean)) {
+    const [key, value = ''] = segment.split('=');
+    options.set(key.toLowerCase(), decodeURIComponent(value));
+  }
+  return options;
+}

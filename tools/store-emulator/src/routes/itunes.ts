@@ -6,7 +6,7 @@ import { empty, itunesJson, json, text, type EmulatorRequest, type EmulatorRespo
 import { artistRecord, softwareRecord } from '../render/itunes-records.js';
 import { REVIEW_PAGES, REVIEWS_PER_PAGE, reviewsFeedJson, reviewsFeedXml } from '../render/reviews-feed.js';
 import type { DriftSettings } from '../control/drift.js';
-import { checkCountryAndLang, invalidParameter, readLimit } from './itunes-params.js';
+import { checkCountryAndLang, invalidParameter, pathOptions, readLimit } from './itunes-params.js';
 
 const SOFTWARE_ENTITIES = new Set(['software', 'ipadsoftware', 'macsoftware']);
 const NO_RESULTS = { resultCount: 0, results: [] };
@@ -135,11 +135,7 @@ function reviewsFeed(
   const match = FEED_PATH.exec(request.path);
   if (!match) return undefined;
   const country = match[1].toLowerCase();
-  const options = new Map<string, string>();
-  for (const segment of match[2].split('/').filter(Boolean)) {
-    const [key, value = ''] = segment.split('=');
-    options.set(key.toLowerCase(), decodeURIComponent(value));
-  }
+  const options = pathOptions(match[2]);
   const trackId = options.get('id') ?? '';
   const page = Number(options.get('page') ?? '1');
   if (!/^\d{1,19}$/.test(trackId) || !Number.isInteger(page) || page < 1 || page > REVIEW_PAGES) return empty(400);

@@ -6,6 +6,7 @@ import type { App } from '../catalogue/model.js';
 import { empty, json, text, type EmulatorRequest, type EmulatorResponse, type Route } from '../http.js';
 import { LEGACY_FEEDS, legacyChartJson, MARKETING_FEEDS, marketingChartJson } from '../render/chart-feeds.js';
 import { ratingsHtml, type RatingsSummary, searchHintsPlist } from '../render/store-facts-pages.js';
+import { pathOptions } from './itunes-params.js';
 
 const LEGACY_CHART_PATH =
   /^\/([A-Za-z]{2})\/rss\/(topfreeapplications|toppaidapplications|topgrossingapplications)((?:\/[^/]+)*?)\/json$/i;
@@ -50,11 +51,7 @@ function legacyChart(
   const match = LEGACY_CHART_PATH.exec(request.path);
   if (!match) return undefined;
   const [, cc, name, optionText] = match;
-  const options = new Map<string, string>();
-  for (const segment of optionText.split('/').filter(Boolean)) {
-    const [key, value = ''] = segment.split('=');
-    options.set(key.toLowerCase(), decodeURIComponent(value));
-  }
+  const options = pathOptions(optionText);
   const limit = Math.min(
     CHART_MAX_ENTRIES,
     Number(options.get('limit') ?? LEGACY_DEFAULT_LIMIT) || LEGACY_DEFAULT_LIMIT,

@@ -5,7 +5,7 @@ import type { Freshness, ResourceStore } from '../../cache/resource-store.js';
 import type { AppleStoreConfig, CacheTtls } from '../../config.js';
 import type { UpstreamHttpClient, UpstreamResponse } from '../../upstream/upstream-http-client.js';
 import { badResponse, expectSuccess, isRecord } from '../../upstream/upstream-failures.js';
-import { keyOf, normaliseTerm } from '../apple-resources.js';
+import { freshnessFor, keyOf, normaliseTerm } from '../apple-resources.js';
 import {
   APPLE_AMP_UPSTREAM,
   ITUNES_UPSTREAM,
@@ -95,11 +95,7 @@ export class AppleStoreFacts {
     private readonly store: ResourceStore,
     ttl: CacheTtls,
   ) {
-    const freshness = (seconds: number): Freshness => ({
-      freshMs: seconds * 1000,
-      notFoundMs: ttl.notFoundSeconds * 1000,
-      staleMs: ttl.staleSeconds * 1000,
-    });
+    const freshness = (seconds: number) => freshnessFor(ttl, seconds);
     const charts = freshness(ttl.chartsSeconds);
     this.details = freshness(ttl.detailsSeconds);
     const hints = freshness(ttl.searchSeconds);
