@@ -122,6 +122,22 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
   similarBundles(): Promise<ListData> {
     return this.notServed('bundles.similar');
   }
+  // The App Store's store facts (issue #32) are not on Google Play's table yet.
+  appRatings(): Promise<ListData> {
+    return this.notServed('apps.ratings');
+  }
+  appPrivacy(): Promise<ListData> {
+    return this.notServed('apps.privacy');
+  }
+  appVersions(): Promise<ListData> {
+    return this.notServed('apps.versions');
+  }
+  topChart(): Promise<ListData> {
+    return this.notServed('charts.get');
+  }
+  searchSuggestions(): Promise<ListData> {
+    return this.notServed('suggestions.search');
+  }
 
   private notServed(route: string): never {
     throw new WireException(ErrorCode.InvalidArgument, `Google Play's catalog does not serve ${route}`);
