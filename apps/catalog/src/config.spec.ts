@@ -30,6 +30,10 @@ describe('readCatalogConfig', () => {
           'bundles.search': ['amp-api', 'catalogue'],
           'bundles.get': ['amp-api', 'catalogue', 'page'],
           'developers.get': ['itunes', 'catalogue'],
+          'apps.ratings': ['customer-reviews', 'app-facts'],
+          'apps.privacy': ['amp-api', 'catalogue'],
+          'charts.get': ['itunes-rss', 'marketing-rss'],
+          'suggestions.search': ['hints'],
         },
         rateLimits: {
           itunes: { perMinute: 18, burst: 2 },

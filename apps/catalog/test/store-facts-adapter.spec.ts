@@ -4,7 +4,7 @@ import { AppleStoreAdapter } from '../src/apple/apple-store-adapter.js';
 import type { ChartEntry } from '../src/apple/facts/chart-feeds.js';
 import type { Ratings } from '../src/apple/facts/ratings.js';
 import { FetchUpstreamHttpClient } from '../src/upstream/upstream-http-client.js';
-import { configFor, wireErrorOf } from './support.js';
+import { ALL_SOURCES, configFor, wireErrorOf } from './support.js';
 
 const APP = String(REFERENCE_IDS.app);
 const EMPTY_CHART = JSON.stringify({ feed: { author: { name: { label: 'iTunes Store' } }, title: { label: 'x' } } });
@@ -19,7 +19,7 @@ describe('Apple adapter: charts, ratings, privacy, versions, suggestions', () =>
 
   beforeAll(async () => {
     emulator = await startStoreEmulator({ seed: 11 });
-    const config = configFor(emulator.url);
+    const config = configFor(emulator.url, ALL_SOURCES);
     adapter = new AppleStoreAdapter(
       config.apple,
       new FetchUpstreamHttpClient({ timeoutMs: 30_000, userAgent: config.apple.userAgent }),
@@ -62,16 +62,16 @@ describe('Apple adapter: charts, ratings, privacy, versions, suggestions', () =>
       expect(await wireErrorOf(chart(6))).toMatchObject({ code: ErrorCode.UpstreamBadResponse });
     });
 
-    it('fails, naming every source, when none gives a plausible chart; a grossing chart has one source', async () => {
+    it('fails, naming every source, when none gives a plausible chart; the marketing feed has no grossing chart', async () => {
       emulator.addFault({ match: { endpoint: 'rss-charts' }, status: 200, body: EMPTY_CHART });
       emulator.addFault({ match: { endpoint: 'marketing-charts' }, status: 503 });
       const both = await wireErrorOf(chart(1));
-      expect(both.code).toBe(ErrorCode.UpstreamHttpError);
+      expect(both.code).toBe(ErrorCode.UpstreamBadResponse);
       expect(both.message).toMatch(
-        /^no upstream source answered the top-free chart \(itunes-rss: .*no apps.*; marketing-rss: .*HTTP 503/,
+        /^no source could answer charts\.get \(itunes-rss: a top chart without apps; marketing-rss: .*HTTP 503/,
       );
       const grossing = await wireErrorOf(chart(1, { chart: 'top-grossing' }));
-      expect(grossing.message).toContain('an implausible top chart: no apps');
+      expect(grossing.message).toMatch(/itunes-rss: a top chart without apps; marketing-rss: .*not served/);
       expect(stats()['marketing-charts']).toBe(1);
     });
   });
@@ -134,15 +134,20 @@ describe('Apple adapter: charts, ratings, privacy, versions, suggestions', () =>
       expect(stats()['amp-apps']).toBe(2);
     });
 
-    it('refuses a catalogue answer without the history asked for, and answers nothing for an unknown app', async () => {
-      emulator.addFault({
-        match: { endpoint: 'amp-apps' },
-        status: 200,
-        body: JSON.stringify({ data: [{ id: APP, type: 'apps', attributes: { name: 'Facebook' } }] }),
+    it('reads the same-origin catalogue when amp-api answers without what was asked, and fails when both do', async () => {
+      const bare = JSON.stringify({ data: [{ id: APP, type: 'apps', attributes: { name: 'Facebook' } }] });
+      emulator.addFault({ match: { endpoint: 'amp-apps' }, status: 200, body: bare });
+      const versions = await adapter.appVersions({ route: 'apps.versions', appId: APP, country: 'us' });
+      expect(versions.resultCount).toBeGreaterThan(1);
+      expect(stats()).toMatchObject({ 'amp-apps': 1, 'same-origin': 1 });
+      emulator.addFault({ match: { endpoint: 'same-origin' }, status: 200, body: bare });
+      const failure = await wireErrorOf(adapter.appVersions({ route: 'apps.versions', appId: APP, country: 'us' }));
+      expect(failure).toMatchObject({
+        code: ErrorCode.UpstreamBadResponse,
+        message:
+          'no source could answer apps.privacy (amp-api: an app without the privacy details asked for; ' +
+          'catalogue: an app without the privacy details asked for)',
       });
-      expect((await wireErrorOf(adapter.appVersions({ route: 'apps.versions', appId: APP, country: 'us' }))).code).toBe(
-        ErrorCode.UpstreamBadResponse,
-      );
       emulator.clearFaults();
       const unknown = { appId: String(REFERENCE_IDS.japanOnlyApp), country: 'us' };
       expect(await adapter.appPrivacy({ route: 'apps.privacy', ...unknown })).toEqual({ resultCount: 0, results: [] });
@@ -161,7 +166,7 @@ describe('Apple adapter: charts, ratings, privacy, versions, suggestions', () =>
 
     it('refuses an empty list for one letter (the storefront header lost), and takes one for a rare prefix', async () => {
       emulator.addFault({ match: { endpoint: 'hints' }, status: 200, body: EMPTY_HINTS });
-      expect((await wireErrorOf(suggest('p'))).message).toContain('none for the letter "p"');
+      expect((await wireErrorOf(suggest('p'))).message).toContain('no hints for the letter "p"');
       expect(await suggest('qqqzzz')).toEqual({ resultCount: 0, results: [] });
     });
   });

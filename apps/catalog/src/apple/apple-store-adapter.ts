@@ -16,7 +16,6 @@ import type { UpstreamHttpClient } from '../upstream/upstream-http-client.js';
 import { badResponse } from '../upstream/upstream-failures.js';
 import { AppleResources, type BatchSettings } from './apple-resources.js';
 import { AppleUrls } from './apple-urls.js';
-import { checkPrivacyDetails, checkVersionHistory } from './facts/catalogue-facts.js';
 import { AppleStoreFacts } from './facts/store-facts.js';
 import { ItunesApi } from './itunes-api.js';
 import { SiteClient } from './site-client.js';
@@ -68,28 +67,23 @@ const DEFAULT_TTLS: CacheTtls = {
 export class AppleStoreAdapter implements StoreAdapter {
   private readonly resources: AppleResources;
   private readonly facts: AppleStoreFacts;
-  private readonly urls: AppleUrls;
 
   constructor(config: AppleStoreConfig, http: UpstreamHttpClient, options: AppleStoreAdapterOptions = {}) {
-    const urls = (this.urls = new AppleUrls(config));
+    const urls = new AppleUrls(config);
     const store = options.store ?? new UncachedResources();
     const ttl = options.ttl ?? DEFAULT_TTLS;
     const tokenFreshness = { freshMs: ttl.tokenSeconds * 1000, notFoundMs: NO_TOKEN_MEMO_MS, staleMs: 0 };
     const web = new WebCatalogue(http, urls, store, tokenFreshness);
+    const site = new SiteClient(http, urls, config.browserUserAgent);
     this.resources = new AppleResources(
-      {
-        itunes: new ItunesApi(http, urls, options.onDrift),
-        web,
-        site: new SiteClient(http, urls, config.browserUserAgent),
-        urls,
-      },
+      { itunes: new ItunesApi(http, urls, options.onDrift), web, site, urls },
       store,
       ttl,
       options.batch ?? { windowMs: 0, maxIds: 100 },
       config.sources,
       options.onSource,
     );
-    this.facts = new AppleStoreFacts(http, web, urls, config, store, ttl);
+    this.facts = new AppleStoreFacts({ http, web, site, urls }, config, store, ttl, config.sources, options.onSource);
   }
 
   refreshRequest(job: RefreshJob): ResourceRequest<unknown> | undefined {
@@ -180,7 +174,7 @@ export class AppleStoreAdapter implements StoreAdapter {
     if (!trackId) return EMPTY_LIST;
     const facts = await this.facts.appFacts(query.country, trackId, query.lang, trace);
     if (!facts) return EMPTY_LIST;
-    return listOf([{ appId: trackId, ...checkPrivacyDetails(facts, this.ampHost(query.country)) }]);
+    return listOf([{ appId: trackId, ...facts.privacyDetails }]);
   }
 
   /** Every version of the app, newest first; nothing for an unknown app. */
@@ -188,7 +182,7 @@ export class AppleStoreAdapter implements StoreAdapter {
     const trackId = await this.resolveTrackId(query.appId, query.country, trace);
     if (!trackId) return EMPTY_LIST;
     const facts = await this.facts.appFacts(query.country, trackId, query.lang, trace);
-    return facts ? listOf(checkVersionHistory(facts, this.ampHost(query.country))) : EMPTY_LIST;
+    return facts ? listOf(facts.versionHistory ?? []) : EMPTY_LIST;
   }
 
   /**
@@ -205,10 +199,6 @@ export class AppleStoreAdapter implements StoreAdapter {
 
   async searchSuggestions(query: QueryOf<'suggestions.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
     return listOf(await this.facts.suggestions(query.country, query.term, trace));
-  }
-
-  private ampHost(country: string): string {
-    return this.urls.amp.app(country, '0', {}).host;
   }
 
   /** The feed and the web catalogue want the numeric track id; a bundle identifier costs a lookup. */

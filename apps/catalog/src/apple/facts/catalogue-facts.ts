@@ -1,4 +1,4 @@
-import { badResponse, isRecord } from '../../upstream/upstream-failures.js';
+import { isRecord } from '../../upstream/upstream-failures.js';
 
 /*
  * What the web catalogue tells about an app beyond its details, from one request
@@ -43,24 +43,23 @@ const PRIVACY_TYPES = new Set([
  * An app without a label has no privacy types, which is an answer; a resource without the attribute
  * asked for, or types we do not know, is not.
  */
-export function checkPrivacyDetails(facts: AppFacts, host: string): Record<string, unknown> {
+export function privacyImplausible(facts: AppFacts): string | undefined {
   const details = facts.privacyDetails;
-  if (!details || !Array.isArray(details.privacyTypes))
-    throw badResponse('an app without the privacy details asked for', host);
-  const unknown = details.privacyTypes.filter((t) => !isRecord(t) || !PRIVACY_TYPES.has(String(t.identifier)));
-  if (unknown.length > 0) throw badResponse('privacy details of a type we do not know', host);
-  return details;
+  if (!details || !Array.isArray(details.privacyTypes)) return 'an app without the privacy details asked for';
+  if (details.privacyTypes.some((t) => !isRecord(t) || !PRIVACY_TYPES.has(String(t.identifier))))
+    return 'privacy details of a type we do not know';
+  return undefined;
 }
 
 /**
  * Versions newest first, each `{versionDisplay, releaseNotes, releaseDate, releaseTimestamp}`. Every app
  * on sale has at least its current version, so an empty history is a failure of the source.
  */
-export function checkVersionHistory(facts: AppFacts, host: string): Record<string, unknown>[] {
+export function versionsImplausible(facts: AppFacts): string | undefined {
   const history = facts.versionHistory;
-  if (!history) throw badResponse('an app without the version history asked for', host);
-  if (history.length === 0) throw badResponse('an implausible version history: no versions', host);
+  if (!history) return 'an app without the version history asked for';
+  if (history.length === 0) return 'a version history without versions';
   if (!history.every((v) => typeof v.versionDisplay === 'string' && typeof v.releaseDate === 'string'))
-    throw badResponse('a version history whose entries cannot be read', host);
-  return history;
+    return 'a version history whose entries cannot be read';
+  return undefined;
 }

@@ -75,12 +75,11 @@ export function catalogueUserRating(
  * Counts that do not add up to the total, or an average outside 1..5 for rated apps (or above 0 for
  * unrated ones), are a source's failure, never an answer.
  */
-export function checkRatings(ratings: Ratings, host: string): Ratings {
+export function ratingsImplausible(ratings: Ratings): string | undefined {
   const sum = Object.values(ratings.histogram).reduce((a, b) => a + b, 0);
-  if (sum !== ratings.count)
-    throw badResponse(`implausible ratings: the star counts add up to ${sum}, not ${ratings.count}`, host);
+  if (sum !== ratings.count) return `star counts adding up to ${sum}, not ${ratings.count}`;
   const rated = ratings.count > 0;
   if (rated ? ratings.average < 1 || ratings.average > 5 : ratings.average !== 0)
-    throw badResponse(`implausible ratings: an average of ${ratings.average} for ${ratings.count} ratings`, host);
-  return ratings;
+    return `an average of ${ratings.average} for ${ratings.count} ratings`;
+  return undefined;
 }

@@ -83,8 +83,8 @@ export function parseSearchHints(body: string, host: string): Suggestion[] {
  * The store suggests something for any single letter; nothing for one is a failure of the source
  * (the list is empty when the storefront header is lost, as scrapers report).
  */
-export function checkSuggestions(term: string, suggestions: Suggestion[], host: string): Suggestion[] {
-  if (suggestions.length === 0 && /^\p{L}$/u.test(term.trim()))
-    throw badResponse(`implausible search hints: none for the letter ${JSON.stringify(term.trim())}`, host);
-  return suggestions;
+export function suggestionsImplausible(term: string, suggestions: Suggestion[]): string | undefined {
+  return suggestions.length === 0 && /^\p{L}$/u.test(term.trim())
+    ? `no hints for the letter ${JSON.stringify(term.trim())}`
+    : undefined;
 }

@@ -1,11 +1,13 @@
 import { type ChartKind, CHART_KINDS } from '@appcat/contracts';
-import type { ResourceTrace } from '../../cache/provenance.js';
+import { type ResourceTrace, UNTRACKED } from '../../cache/provenance.js';
 import { ArgsCodec, oneOf, optionalText, ResourceKind, ResourceKinds, text } from '../../cache/resource-descriptor.js';
 import type { Freshness, ResourceStore } from '../../cache/resource-store.js';
 import type { AppleStoreConfig, CacheTtls } from '../../config.js';
-import type { UpstreamHttpClient, UpstreamResponse } from '../../upstream/upstream-http-client.js';
+import { notServed, type Source, SourceChain, type SourceObserver } from '../../upstream/source-chain.js';
+import type { UpstreamHttpClient } from '../../upstream/upstream-http-client.js';
 import { badResponse, expectSuccess, isRecord } from '../../upstream/upstream-failures.js';
 import { freshnessFor, keyOf, normaliseTerm } from '../apple-resources.js';
+import type { SourceOrders } from '../apple-sources.js';
 import {
   APPLE_AMP_UPSTREAM,
   ITUNES_UPSTREAM,
@@ -13,17 +15,19 @@ import {
   SEARCH_HINTS_UPSTREAM,
 } from '../apple-upstreams.js';
 import type { AppleUrls } from '../apple-urls.js';
-import type { WebCatalogue } from '../web-catalogue.js';
+import type { SiteClient } from '../site-client.js';
+import type { CatalogueDoor } from '../sources/catalogue-door.js';
+import { resourcesOf, type WebCatalogue } from '../web-catalogue.js';
 import {
   APP_FACTS_EXTEND,
   type AppFacts,
-  checkPrivacyDetails,
-  checkVersionHistory,
+  privacyImplausible,
   readAppFacts,
+  versionsImplausible,
 } from './catalogue-facts.js';
 import {
   type ChartEntry,
-  checkChart,
+  chartImplausible,
   ITUNES_CHART_LIMIT,
   itunesChartUrl,
   MARKETING_CHART_LIMIT,
@@ -33,13 +37,12 @@ import {
 } from './chart-feeds.js';
 import {
   catalogueUserRating,
-  checkRatings,
   customerReviewsUrl,
   parseCustomerReviewsRatings,
   type Ratings,
+  ratingsImplausible,
 } from './ratings.js';
-import { checkSuggestions, parseSearchHints, searchHintsUrl, type Suggestion } from './search-hints.js';
-import { firstAnswer } from './source-chain.js';
+import { parseSearchHints, searchHintsUrl, type Suggestion, suggestionsImplausible } from './search-hints.js';
 import { storeFrontHeader } from './storefront-ids.js';
 
 /** A top chart as cached: its apps and how deep the source that gave it can go. */
@@ -70,12 +73,21 @@ interface HintsArgs {
   term: string;
 }
 
+/** What the store facts reach Apple through: the same clients the nine routes' sources use. */
+export interface StoreFactsClients {
+  http: UpstreamHttpClient;
+  web: WebCatalogue;
+  site: SiteClient;
+  urls: AppleUrls;
+}
+
 /**
- * The store facts beside the nine routes, each an upstream resource cached on its own and reached
- * through a chain of sources (docs/upstream.md, "Store facts"):
+ * The store facts beside the nine routes, each an upstream resource described once (its kind) and
+ * read through a chain of sources in the configured order (docs/upstream.md, "Store facts"):
  * - a top chart: the iTunes chart feed, then the marketing tools feed (free and paid, no genre);
- * - an app's ratings: the customer-reviews page, then the web catalogue's `userRating`;
- * - an app's facts (privacy label, version history, user rating): the web catalogue, one request;
+ * - an app's ratings: the customer-reviews page, then the rating among the app's facts;
+ * - an app's facts (privacy label, version history, user rating): one catalogue request, amp-api then
+ *   the same-origin catalogue;
  * - the search hints for a prefix.
  */
 export class AppleStoreFacts {
@@ -88,26 +100,51 @@ export class AppleStoreFacts {
   readonly kinds: ResourceKinds;
 
   constructor(
-    private readonly http: UpstreamHttpClient,
-    private readonly web: WebCatalogue,
-    private readonly urls: AppleUrls,
+    private readonly clients: StoreFactsClients,
     private readonly config: Pick<AppleStoreConfig, 'itunesBaseUrl' | 'marketingRssBaseUrl' | 'searchHintsBaseUrl'>,
     private readonly store: ResourceStore,
     ttl: CacheTtls,
+    orders: SourceOrders,
+    observe?: SourceObserver,
   ) {
     const freshness = (seconds: number) => freshnessFor(ttl, seconds);
     const charts = freshness(ttl.chartsSeconds);
     this.details = freshness(ttl.detailsSeconds);
     const hints = freshness(ttl.searchSeconds);
+    const chain = <A, T>(route: keyof SourceOrders, all: Record<string, Source<A, T>>) =>
+      new SourceChain<A, T>(
+        route,
+        (orders[route] as readonly string[]).map((name) => all[name]),
+        observe,
+      );
+    const { web, site, urls } = clients;
+    const referer = new URL('/', urls.webOrigin());
+    const doors: CatalogueDoor[] = [
+      { name: 'amp-api', urls: urls.amp, document: (url) => web.getDocument(url) },
+      { name: 'catalogue', urls: urls.sameOrigin, document: (url) => site.catalogueDocument(url, referer) },
+    ];
+    const chartChain = chain<ChartArgs, HeldChart>('charts.get', {
+      'itunes-rss': this.itunesChartSource(),
+      'marketing-rss': this.marketingChartSource(),
+    });
+    const ratingsChain = chain<RatingsArgs, Ratings>('apps.ratings', {
+      'customer-reviews': this.customerReviewsSource(),
+      'app-facts': this.appFactsRatingSource(),
+    });
+    const appFactsChain = chain<AppFactsArgs, AppFacts>(
+      'apps.privacy',
+      Object.fromEntries(doors.map((door) => [door.name, this.appFactsSource(door)])),
+    );
+    const hintsChain = chain<HintsArgs, Suggestion[]>('suggestions.search', { hints: this.hintsSource() });
 
-    // The upstream each kind is booked on is its first source's.
+    // The upstream a kind is booked on is its first default source's.
     this.chartKind = new ResourceKind({
       kind: 'chart',
       upstream: ITUNES_UPSTREAM,
       args: new ArgsCodec<ChartArgs>({ country: text, chart: oneOf<ChartKind>(...CHART_KINDS), genre: optionalText }),
       key: (a) => keyOf('chart', a.country, a.chart, a.genre),
       freshness: () => charts,
-      load: (a) => this.loadChart(a),
+      load: (a) => chartChain.load(a),
     });
     this.ratingsKind = new ResourceKind({
       kind: 'ratings',
@@ -115,7 +152,7 @@ export class AppleStoreFacts {
       args: new ArgsCodec<RatingsArgs>({ country: text, trackId: text }),
       key: (a) => keyOf('ratings', a.country, a.trackId),
       freshness: () => this.details,
-      load: (a) => this.loadRatings(a),
+      load: (a) => ratingsChain.load(a),
     });
     this.appFactsKind = new ResourceKind({
       kind: 'app-facts',
@@ -123,7 +160,7 @@ export class AppleStoreFacts {
       args: new ArgsCodec<AppFactsArgs>({ country: text, trackId: text, lang: optionalText }),
       key: (a) => keyOf('app-facts', a.country, a.lang, a.trackId),
       freshness: () => this.details,
-      load: (a) => this.loadAppFacts(a),
+      load: (a) => appFactsChain.load(a),
     });
     this.hintsKind = new ResourceKind({
       kind: 'hints',
@@ -131,13 +168,13 @@ export class AppleStoreFacts {
       args: new ArgsCodec<HintsArgs>({ country: text, term: text }),
       key: (a) => keyOf('hints', a.country, a.term),
       freshness: () => hints,
-      load: (a) => this.loadHints(a),
+      load: (a) => hintsChain.load(a),
     });
     this.kinds = new ResourceKinds('apple', [this.chartKind, this.ratingsKind, this.appFactsKind, this.hintsKind]);
   }
 
   async chart(country: string, chart: ChartKind, genre: string | undefined, trace: ResourceTrace): Promise<HeldChart> {
-    // A chart always exists, so "not found" never comes back; an empty one is a failure (checkChart).
+    // A chart always exists, so "not found" never comes back; an empty one is a source failing.
     return (await this.store.get(this.chartKind.request({ country, chart, genre }), trace))!;
   }
 
@@ -146,7 +183,10 @@ export class AppleStoreFacts {
     return this.store.get(this.ratingsKind.request({ country, trackId }), trace);
   }
 
-  /** An app's privacy label, version history and user rating; undefined when the web catalogue does not know it. */
+  /**
+   * An app's privacy label, version history and user rating (both asked for, so both present);
+   * undefined when the catalogue does not know the app there.
+   */
   appFacts(
     country: string,
     trackId: string,
@@ -161,94 +201,106 @@ export class AppleStoreFacts {
     return (await this.store.get(this.hintsKind.request({ country, term: normaliseTerm(term) }), trace)) ?? [];
   }
 
-  private loadChart({ country, chart, genre }: ChartArgs): Promise<HeldChart | undefined> {
-    const itunes = itunesChartUrl(this.config.itunesBaseUrl, country, chart, genre);
-    const marketing = marketingChartUrl(this.config.marketingRssBaseUrl, country, chart, genre);
-    return firstAnswer<HeldChart>(`the ${chart} chart`, [
-      {
-        name: 'itunes-rss',
-        load: async () => {
-          const body = await this.getText(itunes, ITUNES_UPSTREAM, 'application/json');
-          const entries = checkChart(parseItunesChart(body, itunes.host), itunes.host);
-          return { source: 'itunes-rss', depth: ITUNES_CHART_LIMIT, entries };
-        },
+  private itunesChartSource(): Source<ChartArgs, HeldChart> {
+    return {
+      name: 'itunes-rss',
+      load: async ({ country, chart, genre }) => {
+        const url = itunesChartUrl(this.config.itunesBaseUrl, country, chart, genre);
+        const entries = parseItunesChart(await this.getText(url, ITUNES_UPSTREAM), url.host);
+        return { source: 'itunes-rss', depth: ITUNES_CHART_LIMIT, entries };
       },
-      {
-        name: 'marketing-rss',
-        serves: marketing !== undefined,
-        load: async () => {
-          const body = await this.getText(marketing!, MARKETING_RSS_UPSTREAM, 'application/json');
-          const entries = checkChart(parseMarketingChart(body, marketing!.host), marketing!.host);
-          return { source: 'marketing-rss', depth: MARKETING_CHART_LIMIT, entries };
-        },
-      },
-    ]);
+      implausible: async (held) => chartImplausible(held?.entries ?? []),
+    };
   }
 
-  private loadRatings({ country, trackId }: RatingsArgs): Promise<Ratings | undefined> {
-    const page = customerReviewsUrl(this.config.itunesBaseUrl, country, trackId);
-    const storeFront = storeFrontHeader(country);
-    return firstAnswer<Ratings>('the ratings', [
-      {
-        name: 'customer-reviews',
-        // The page takes its storefront from the header: a country without a known id cannot ask it.
-        serves: storeFront !== undefined,
-        load: async () => {
-          const response = await this.http.get({
-            url: page,
-            upstream: ITUNES_UPSTREAM,
-            headers: { accept: 'application/json', 'x-apple-store-front': storeFront! },
-          });
-          if (response.status === 404) return undefined;
-          expectSuccess(response, page.host);
-          return checkRatings(parseCustomerReviewsRatings(response.body, trackId, country, page.host), page.host);
-        },
+  /** Free and paid charts without a genre only, 100 apps. */
+  private marketingChartSource(): Source<ChartArgs, HeldChart> {
+    return {
+      name: 'marketing-rss',
+      load: async ({ country, chart, genre }) => {
+        const url = marketingChartUrl(this.config.marketingRssBaseUrl, country, chart, genre);
+        if (!url) throw notServed(genre === undefined ? `the ${chart} chart` : 'a chart of one genre');
+        const entries = parseMarketingChart(await this.getText(url, MARKETING_RSS_UPSTREAM), url.host);
+        return { source: 'marketing-rss', depth: MARKETING_CHART_LIMIT, entries };
       },
-      {
-        name: 'web-catalogue',
-        load: async () => {
-          const facts = await this.loadAppFacts({ country, trackId, lang: undefined });
-          if (!facts) return undefined;
-          const host = this.urls.amp.app(country, trackId, {}).host;
-          const ratings = catalogueUserRating({ userRating: facts.userRating }, trackId, country, host);
-          if (!ratings) throw badResponse('an app without its user rating', host);
-          return checkRatings(ratings, host);
-        },
+      implausible: async (held) => chartImplausible(held?.entries ?? []),
+    };
+  }
+
+  /** The customer-reviews page takes its storefront from a header: a country without a known id cannot ask it. */
+  private customerReviewsSource(): Source<RatingsArgs, Ratings> {
+    return {
+      name: 'customer-reviews',
+      load: async ({ country, trackId }) => {
+        const storeFront = storeFrontHeader(country);
+        if (storeFront === undefined) throw notServed(`a storefront without a known id (${country})`);
+        const url = customerReviewsUrl(this.config.itunesBaseUrl, country, trackId);
+        const response = await this.clients.http.get({
+          url,
+          upstream: ITUNES_UPSTREAM,
+          headers: { accept: 'application/json', 'x-apple-store-front': storeFront },
+        });
+        if (response.status === 404) return undefined;
+        expectSuccess(response, url.host);
+        return parseCustomerReviewsRatings(response.body, trackId, country, url.host);
       },
-    ]);
+      implausible: async (ratings) => (ratings ? ratingsImplausible(ratings) : undefined),
+    };
   }
 
-  /** One web catalogue request for all of an app's facts; what it learns is kept for the other routes too. */
-  private async loadAppFacts({ country, trackId, lang }: AppFactsArgs): Promise<AppFacts | undefined> {
-    const url = this.urls.amp.app(country, trackId, { lang });
-    url.searchParams.set('extend', APP_FACTS_EXTEND.join(','));
-    const resources = await this.web.getResources(url);
-    const app = resources?.find((r) => String(r.id) === trackId);
-    if (!app) return undefined;
-    const facts = readAppFacts(isRecord(app.attributes) ? app.attributes : {});
-    // Both were asked for: an answer without either is implausible, and is not kept.
-    checkPrivacyDetails(facts, url.host);
-    checkVersionHistory(facts, url.host);
-    await this.store.put(this.details, [[this.appFactsKind.request({ country, trackId, lang }).key, facts]]);
-    return facts;
+  /** The `userRating` among the app's facts: the cached resource, itself read through its own sources. */
+  private appFactsRatingSource(): Source<RatingsArgs, Ratings> {
+    return {
+      name: 'app-facts',
+      load: async ({ country, trackId }) => {
+        const facts = await this.appFacts(country, trackId, undefined, UNTRACKED);
+        if (!facts) return undefined;
+        const host = this.clients.urls.amp.app(country, trackId, {}).host;
+        const ratings = catalogueUserRating({ userRating: facts.userRating }, trackId, country, host);
+        if (!ratings) throw badResponse('an app without its user rating', host);
+        return ratings;
+      },
+      implausible: async (ratings) => (ratings ? ratingsImplausible(ratings) : undefined),
+    };
   }
 
-  private async loadHints({ country, term }: HintsArgs): Promise<Suggestion[]> {
-    const storeFront = storeFrontHeader(country);
-    // No store id known for the country: there is no store there to suggest anything.
-    if (storeFront === undefined) return [];
-    const url = searchHintsUrl(this.config.searchHintsBaseUrl, term);
-    const body = await this.getText(url, SEARCH_HINTS_UPSTREAM, '*/*', { 'x-apple-store-front': storeFront });
-    return checkSuggestions(term, parseSearchHints(body, url.host), url.host);
+  /** All of an app's facts in one catalogue request (`extend=privacyDetails,versionHistory`), through a door. */
+  private appFactsSource(door: CatalogueDoor): Source<AppFactsArgs, AppFacts> {
+    return {
+      name: door.name,
+      load: async ({ country, trackId, lang }) => {
+        const url = door.urls.app(country, trackId, { lang });
+        url.searchParams.set('extend', APP_FACTS_EXTEND.join(','));
+        const document = await door.document(url);
+        const app = (document === undefined ? [] : resourcesOf(document, url.host)).find(
+          (r) => String(r.id) === trackId,
+        );
+        return app === undefined ? undefined : readAppFacts(isRecord(app.attributes) ? app.attributes : {});
+      },
+      // Both were asked for: an answer without either is not believed (and so never kept).
+      implausible: async (facts) => (facts ? (privacyImplausible(facts) ?? versionsImplausible(facts)) : undefined),
+    };
   }
 
-  private async getText(
-    url: URL,
-    upstream: string,
-    accept: string,
-    headers: Record<string, string> = {},
-  ): Promise<string> {
-    const response: UpstreamResponse = await this.http.get({ url, upstream, headers: { accept, ...headers } });
+  private hintsSource(): Source<HintsArgs, Suggestion[]> {
+    return {
+      name: 'hints',
+      load: async ({ country, term }) => {
+        const storeFront = storeFrontHeader(country);
+        // No store id known for the country: there is no store there to suggest anything.
+        if (storeFront === undefined) return [];
+        const url = searchHintsUrl(this.config.searchHintsBaseUrl, term);
+        return parseSearchHints(
+          await this.getText(url, SEARCH_HINTS_UPSTREAM, { 'x-apple-store-front': storeFront }),
+          url.host,
+        );
+      },
+      implausible: async (suggestions, { term }) => suggestionsImplausible(term, suggestions ?? []),
+    };
+  }
+
+  private async getText(url: URL, upstream: string, headers: Record<string, string> = {}): Promise<string> {
+    const response = await this.clients.http.get({ url, upstream, headers: { accept: '*/*', ...headers } });
     expectSuccess(response, url.host);
     return response.body;
   }
