@@ -1,6 +1,6 @@
 import { API_KEY_HASH_PATTERN } from './api-key.js';
 import type { CatalogQuery, CatalogRequest } from './catalog.js';
-import { REVIEWS_MAX_PAGE, SEARCH_MAX_PAGE } from './catalog.js';
+import { CHART_KINDS, CHART_MAX_PAGE, REVIEWS_MAX_PAGE, SEARCH_MAX_PAGE } from './catalog.js';
 import { REQUEST_ID_PATTERN } from './headers.js';
 import { MAX_TOPUP_MICROS } from './money.js';
 import { integer, micros, object, oneOf, optional, parseWire, text, variants, type WireSchema } from './wire-schema.js';
@@ -33,6 +33,17 @@ const catalogQuery: WireSchema<CatalogQuery> = variants('route', {
   'bundles.reviews': object({ route: route('bundles.reviews'), bundleId: param, page: reviewsPage, country, sort }),
   'bundles.similar': object({ route: route('bundles.similar'), bundleId: param, country, lang }),
   'developers.get': object({ route: route('developers.get'), developerId: param, country: optional(country) }),
+  'apps.ratings': object({ route: route('apps.ratings'), appId: param, country }),
+  'apps.privacy': object({ route: route('apps.privacy'), appId: param, country, lang }),
+  'apps.versions': object({ route: route('apps.versions'), appId: param, country, lang }),
+  'charts.get': object({
+    route: route('charts.get'),
+    chart: oneOf(CHART_KINDS),
+    country,
+    genre: optional(param),
+    page: integer(1, CHART_MAX_PAGE),
+  }),
+  'suggestions.search': object({ route: route('suggestions.search'), term: param, country }),
 });
 
 /** `catalog.fetch`, `catalog.peek` and each item of `catalog.peek.batch`. */
