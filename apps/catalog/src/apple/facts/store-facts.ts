@@ -10,6 +10,7 @@ import { freshnessFor, keyOf, normaliseTerm } from '../apple-resources.js';
 import type { SourceOrders } from '../apple-sources.js';
 import {
   APPLE_AMP_UPSTREAM,
+  APPLE_CATALOGUE_UPSTREAM,
   ITUNES_UPSTREAM,
   MARKETING_RSS_UPSTREAM,
   SEARCH_HINTS_UPSTREAM,
@@ -72,6 +73,18 @@ interface HintsArgs {
   country: string;
   term: string;
 }
+
+/** The host each store-fact source calls, as the rate limiter and the breaker name it. */
+const SOURCE_UPSTREAMS: Readonly<Record<string, string>> = {
+  'itunes-rss': ITUNES_UPSTREAM,
+  'marketing-rss': MARKETING_RSS_UPSTREAM,
+  'customer-reviews': ITUNES_UPSTREAM,
+  // The rating among the app's facts is read from the facts' own first source.
+  'app-facts': APPLE_AMP_UPSTREAM,
+  'amp-api': APPLE_AMP_UPSTREAM,
+  catalogue: APPLE_CATALOGUE_UPSTREAM,
+  hints: SEARCH_HINTS_UPSTREAM,
+};
 
 /** What the store facts reach Apple through: the same clients the nine routes' sources use. */
 export interface StoreFactsClients {
@@ -137,10 +150,11 @@ export class AppleStoreFacts {
     );
     const hintsChain = chain<HintsArgs, Suggestion[]>('suggestions.search', { hints: this.hintsSource() });
 
-    // The upstream a kind is booked on is its first default source's.
+    // A refresh is paid by the host of the route's first configured source, as for the nine.
+    const firstUpstream = (route: keyof SourceOrders) => SOURCE_UPSTREAMS[orders[route][0]];
     this.chartKind = new ResourceKind({
       kind: 'chart',
-      upstream: ITUNES_UPSTREAM,
+      upstream: firstUpstream('charts.get'),
       args: new ArgsCodec<ChartArgs>({ country: text, chart: oneOf<ChartKind>(...CHART_KINDS), genre: optionalText }),
       key: (a) => keyOf('chart', a.country, a.chart, a.genre),
       freshness: () => charts,
@@ -148,7 +162,7 @@ export class AppleStoreFacts {
     });
     this.ratingsKind = new ResourceKind({
       kind: 'ratings',
-      upstream: ITUNES_UPSTREAM,
+      upstream: firstUpstream('apps.ratings'),
       args: new ArgsCodec<RatingsArgs>({ country: text, trackId: text }),
       key: (a) => keyOf('ratings', a.country, a.trackId),
       freshness: () => this.details,
@@ -156,7 +170,7 @@ export class AppleStoreFacts {
     });
     this.appFactsKind = new ResourceKind({
       kind: 'app-facts',
-      upstream: APPLE_AMP_UPSTREAM,
+      upstream: firstUpstream('apps.privacy'),
       args: new ArgsCodec<AppFactsArgs>({ country: text, trackId: text, lang: optionalText }),
       key: (a) => keyOf('app-facts', a.country, a.lang, a.trackId),
       freshness: () => this.details,
@@ -164,7 +178,7 @@ export class AppleStoreFacts {
     });
     this.hintsKind = new ResourceKind({
       kind: 'hints',
-      upstream: SEARCH_HINTS_UPSTREAM,
+      upstream: firstUpstream('suggestions.search'),
       args: new ArgsCodec<HintsArgs>({ country: text, term: text }),
       key: (a) => keyOf('hints', a.country, a.term),
       freshness: () => hints,
