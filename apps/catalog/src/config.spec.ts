@@ -80,7 +80,13 @@ describe('readCatalogConfig', () => {
         refreshReserveTokens: 1,
         refreshMinSharePercent: 20,
       },
-      ops: { port: 9102, host: '127.0.0.1', logLevel: 'info', heapGrowthPercent: 30 },
+      ops: {
+        port: 9102,
+        host: '127.0.0.1',
+        logLevel: 'info',
+        heapGrowthPercent: 30,
+        tracing: { enabled: false, protocol: 'http/protobuf' },
+      },
     });
   });
 

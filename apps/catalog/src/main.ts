@@ -1,11 +1,11 @@
 import { runService } from '@appcat/ops';
-import { createCatalogApp } from './catalog-app.js';
 import { readCatalogConfig } from './config.js';
 
 void runService({
   name: 'catalog',
   readConfig: () => readCatalogConfig(),
-  createApp: createCatalogApp,
+  // Imported here, after tracing has started (runService), so its modules are instrumented.
+  createApp: async (config, options) => (await import('./catalog-app.js')).createCatalogApp(config, options),
   listen: async (app, config) => {
     await app.listen();
     return `catalog (${config.store} store) answering on NATS ${config.nats.servers.join(', ')}`;

@@ -1,11 +1,11 @@
 import { runService } from '@appcat/ops';
 import { readGatewayConfig } from './config.js';
-import { createGatewayApp } from './gateway-app.js';
 
 void runService({
   name: 'gateway',
   readConfig: () => readGatewayConfig(),
-  createApp: createGatewayApp,
+  // Imported here, after tracing has started (runService), so its modules are instrumented.
+  createApp: async (config, options) => (await import('./gateway-app.js')).createGatewayApp(config, options),
   listen: async (app, config) => {
     await app.listen(config.port, config.host);
     return `listening on http://${config.host}:${config.port} (public ${config.publicBaseUrl})`;

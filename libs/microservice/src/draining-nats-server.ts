@@ -1,10 +1,12 @@
 import { ErrorCode, type WireError } from '@appcat/contracts';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { inContext, tracingEnabled } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import { batchReplyParts, BatchResults } from './batch-reply.js';
 import { JsonTextReply } from './json-text-reply.js';
 import { EncodedResponse, encodeNestReply, type NestReplyPacket } from './nest-nats-packets.js';
 import { NestServerNatsAdapter, type NatsServerOptions, serverNatsState } from './nest-server-nats.js';
+import { HandlingTrace } from './nats-trace.js';
 import { PublishBatch } from './publish-batch.js';
 
 /** NATS's default `max_payload`, for a connection that has not told us its server's. */
@@ -33,24 +35,30 @@ const replySerializer = {
  * timeout, and a debit may be lost mid-way). This one drains its subscriptions instead — no new
  * requests, every delivered one handled — waits for the handlers in flight to reply, and only then
  * closes. Replies finished in one loop turn leave in one socket write; a batch reply larger than a
- * message is sent in parts. Where it reaches into Nest is NestServerNatsAdapter's business.
+ * message is sent in parts. With tracing on, each request (each item of a batch) is a span in its
+ * caller's trace (nats-trace.ts). Where it reaches into Nest is NestServerNatsAdapter's business.
  */
 export class DrainingNatsServer extends NestServerNatsAdapter {
   private readonly log = new Logger('DrainingNatsServer');
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly replies = new PublishBatch();
+  /** The spans of the requests being handled, with tracing on. */
+  private readonly traces = new WeakMap<Msg, HandlingTrace>();
 
   constructor(private readonly natsOptions: NatsServerOptions) {
     super({ ...natsOptions, serializer: replySerializer });
   }
 
-  protected async runHandler(handle: () => Promise<unknown>): Promise<unknown> {
-    const work = handle();
+  protected async runHandler(channel: string, message: Msg, handle: () => Promise<unknown>): Promise<unknown> {
+    const trace = tracingEnabled() && message.reply ? HandlingTrace.start(channel, message) : undefined;
+    if (trace) this.traces.set(message, trace);
+    const work = inContext(trace?.context, handle);
     this.inFlight.add(work);
     try {
       return await work;
     } finally {
       this.inFlight.delete(work);
+      trace?.end();
     }
   }
 
@@ -59,7 +67,9 @@ export class DrainingNatsServer extends NestServerNatsAdapter {
    * messages as `max_payload` needs. A reply that cannot be sent (too large) is answered with an error
    * instead, so its caller hears at once rather than at its timeout.
    */
-  protected sendReply(subject: string, packet: NestReplyPacket, publish: (packet: NestReplyPacket) => void): void {
+  protected sendReply(message: Msg, packet: NestReplyPacket, publish: (packet: NestReplyPacket) => void): void {
+    this.traces.get(message)?.replied(packet);
+    const { subject } = message;
     for (const part of this.messagesOf(packet)) {
       this.replies.defer(
         () => publish(part),

@@ -6,3 +6,4 @@ export * from './request-coalescer.js';
 export * from './draining-nats-server.js';
 export * from './json-text-reply.js';
 export * from './batch-reply.js';
+export * from './nats-trace.js';

@@ -1,5 +1,6 @@
 import type { NatsConfig } from '@appcat/config';
 import { ErrorCode, isWireError, REQUEST_ID_HEADER, type WireError } from '@appcat/contracts';
+import { traceHeaders, tracingEnabled } from '@appcat/ops';
 import { readJsonTextReply } from './json-text-reply.js';
 import { joinBatchReplyParts } from './batch-reply.js';
 import { decodeNestReply, encodeNestRequest, isReplyPart, type NestReplyPacket } from './nest-nats-packets.js';
@@ -16,6 +17,16 @@ export class RpcCallError extends Error implements WireError {
     super(message);
     this.name = 'RpcCallError';
   }
+}
+
+/** How one request is sent. */
+export interface RpcRequestOptions {
+  /** Names the service in error messages ("payments", "catalog"). */
+  service: string;
+  requestId?: string;
+  timeoutMs?: number;
+  /** More header fields (a batch's item trace contexts). */
+  headers?: Record<string, string>;
 }
 
 interface PendingRequest {
@@ -83,14 +94,10 @@ export class NatsRpcClient {
   }
 
   /**
-   * Sends `data` to `subject` and resolves with the handler's response.
-   * @param service names the service in error messages ("payments", "catalog").
+   * Sends `data` to `subject` and resolves with the handler's response. With tracing on, the message
+   * carries the active trace context (W3C `traceparent`).
    */
-  async request<Res>(
-    subject: string,
-    data: unknown,
-    options: { service: string; requestId?: string; timeoutMs?: number },
-  ): Promise<Res> {
+  async request<Res>(subject: string, data: unknown, options: RpcRequestOptions): Promise<Res> {
     const started = performance.now();
     try {
       const response = await this.send<Res>(subject, data, options);
@@ -114,14 +121,12 @@ export class NatsRpcClient {
     this.publishes.beforeFlush(hook);
   }
 
-  private send<Res>(
-    subject: string,
-    data: unknown,
-    options: { service: string; requestId?: string; timeoutMs?: number },
-  ): Promise<Res> {
+  private send<Res>(subject: string, data: unknown, options: RpcRequestOptions): Promise<Res> {
     const token = (this.nextToken++).toString(36);
     const headers = natsHeaders();
     if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);
+    if (options.headers) for (const [name, value] of Object.entries(options.headers)) headers.set(name, value);
+    if (tracingEnabled()) for (const [name, value] of Object.entries(traceHeaders())) headers.set(name, value);
     const payload = encodeNestRequest(subject, data, token);
     return new Promise<Res>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -41,14 +41,10 @@ export abstract class NestServerNatsAdapter extends ServerNats {
   }
 
   /** Runs the handling of one delivered message (`handle`), resolving with it. */
-  protected abstract runHandler(handle: () => Promise<unknown>): Promise<unknown>;
+  protected abstract runHandler(channel: string, message: Msg, handle: () => Promise<unknown>): Promise<unknown>;
 
-  /** Sends the reply `packet` to a request on `subject` with `publish`, now or later, in one message or several. */
-  protected abstract sendReply(
-    subject: string,
-    packet: NestReplyPacket,
-    publish: (packet: NestReplyPacket) => void,
-  ): void;
+  /** Sends the reply `packet` to a request (`message`) with `publish`, now or later, in one message or several. */
+  protected abstract sendReply(message: Msg, packet: NestReplyPacket, publish: (packet: NestReplyPacket) => void): void;
 
   /** Called once at close, before Nest closes the connection: stop taking requests and finish the delivered ones. */
   protected abstract drain(connection: NatsConnection, subscriptions: Subscription[]): Promise<void>;
@@ -94,13 +90,13 @@ export abstract class NestServerNatsAdapter extends ServerNats {
   /** Nest's handler of a subscription's messages, run through runHandler (so a clean stop can wait for it). */
   override getMessageHandler(channel: string): MessageHandler {
     const handle = super.getMessageHandler(channel) as MessageHandler;
-    return (error, message) => this.runHandler(() => handle(error, message));
+    return (error, message) => this.runHandler(channel, message as Msg, () => handle(error, message));
   }
 
   /** Nest's publisher of a request's replies, each sent through sendReply. */
   override getPublisher(natsMsg: Msg, id: string, context: NatsContext): (packet: NestReplyPacket) => void {
     const publish = super.getPublisher(natsMsg, id, context) as (packet: NestReplyPacket) => void;
-    return (packet) => this.sendReply(natsMsg.subject, packet, publish);
+    return (packet) => this.sendReply(natsMsg, packet, publish);
   }
 
   /**

@@ -1,4 +1,5 @@
 import {
+  BATCH_ITEM_TRACE_HEADER,
   type BatchableSubject,
   type BatchItemResult,
   BatchSubject,
@@ -7,7 +8,10 @@ import {
   type GatewaySubject,
   isWireError,
 } from '@appcat/contracts';
+import { type Context, endSpan, inContext, tracingEnabled } from '@appcat/ops';
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { type NatsRpcClient, RpcCallError } from './nats-rpc-client.js';
+import { batchItemTraceHeader, startRequestSpan } from './nats-trace.js';
 import { RequestCoalescer } from './request-coalescer.js';
 
 /** A request's outcome as a value: the reply, or the typed error it failed with. */
@@ -30,6 +34,8 @@ export interface TypedRpcSettings {
 interface QueuedRequest {
   payload: unknown;
   requestId?: string;
+  /** The request's own span, with tracing on: a batch carries each item's. */
+  trace?: Context;
 }
 
 type RequestOf<S extends GatewaySubject> = GatewayRpcShapes[S]['request'];
@@ -62,22 +68,45 @@ export class TypedRpc<E extends Error> {
 
   /**
    * The one place a request leaves. Requests of a batchable subject made in one loop turn leave together
-   * as one batch request (a lone one as itself, in the same turn); each still gets its own result.
+   * as one batch request (a lone one as itself, in the same turn); each still gets its own result. With
+   * tracing on, each request is a span of its own, whose context it carries alone or in its batch.
    */
   result<S extends GatewaySubject>(
     subject: S,
     payload: RequestOf<S>,
     options: TypedRpcOptions = {},
   ): Promise<RpcResult<ReplyOf<S>>> {
+    if (!tracingEnabled()) return this.send(subject, payload, options);
+    const request = startRequestSpan(subject);
+    if (request === undefined) return this.send(subject, payload, options);
+    return inContext(request.context, () => this.send(subject, payload, options, request.context)).then(
+      (outcome) => {
+        endSpan(request.span, outcome.ok ? 'ok' : outcome.error.code);
+        return outcome;
+      },
+      (error: unknown) => {
+        endSpan(request.span, 'error');
+        throw error;
+      },
+    );
+  }
+
+  private send<S extends GatewaySubject>(
+    subject: S,
+    payload: RequestOf<S>,
+    options: TypedRpcOptions,
+    trace?: Context,
+  ): Promise<RpcResult<ReplyOf<S>>> {
     const coalescer = options.timeoutMs === undefined ? this.coalescers.get(subject) : undefined;
-    if (coalescer) return coalescer.add({ payload, requestId: options.requestId }) as Promise<RpcResult<ReplyOf<S>>>;
+    if (coalescer)
+      return coalescer.add({ payload, requestId: options.requestId, trace }) as Promise<RpcResult<ReplyOf<S>>>;
     return this.resultAlone(subject, payload, options);
   }
 
   private async resultAlone<S extends GatewaySubject>(
     subject: S,
     payload: unknown,
-    options: TypedRpcOptions,
+    options: TypedRpcOptions & { headers?: Record<string, string> },
   ): Promise<RpcResult<ReplyOf<S>>> {
     try {
       const value = await this.client.request<ReplyOf<S>>(subject, payload, {
@@ -92,13 +121,26 @@ export class TypedRpc<E extends Error> {
     }
   }
 
-  /** A lone request goes as itself; several as one request to the batch subject, answered item by item. */
+  /**
+   * A lone request goes as itself; several as one request to the batch subject, answered item by item.
+   * The queue is sent from the end-of-turn flush, in whichever caller's context scheduled it: each
+   * request is sent in its own (a batch in none, its items' contexts in a header of their own).
+   */
   private async sendQueued(subject: BatchableSubject, queued: QueuedRequest[]): Promise<RpcResult<unknown>[]> {
-    if (queued.length === 1)
-      return [await this.resultAlone(subject, queued[0].payload, { requestId: queued[0].requestId })];
+    if (queued.length === 1) {
+      const [{ payload, requestId, trace }] = queued;
+      return [await inContext(trace, () => this.resultAlone(subject, payload, { requestId }))];
+    }
     const service = serviceOf(subject);
     const items = queued.map((request) => request.payload);
-    const batch = await this.resultAlone(BatchSubject[subject], { items } as never, {});
+    const traces = tracingEnabled() ? batchItemTraceHeader(queued.map((request) => request.trace)) : undefined;
+    const batch = await inContext(ROOT_CONTEXT, () =>
+      this.resultAlone(
+        BatchSubject[subject],
+        { items } as never,
+        traces ? { headers: { [BATCH_ITEM_TRACE_HEADER]: traces } } : {},
+      ),
+    );
     if (!batch.ok) return queued.map(() => batch);
     const results = (batch.value as { results?: unknown } | null)?.results;
     if (!Array.isArray(results) || results.length !== queued.length) {

@@ -6,3 +6,5 @@ export * from './ops-config.js';
 export * from './ops-server.js';
 export * from './run-service.js';
 export * from './service-ops.js';
+export * from './tracing.js';
+export * from './tracing-config.js';

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type Logger } from 'pino';
+import { activeTraceIds, tracingEnabled } from './tracing.js';
 
 /**
  * Fields that must never reach a log line: API keys, payment signatures, authorization headers. pino
@@ -21,7 +22,13 @@ export const REDACTED_PATHS = [
   '*.headers["payment-signature"]',
 ];
 
-/** One JSON object per line on stdout, with the service name on every line. */
+const noTraceIds = {};
+
+/**
+ * One JSON object per line on stdout, with the service name on every line; with tracing on, a line
+ * written inside a sampled span also carries its `trace_id` and `span_id`, which is where a request id
+ * logged by a call meets that call's trace.
+ */
 export function createJsonLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -30,6 +37,7 @@ export function createJsonLogger(service: string, level: string, destination?: p
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
+      ...(tracingEnabled() ? { mixin: () => activeTraceIds() ?? noTraceIds } : {}),
     },
     destination,
   );

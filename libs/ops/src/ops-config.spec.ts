@@ -15,6 +15,7 @@ describe('readOpsConfig', () => {
       host: '127.0.0.1',
       logLevel: 'info',
       heapGrowthPercent: DEFAULT_HEAP_GROWTH_PERCENT,
+      tracing: { enabled: false, protocol: 'http/protobuf' },
     });
   });
 

@@ -23,10 +23,14 @@ export interface ServiceMain<Config extends { ops: OpsConfig }, App extends INes
 }
 
 /**
- * How every service starts: reads and checks its configuration, sets the heap growth, makes Nest's and
- * the console's output JSON lines carrying the service's name, builds the app, lets SIGTERM close it
- * cleanly, starts answering and logs the ready line. A failure anywhere on the way is logged as one line
- * with its message, and the process exits 1.
+ * How every service starts: reads and checks its configuration, sets the heap growth, starts tracing
+ * when an OTLP endpoint is set (the SDK is imported only then), makes Nest's and the console's output
+ * JSON lines carrying the service's name, builds the app, lets SIGTERM close it cleanly, starts
+ * answering and logs the ready line. A failure anywhere on the way is logged as one line with its
+ * message, and the process exits 1.
+ *
+ * `createApp` must import the service's code itself (`await import('./xxx-app.js')`): tracing
+ * instruments ES modules as they are imported, so they must be imported after it starts.
  */
 export async function runService<Config extends { ops: OpsConfig }, App extends INestApplicationContext>(
   main: ServiceMain<Config, App>,
@@ -35,6 +39,10 @@ export async function runService<Config extends { ops: OpsConfig }, App extends 
   try {
     const config = main.readConfig();
     applyHeapGrowthPercent(config.ops.heapGrowthPercent);
+    if (config.ops.tracing.enabled) {
+      const { startTracing } = await import('./tracing-sdk.js');
+      startTracing(main.name, config.ops.tracing);
+    }
     const json = new JsonNestLogger(createJsonLogger(main.name, config.ops.logLevel));
     Logger.overrideLogger(json);
     routeConsoleTo(json);

@@ -34,7 +34,13 @@ describe('the ops providers of a service', () => {
     @Module({
       providers: opsProviders({
         service: 'demo',
-        ops: { port, host: '127.0.0.1', logLevel: 'error', heapGrowthPercent: 0 },
+        ops: {
+          port,
+          host: '127.0.0.1',
+          logLevel: 'error',
+          heapGrowthPercent: 0,
+          tracing: { enabled: false, protocol: 'http/protobuf' },
+        },
         natsProbe: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
         shutdownDelayMs: 3_000,
         metrics: DemoMetrics,

@@ -15,6 +15,7 @@ import { createRegistry, METRICS_REGISTRY } from './metrics.js';
 import { connectNatsProbe } from './nats-probe.js';
 import type { OpsConfig } from './ops-config.js';
 import { Readiness, type ReadinessCheck, startOpsServer } from './ops-server.js';
+import { flushTraces } from './tracing.js';
 
 /** What a service's ops port is built from. */
 export interface OpsSettings {
@@ -91,6 +92,7 @@ export class ServiceOps implements OnApplicationBootstrap, BeforeApplicationShut
   async onApplicationShutdown(): Promise<void> {
     await this.server?.close();
     await this.probe?.close();
+    await flushTraces();
   }
 }
 

@@ -1,0 +1,135 @@
+import { BATCH_ITEM_TRACE_HEADER, REQUEST_ID_HEADER } from '@appcat/contracts';
+import {
+  contextFromHeaders,
+  contextWithSpan,
+  endSpan,
+  type SpanAttributes,
+  SpanKind,
+  startSpan,
+  traceHeaders,
+} from '@appcat/ops';
+import { type Context, context as otelContext, createContextKey, ROOT_CONTEXT, type Span } from '@opentelemetry/api';
+import type { Msg, MsgHdrs } from '@nats-io/transport-node';
+import type { NestReplyPacket } from './nest-nats-packets.js';
+
+/**
+ * W3C trace context over NATS, which has no OpenTelemetry instrumentation of its own: the caller's
+ * span per request travels in the message headers (`traceparent`), and a coalesced batch carries one
+ * context per item ({@link BATCH_ITEM_TRACE_HEADER}), so every logical call has its span on both
+ * sides, in its own trace, whether it went alone or in a batch. Used only with tracing on.
+ */
+
+/** What a span of a request on `subject` says: the messaging system and the subject, never the payload. */
+export function natsSpanAttributes(subject: string): SpanAttributes {
+  return { 'messaging.system': 'nats', 'messaging.destination.name': subject };
+}
+
+/** The caller's span of one request, in the context that is active now; `end` it with the outcome. */
+export function startRequestSpan(subject: string): { span: Span; context: Context } | undefined {
+  const span = startSpan(subject, natsSpanAttributes(subject), { kind: SpanKind.CLIENT });
+  return span && { span, context: contextWithSpan(span) };
+}
+
+/** The batch header for requests sent with these contexts, or undefined when none is in a trace. */
+export function batchItemTraceHeader(items: Array<Context | undefined>): string | undefined {
+  if (items.every((item) => item === undefined)) return undefined;
+  return JSON.stringify(items.map((item) => (item ? traceHeaders(item) : {})));
+}
+
+/** Each batch item's context, under this key of the context its batch handler runs in. */
+const BATCH_ITEM_CONTEXTS = createContextKey('appcat batch item contexts');
+
+/**
+ * Runs `work` in the trace of the batch item at `index` (its span on this side as the parent), so what
+ * a batch handler does for that item alone (a cache read) belongs to the caller's trace. Outside a
+ * traced batch it only runs `work`.
+ */
+export function inBatchItemContext<T>(index: number, work: () => T): T {
+  const items = otelContext.active().getValue(BATCH_ITEM_CONTEXTS) as Context[] | undefined;
+  const item = items?.[index];
+  return item === undefined ? work() : otelContext.with(item, work);
+}
+
+/**
+ * The spans of one delivered request, on the service's side: one per logical call (the request, or
+ * each item of a batch), each a child of its caller's span, ended with its outcome once the reply is
+ * known. The handler runs in {@link HandlingTrace.context}.
+ */
+export class HandlingTrace {
+  private reply?: NestReplyPacket;
+
+  private constructor(
+    readonly context: Context,
+    private readonly spans: Span[],
+    private readonly batch: boolean,
+  ) {}
+
+  static start(subject: string, message: Msg): HandlingTrace {
+    const headers = message.headers;
+    const requestId = headers?.get(REQUEST_ID_HEADER);
+    const attributes = {
+      ...natsSpanAttributes(subject),
+      ...(requestId ? { 'appcat.request_id': requestId } : {}),
+    };
+    const items = batchItemCarriers(headers);
+    if (items === undefined) {
+      const parent = contextFromHeaders((name) => headers?.get(name) || undefined);
+      const span = startSpan(subject, attributes, { kind: SpanKind.SERVER, parent })!;
+      return new HandlingTrace(contextWithSpan(span, parent), [span], false);
+    }
+    // A batch's items are the logical calls: each gets the span its caller's trace expects, named by the
+    // subject it would have gone to alone.
+    const itemSubject = subject.replace(/\.batch$/, '');
+    const spans: Span[] = [];
+    const contexts: Context[] = [];
+    items.forEach((carrier, index) => {
+      const parent = contextFromHeaders((name) => carrier[name]);
+      const span = startSpan(
+        itemSubject,
+        { ...natsSpanAttributes(itemSubject), 'appcat.batch.size': items.length, 'appcat.batch.index': index },
+        { kind: SpanKind.SERVER, parent },
+      )!;
+      spans.push(span);
+      contexts.push(contextWithSpan(span, parent));
+    });
+    return new HandlingTrace(ROOT_CONTEXT.setValue(BATCH_ITEM_CONTEXTS, contexts), spans, true);
+  }
+
+  /** The reply about to be sent: it holds each call's outcome. */
+  replied(packet: NestReplyPacket): void {
+    this.reply = packet;
+  }
+
+  /** Ends every span: with the reply's outcome, or `error` when the handler failed before replying. */
+  end(): void {
+    const reply = this.reply;
+    const failure = reply === undefined ? 'error' : reply.err ? codeOf(reply.err) : undefined;
+    if (!this.batch) {
+      endSpan(this.spans[0], failure ?? 'ok');
+      return;
+    }
+    const results = (reply?.response as { results?: unknown } | undefined)?.results;
+    this.spans.forEach((span, index) => {
+      const result = Array.isArray(results) ? (results[index] as { ok?: boolean; error?: unknown }) : undefined;
+      endSpan(span, failure ?? (result?.ok === true ? 'ok' : codeOf(result?.error)));
+    });
+  }
+}
+
+function batchItemCarriers(headers: MsgHdrs | undefined): Array<Record<string, string>> | undefined {
+  const text = headers?.get(BATCH_ITEM_TRACE_HEADER);
+  if (!text) return undefined;
+  try {
+    const items = JSON.parse(text) as unknown;
+    return Array.isArray(items)
+      ? items.map((item) => (typeof item === 'object' && item !== null ? item : {}))
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : 'error';
+}

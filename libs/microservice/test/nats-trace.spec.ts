@@ -1,0 +1,179 @@
+import {
+  type BatchReply,
+  type BatchRequest,
+  type CatalogPeekReply,
+  type CatalogRequest,
+  ErrorCode,
+  QueueGroup,
+  Subject,
+} from '@appcat/contracts';
+import { OUTCOME, useTracer, withSpan } from '@appcat/ops';
+import { startNatsServer, type ManagedProcess } from '@appcat/testing';
+import { jest } from '@jest/globals';
+import { Controller, type INestMicroservice, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import {
+  InMemorySpanExporter,
+  NodeTracerProvider,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
+import type { MsgHdrs } from '@nats-io/transport-node';
+import { natsServerOptions } from '../src/nats-transport.js';
+import { NatsRpcClient, type RpcCallError } from '../src/nats-rpc-client.js';
+import { inBatchItemContext } from '../src/nats-trace.js';
+import { TypedRpc } from '../src/typed-rpc.js';
+import { WireException, WireExceptionFilter } from '../src/wire-exception.js';
+
+/** A peek reads "the cache" in a span of its own; the route "apps.similar" fails. */
+function peekAnswer(request: CatalogRequest): CatalogPeekReply {
+  return withSpan('cache read', { route: request.query.route }, () => {
+    if (request.query.route === 'apps.similar') throw new WireException(ErrorCode.UpstreamHttpError, 'no');
+    return { dataJson: '{}', source: 'cache' };
+  });
+}
+
+@Controller()
+class StandInController {
+  @MessagePattern(Subject.CatalogPeek, { queue: QueueGroup.Catalog })
+  peek(@Payload() request: CatalogRequest): CatalogPeekReply {
+    return peekAnswer(request);
+  }
+
+  @MessagePattern(Subject.CatalogPeekBatch, { queue: QueueGroup.Catalog })
+  peekBatch(@Payload() request: BatchRequest<CatalogRequest>): BatchReply<CatalogPeekReply> {
+    return {
+      results: request.items.map((item, index) =>
+        inBatchItemContext(index, () => {
+          try {
+            return { ok: true, value: peekAnswer(item) };
+          } catch (error) {
+            return { ok: false, error: (error as WireException).getError() as { code: ErrorCode; message: string } };
+          }
+        }),
+      ),
+    };
+  }
+}
+
+@Module({ controllers: [StandInController] })
+class StandInModule {}
+
+const peek = (route: 'apps.get' | 'apps.similar' = 'apps.get'): CatalogRequest => ({
+  query: { route, appId: '1', country: 'us' },
+  requestId: 'r',
+});
+
+describe('trace context through TypedRpc and the NATS server, alone and in batches', () => {
+  let nats: ManagedProcess;
+  let service: INestMicroservice;
+  let client: NatsRpcClient;
+  let rpc: TypedRpc<RpcCallError>;
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const sentHeaders: Array<MsgHdrs | undefined> = [];
+
+  beforeAll(async () => {
+    provider.register();
+    useTracer(provider.getTracer('test'));
+    nats = await startNatsServer();
+    const config = { servers: [nats.url], requestTimeoutMs: 10_000, shutdownGraceMs: 0 };
+    service = await NestFactory.createMicroservice(StandInModule, {
+      ...natsServerOptions(config, 'stand-in', 'stand-in'),
+      logger: false,
+    });
+    service.useGlobalFilters(new WireExceptionFilter());
+    await service.listen();
+    client = await NatsRpcClient.connect(config, 'trace-test');
+    const publish = client.connection.publish.bind(client.connection);
+    jest.spyOn(client.connection, 'publish').mockImplementation((subject, data, options) => {
+      sentHeaders.push(options?.headers);
+      publish(subject, data, options);
+    });
+    rpc = new TypedRpc(client, (error: RpcCallError) => error, { batchMaxItems: 64 });
+  });
+
+  afterEach(() => {
+    exporter.reset();
+    sentHeaders.length = 0;
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await service.close();
+    await nats.stop();
+    useTracer(undefined);
+    await provider.shutdown();
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+
+  /** The finished spans once there are `count` (the service ends its span as it replies). */
+  async function spans(count: number): Promise<ReadableSpan[]> {
+    for (let i = 0; i < 200 && exporter.getFinishedSpans().length < count; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    return exporter.getFinishedSpans();
+  }
+  const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+  const idOf = (span: ReadableSpan) => span.spanContext().spanId;
+
+  it("a lone request: the caller's span and the service's, in the caller's trace", async () => {
+    const answer = await withSpan('call', {}, () => rpc.result(Subject.CatalogPeek, peek()));
+    expect(answer.ok).toBe(true);
+    const all = await spans(4);
+    const [call] = all.filter((s) => s.name === 'call');
+    const client = all.find((s) => s.name === Subject.CatalogPeek && s.kind === SpanKind.CLIENT)!;
+    const server = all.find((s) => s.name === Subject.CatalogPeek && s.kind === SpanKind.SERVER)!;
+    const read = all.find((s) => s.name === 'cache read')!;
+    expect(new Set(all.map((s) => s.spanContext().traceId))).toEqual(new Set([call.spanContext().traceId]));
+    expect(parentOf(client)).toBe(idOf(call));
+    expect(parentOf(server)).toBe(idOf(client));
+    expect(parentOf(read)).toBe(idOf(server));
+    expect(client.attributes).toMatchObject({ 'messaging.system': 'nats', [OUTCOME]: 'ok' });
+    expect(server.attributes).toMatchObject({ 'messaging.destination.name': Subject.CatalogPeek, [OUTCOME]: 'ok' });
+    expect(sentHeaders[0]?.get('traceparent')).toContain(client.spanContext().spanId);
+  });
+
+  it('a batch: each item its own spans in its own trace, with its own outcome', async () => {
+    const routes = ['apps.get', 'apps.similar', 'apps.get'] as const;
+    const answers = await Promise.all(
+      routes.map((route, index) => withSpan(`call ${index}`, {}, () => rpc.result(Subject.CatalogPeek, peek(route)))),
+    );
+    expect(answers.map((a) => a.ok)).toEqual([true, false, true]);
+    expect(sentHeaders).toHaveLength(1);
+    // The batch message itself belongs to no one call's trace.
+    expect(sentHeaders[0]?.get('traceparent')).toBe('');
+    const all = await spans(12);
+    routes.forEach((route, index) => {
+      const [call] = all.filter((s) => s.name === `call ${index}`);
+      const ours = all.filter((s) => s.spanContext().traceId === call.spanContext().traceId);
+      const client = ours.find((s) => s.kind === SpanKind.CLIENT)!;
+      const server = ours.find((s) => s.kind === SpanKind.SERVER)!;
+      const read = ours.find((s) => s.name === 'cache read')!;
+      expect(ours).toHaveLength(4);
+      expect(parentOf(client)).toBe(idOf(call));
+      expect(parentOf(server)).toBe(idOf(client));
+      expect(parentOf(read)).toBe(idOf(server));
+      expect(server.name).toBe(Subject.CatalogPeek);
+      expect(server.attributes).toMatchObject({ 'appcat.batch.size': 3, 'appcat.batch.index': index });
+      const outcome = route === 'apps.similar' ? ErrorCode.UpstreamHttpError : 'ok';
+      expect(client.attributes[OUTCOME]).toBe(outcome);
+      expect(server.attributes[OUTCOME]).toBe(outcome);
+    });
+  });
+
+  it('with tracing off, no span and no trace header', async () => {
+    useTracer(undefined);
+    try {
+      await withSpan('call', {}, () => rpc.result(Subject.CatalogPeek, peek()));
+      await Promise.all([rpc.result(Subject.CatalogPeek, peek()), rpc.result(Subject.CatalogPeek, peek())]);
+    } finally {
+      useTracer(provider.getTracer('test'));
+    }
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(sentHeaders.map((headers) => headers?.get('traceparent') ?? '')).toEqual(['', '']);
+  });
+});

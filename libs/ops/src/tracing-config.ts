@@ -1,0 +1,49 @@
+import type { EnvReader } from '@appcat/config';
+
+/** The samplers OTEL_TRACES_SAMPLER names (the OpenTelemetry SDK environment specification). */
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/** OTLP over HTTP; gRPC is not shipped (collectors take OTLP/HTTP on 4318). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+
+/**
+ * Tracing, from the standard OpenTelemetry settings. The SDK reads them itself (endpoint, headers,
+ * sampler, resource); they are checked here too so a typo fails start-up instead of being logged and
+ * replaced by a default, and so a service that is not asked to trace never loads the SDK.
+ */
+export interface TracingConfig {
+  /** On when an OTLP endpoint is set, unless OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none. */
+  enabled: boolean;
+  protocol: (typeof OTLP_PROTOCOLS)[number];
+}
+
+export function readTracingConfig(env: EnvReader): TracingConfig {
+  const endpoint =
+    env.optionalString('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? env.optionalString('OTEL_EXPORTER_OTLP_ENDPOINT');
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
+    if (env.optionalString(name) !== undefined) env.url(name, 'http://127.0.0.1:4318');
+  }
+  const disabled = env.bool('OTEL_SDK_DISABLED', false);
+  const exporter = env.oneOf('OTEL_TRACES_EXPORTER', 'otlp', ['otlp', 'none'] as const);
+  const protocolName = env.optionalString('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = env.oneOf(protocolName, 'http/protobuf', OTLP_PROTOCOLS);
+  const sampler = env.oneOf('OTEL_TRACES_SAMPLER', 'parentbased_always_on', TRACE_SAMPLERS);
+  const ratio = env.optionalString('OTEL_TRACES_SAMPLER_ARG');
+  if (ratio !== undefined) {
+    const value = /^\d*\.?\d+$/.test(ratio) ? Number(ratio) : Number.NaN;
+    if (!(value >= 0 && value <= 1))
+      env.fail(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got ${JSON.stringify(ratio)}`);
+    else if (!sampler.endsWith('traceidratio'))
+      env.fail(`OTEL_TRACES_SAMPLER_ARG is a ratio for traceidratio samplers; OTEL_TRACES_SAMPLER is ${sampler}`);
+  }
+  return { enabled: endpoint !== undefined && !disabled && exporter === 'otlp', protocol };
+}

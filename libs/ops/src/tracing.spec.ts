@@ -1,0 +1,83 @@
+import { Writable } from 'node:stream';
+import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { createJsonLogger, JsonNestLogger } from './logger.js';
+import { OUTCOME, traceHeaders, useTracer, withSpan } from './tracing.js';
+
+/** A JSON logger writing into `lines`. */
+function jsonLogger(lines: Array<Record<string, unknown>>): JsonNestLogger {
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of chunk.toString().trim().split('\n')) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return new JsonNestLogger(createJsonLogger('gateway', 'info', sink));
+}
+
+describe('withSpan and the log lines of a traced call', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+  beforeAll(() => provider.register());
+  afterEach(() => {
+    useTracer(undefined);
+    exporter.reset();
+  });
+  afterAll(async () => {
+    await provider.shutdown();
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+
+  it('with tracing off, runs the work and makes nothing: no span, no trace ids in logs, no headers', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = jsonLogger(lines);
+    const value = await withSpan('call', { 'appcat.route': '/api/apps' }, async (span) => {
+      span.set({ [OUTCOME]: 'ok' });
+      logger.log('inside');
+      return traceHeaders();
+    });
+    expect(value).toEqual({});
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(lines[0]).not.toHaveProperty('trace_id');
+  });
+
+  it('ends a span when its work settles, with the failure code as the outcome', async () => {
+    useTracer(provider.getTracer('test'));
+    await withSpan('ok', { 'appcat.rail': 'credits' }, async (span) => span.set({ [OUTCOME]: 'ok' }));
+    const failure = Object.assign(new Error('refused'), { code: 'PAYMENT_REFUSED' });
+    await expect(
+      withSpan('refused', {}, async () => {
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(() =>
+      withSpan('thrown', {}, () => {
+        throw new Error('sync');
+      }),
+    ).toThrow('sync');
+    const [ok, refused, thrown] = exporter.getFinishedSpans();
+    expect(ok.attributes).toEqual({ 'appcat.rail': 'credits', [OUTCOME]: 'ok' });
+    expect(refused.attributes[OUTCOME]).toBe('PAYMENT_REFUSED');
+    expect(refused.status.code).toBe(SpanStatusCode.ERROR);
+    expect(thrown.attributes[OUTCOME]).toBe('error');
+  });
+
+  it('nests spans and writes the trace id on the log lines written inside one', async () => {
+    useTracer(provider.getTracer('test'));
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = jsonLogger(lines);
+    await withSpan('call', {}, () => withSpan('step', {}, async () => logger.log({ msg: 'step', requestId: 'r-1' })));
+    logger.log('outside');
+    const [step, call] = exporter.getFinishedSpans();
+    expect(step.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
+    expect(lines[0]).toMatchObject({
+      requestId: 'r-1',
+      trace_id: call.spanContext().traceId,
+      span_id: step.spanContext().spanId,
+    });
+    expect(lines[1]).not.toHaveProperty('trace_id');
+  });
+});

@@ -1,0 +1,179 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Link,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Tracer,
+} from '@opentelemetry/api';
+
+export { type Context, SpanKind };
+
+/**
+ * The tracer spans are made with, once tracing is on (`runService` starts the SDK when an OTLP endpoint
+ * is set; a test sets its own). Undefined means off: every helper here then does nothing but call
+ * through, so a service that does not trace pays one comparison per span it would have made.
+ */
+let tracer: Tracer | undefined;
+let flush: (() => Promise<void>) | undefined;
+
+/** Turns tracing on with `next` (off with undefined); `flushSpans` sends the spans still buffered. */
+export function useTracer(next: Tracer | undefined, flushSpans?: () => Promise<void>): void {
+  tracer = next;
+  flush = flushSpans;
+}
+
+/** Sends the spans still buffered (at shutdown, before the process ends); nothing with tracing off. */
+export async function flushTraces(): Promise<void> {
+  await flush?.().catch(() => undefined);
+}
+
+export function tracingEnabled(): boolean {
+  return tracer !== undefined;
+}
+
+/** Attributes name the route, the rail, the network and the outcome: never a key, key hash or payment payload. */
+export type SpanAttributes = Attributes;
+
+/** The outcome of the work a span covers: `ok`, a typed error code, or a short reason. */
+export const OUTCOME = 'appcat.outcome';
+
+/** What a span's work may add to its span while it runs. */
+export interface SpanHandle {
+  set(attributes: SpanAttributes): void;
+}
+
+const NO_SPAN: SpanHandle = { set: () => undefined };
+
+export interface SpanOptions {
+  kind?: SpanKind;
+  /** The span's parent; the active context by default. */
+  parent?: Context;
+  links?: Link[];
+}
+
+/**
+ * Runs `work` inside a span named `name`, ended when `work` returns or settles. A failure marks the
+ * span as an error, with the error's code (our typed errors carry one) as its outcome; a result value
+ * that is a failure sets its outcome through `span.set`. With tracing off, only calls `work`.
+ */
+export function withSpan<T>(
+  name: string,
+  attributes: SpanAttributes,
+  work: (span: SpanHandle) => T,
+  options: SpanOptions = {},
+): T {
+  if (tracer === undefined) return work(NO_SPAN);
+  const span = tracer.startSpan(
+    name,
+    { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
+    options.parent ?? context.active(),
+  );
+  const handle: SpanHandle = { set: (more) => span.setAttributes(more) };
+  let result: T;
+  try {
+    result = context.with(trace.setSpan(options.parent ?? context.active(), span), work, undefined, handle);
+  } catch (error) {
+    endFailed(span, error);
+    throw error;
+  }
+  if (isPromiseLike(result)) {
+    return result.then(
+      (value) => {
+        span.end();
+        return value;
+      },
+      (error: unknown) => {
+        endFailed(span, error);
+        throw error;
+      },
+    ) as T;
+  }
+  span.end();
+  return result;
+}
+
+/**
+ * A span started now and ended by the caller, for work whose end is seen elsewhere (a reply sent by
+ * another callback). Undefined with tracing off.
+ */
+export function startSpan(name: string, attributes: SpanAttributes, options: SpanOptions = {}): Span | undefined {
+  return tracer?.startSpan(
+    name,
+    { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
+    options.parent ?? context.active(),
+  );
+}
+
+/** Ends `span` with `outcome` ('ok' or an error code; anything but 'ok' marks it as an error). */
+export function endSpan(span: Span, outcome: string): void {
+  span.setAttribute(OUTCOME, outcome);
+  if (outcome !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+  span.end();
+}
+
+function endFailed(span: Span, error: unknown): void {
+  const code = (error as { code?: unknown } | null)?.code;
+  span.setAttribute(OUTCOME, typeof code === 'string' ? code : 'error');
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.name : 'error',
+  });
+  span.end();
+}
+
+function isPromiseLike<T>(value: T): value is T & PromiseLike<Awaited<T>> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** The context with `span` active, to run work in later (a batch item handled apart from its message). */
+export function contextWithSpan(span: Span, parent: Context = context.active()): Context {
+  return trace.setSpan(parent, span);
+}
+
+/** The active context: the one a callback that runs later must be given back (`inContext`). */
+export function activeContext(): Context {
+  return context.active();
+}
+
+/** Runs `work` with `ctx` active (with tracing off, just runs it). */
+export function inContext<T>(ctx: Context | undefined, work: () => T): T {
+  return tracer === undefined || ctx === undefined ? work() : context.with(ctx, work);
+}
+
+/** Adds attributes to the span that is active now, if any (an HTTP server span made by the instrumentation). */
+export function annotateActiveSpan(attributes: SpanAttributes, name?: string): void {
+  if (tracer === undefined) return;
+  const span = trace.getActiveSpan();
+  if (span === undefined) return;
+  span.setAttributes(attributes);
+  if (name !== undefined) span.updateName(name);
+}
+
+/** The W3C trace context of `ctx` (the active one by default) as header fields; empty with tracing off. */
+export function traceHeaders(ctx?: Context): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  if (tracer !== undefined) propagation.inject(ctx ?? context.active(), carrier);
+  return carrier;
+}
+
+/** The context carried by header fields read with `get` (W3C `traceparent`, `tracestate`). */
+export function contextFromHeaders(get: (name: string) => string | undefined): Context {
+  return propagation.extract(context.active(), undefined, {
+    keys: () => ['traceparent', 'tracestate', 'baggage'],
+    get: (_carrier, key) => get(key),
+  });
+}
+
+/** The ids log lines carry to meet their trace: those of the active span, when it is sampled (exported). */
+export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
+  if (tracer === undefined) return undefined;
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  if (spanContext === undefined || (spanContext.traceFlags & TraceFlags.SAMPLED) === 0) return undefined;
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
+}
