@@ -6,6 +6,7 @@ import {
   type WireError,
   WirePayloadError,
 } from '@appcat/contracts';
+import { inBatchItemContext } from './nats-trace.js';
 import { WireException } from './wire-exception.js';
 
 /**
@@ -18,8 +19,8 @@ export class BatchResults<R> {
 
 /**
  * A batch request's items, each handled by `handle` as it would be alone: one result per item, in
- * order, an item's failure its own (its WireError, or INTERNAL for anything else). Throws
- * INVALID_ARGUMENT unless `request` holds 1 to {@link MAX_BATCH_ITEMS} items.
+ * order, an item's failure its own (its WireError, or INTERNAL for anything else), each in its caller's
+ * trace with tracing on. Throws INVALID_ARGUMENT unless `request` holds 1 to {@link MAX_BATCH_ITEMS} items.
  */
 export function handleBatchItems<R>(
   request: unknown,
@@ -29,8 +30,8 @@ export function handleBatchItems<R>(
   if (!Array.isArray(items) || items.length === 0 || items.length > MAX_BATCH_ITEMS)
     throw new WireException(ErrorCode.InvalidArgument, `items must be an array of 1 to ${MAX_BATCH_ITEMS} requests`);
   return Promise.all(
-    items.map((item) =>
-      handle(item).then(
+    items.map((item, index) =>
+      inBatchItemContext(index, () => handle(item)).then(
         (value): BatchItemResult<R> => ({ ok: true, value }),
         (error: unknown): BatchItemResult<R> => ({ ok: false, error: batchItemError(error) }),
       ),
