@@ -1,18 +1,20 @@
-import { type AdminReconcileReply, formatUsd, type KeyReconciliation, parseMicros } from '@appcat/contracts';
+import {
+  type AdminReconcileReply,
+  formatUsd,
+  type KeyReconciliation,
+  parseMicros,
+  reconcileVerdict,
+} from '@appcat/contracts';
 import { ExitCode } from './exit-codes.js';
 
 /** Signed µUSD as USD with six decimals. */
 const usd = (micros: string): string =>
   micros.startsWith('-') ? `-${formatUsd(parseMicros(micros.slice(1)))}` : formatUsd(parseMicros(micros));
 
-/** Differences other than `pending` are real ones; settlements must match too. */
+const VERDICT_EXIT_CODES = { exact: ExitCode.Ok, pending: ExitCode.Pending, differs: ExitCode.Mismatch } as const;
+
 export function reconcileExitCode(reply: AdminReconcileReply): ExitCode {
-  if (reply.exact) return ExitCode.Ok;
-  const s = reply.settlements;
-  const settlementsDiffer =
-    s.duplicates > 0 || s.topUpsWithoutSettlement.length > 0 || s.settlementsWithoutTopUp.length > 0;
-  const keysDiffer = reply.differences.some((key) => key.status !== 'pending');
-  return keysDiffer || settlementsDiffer ? ExitCode.Mismatch : ExitCode.Pending;
+  return VERDICT_EXIT_CODES[reconcileVerdict(reply)];
 }
 
 export function reconcileJson(reply: AdminReconcileReply) {

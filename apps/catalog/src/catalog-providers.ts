@@ -78,9 +78,12 @@ export function catalogProviders(config: CatalogConfig): Provider[] {
     },
     {
       provide: UpstreamAvailability,
-      useFactory: (connections: CatalogConnections, limiter: RedisRateLimiter) =>
-        new UpstreamAvailability(connections.redis, keyPrefix, limiter),
-      inject: [CatalogConnections, RedisRateLimiter],
+      useFactory: (connections: CatalogConnections, limiter: RedisRateLimiter, metrics: CatalogMetrics) => {
+        const availability = new UpstreamAvailability(connections.redis, keyPrefix, limiter);
+        metrics.watchBreakers([...upstreamRateLimits(config).keys()], (upstream) => availability.breakerOpen(upstream));
+        return availability;
+      },
+      inject: [CatalogConnections, RedisRateLimiter, CatalogMetrics],
     },
     {
       provide: UPSTREAM_HTTP_CLIENT,

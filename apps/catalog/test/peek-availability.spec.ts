@@ -4,6 +4,7 @@
  * a call before charging. Real Redis breaker and limiter state, the emulator failing.
  */
 import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
+import { CatalogMetrics } from '@appcat/ops';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
 import { CatalogSystem, catalogClock, requestsDuring } from './support.js';
 
@@ -54,6 +55,10 @@ describe('catalog.peek: availability on a miss', () => {
     expect(retryAfterSeconds).toBeGreaterThanOrEqual(Math.floor((60_000 - elapsedMs) / 1000));
     // Bundles come from the web catalogue, whose breaker is closed.
     expect(await system.peekReply(bundle)).toBeNull();
+    // The breaker gauge, read from Redis when scraped.
+    const gauge = system.replicas[0].get(CatalogMetrics).registry.getSingleMetric('appcat_upstream_breaker_open')!;
+    const open = Object.fromEntries((await gauge.get()).values.map((value) => [value.labels.host, value.value]));
+    expect(open).toEqual({ itunes: 1, 'apple-web': 0, 'apple-amp': 0 });
   });
 
   it('an open breaker with a stale copy held: null (the fetch serves the copy, and is charged)', async () => {

@@ -7,6 +7,7 @@ import {
   PRICE_PER_CALL_MICROS,
   Subject,
 } from '@appcat/contracts';
+import { PaymentsMetrics } from '@appcat/ops';
 import pg from 'pg';
 import { KeyService } from '../src/keys/key-service.js';
 import { PaymentsResources } from '../src/payments-resources.js';
@@ -35,6 +36,15 @@ describe('reconciliation (payments.admin.reconcile)', () => {
     });
   const reconcile = (waitMs = 5_000) => cluster.client.call<AdminReconcileReply>(Subject.AdminReconcile, { waitMs });
   const resources = () => cluster.apps.map((app) => app.get(PaymentsResources));
+  /** Reconciliations counted with `result` over every replica (appcat_reconcile_runs_total). */
+  async function runs(result: string): Promise<number> {
+    let count = 0;
+    for (const app of cluster.apps) {
+      const { values } = await app.get(PaymentsMetrics).reconcileRuns.get();
+      count += values.find((value) => value.labels.result === result)?.value ?? 0;
+    }
+    return count;
+  }
   const settlement = (overrides: Partial<SettlementRecord>): SettlementRecord => ({
     paymentId: `eip155:8453:0xpayer:${Math.random()}`,
     network: 'eip155:8453',
@@ -102,8 +112,10 @@ describe('reconciliation (payments.admin.reconcile)', () => {
     await cluster.redis.hincrby(testKeyspace.keyOf(hashApiKey(short.key)), 'bal', -3000);
     await cluster.redis.hincrby(testKeyspace.keyOf(hashApiKey(forgiven.key)), 'bal', 6000);
     await cluster.db.pool.query('UPDATE api_keys SET spent_micros = spent_micros + 1 WHERE id = $1', [offTotal.id]);
+    const [differed, exact] = [await runs('differs'), await runs('exact')];
     try {
       const reply = await reconcile(0);
+      expect(await runs('differs')).toBe(differed + 1);
       const status = Object.fromEntries(reply.differences.map((row) => [row.id, [row.status, row.difference]]));
       expect(status).toEqual({
         [short.id]: ['short', '-3000'],
@@ -117,6 +129,7 @@ describe('reconciliation (payments.admin.reconcile)', () => {
       await cluster.db.pool.query('UPDATE api_keys SET spent_micros = spent_micros - 1 WHERE id = $1', [offTotal.id]);
     }
     expect((await reconcile()).exact).toBe(true);
+    expect(await runs('exact')).toBe(exact + 1);
   });
 
   it('matches x402 top-ups with their settlements both ways', async () => {

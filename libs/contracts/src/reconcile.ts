@@ -81,3 +81,16 @@ export interface AdminReconcileReply {
   settlements: SettlementReconciliation;
   checkedAt: string;
 }
+
+/** What a reconciliation found: the books exact, only debits still on their way to Postgres, or a real difference. */
+export type ReconcileVerdict = 'exact' | 'pending' | 'differs';
+
+/** Differences other than `pending` are real ones; settlements must match too. */
+export function reconcileVerdict(reply: AdminReconcileReply): ReconcileVerdict {
+  if (reply.exact) return 'exact';
+  const s = reply.settlements;
+  const settlementsDiffer =
+    s.duplicates > 0 || s.topUpsWithoutSettlement.length > 0 || s.settlementsWithoutTopUp.length > 0;
+  const keysDiffer = reply.differences.some((key) => key.status !== 'pending');
+  return keysDiffer || settlementsDiffer ? 'differs' : 'pending';
+}

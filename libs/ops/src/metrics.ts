@@ -81,6 +81,7 @@ export class PaymentsMetrics {
   readonly facilitatorRequestSeconds: Histogram<'operation' | 'outcome'>;
   readonly ledgerFlushLagSeconds: Gauge;
   readonly ledgerFlushed: Counter;
+  readonly reconcileRuns: Counter<'result'>;
 
   constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
     this.debits = new Counter({
@@ -111,6 +112,12 @@ export class PaymentsMetrics {
       help: 'Debits written to Postgres',
       registers: [registry],
     });
+    this.reconcileRuns = new Counter({
+      name: 'appcat_reconcile_runs_total',
+      help: 'Reconciliations run, by result: exact, pending (debits still on their way to Postgres), differs (the books differ), unavailable',
+      labelNames: ['result'],
+      registers: [registry],
+    });
   }
 }
 
@@ -137,6 +144,7 @@ export class CatalogMetrics {
   /** Time a fetch waited for a slot, observed only for those that had to wait: admitted, or refused at the bound. */
   readonly fetchWaitSeconds: Histogram<'outcome'>;
   private fetchBudgetState: () => FetchBudgetState | undefined = () => undefined;
+  private breakerStates: () => Promise<Array<{ upstream: string; open: boolean }>> = async () => [];
 
   constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
     this.upstreamSeconds = latencyHistogram(
@@ -175,6 +183,16 @@ export class CatalogMetrics {
       'Wait of a catalog.fetch for a slot of its replica, by outcome (admitted, refused); fetches that found a free slot are not observed',
       ['outcome'],
     );
+    const breakers = () => this.breakerStates();
+    new Gauge({
+      name: 'appcat_upstream_breaker_open',
+      help: "1 while the upstream host's circuit breaker is open (calls to it fail fast or are served stale), else 0; read from Redis when scraped",
+      labelNames: ['host'],
+      registers: [registry],
+      async collect(this: Gauge<'host'>) {
+        for (const { upstream, open } of await breakers()) this.set({ host: upstream }, open ? 1 : 0);
+      },
+    });
     // Read when scraped, so the fetches themselves pay nothing for these three.
     const state = () => this.fetchBudgetState();
     const gauge = (name: string, help: string, pick: (s: FetchBudgetState) => number) =>
@@ -198,6 +216,17 @@ export class CatalogMetrics {
       'catalog.fetch requests waiting for a slot on this replica',
       (s) => s.waiting,
     );
+  }
+
+  /**
+   * Where the breaker gauge reads from when scraped: each upstream host's breaker, shared by every
+   * replica through Redis (a replica that cannot read Redis reports no value).
+   */
+  watchBreakers(upstreams: readonly string[], isOpen: (upstream: string) => Promise<boolean>): void {
+    this.breakerStates = async () => {
+      const open = await Promise.all(upstreams.map((upstream) => isOpen(upstream).catch(() => undefined)));
+      return upstreams.flatMap((upstream, i) => (open[i] === undefined ? [] : [{ upstream, open: open[i] }]));
+    };
   }
 
   /** Where the fetch budget gauges read from; set once by the catalog's budget. */

@@ -23,21 +23,29 @@ export class UpstreamAvailability {
     private readonly limiter: RedisRateLimiter,
   ) {}
 
+  /**
+   * Whether the upstream's breaker is open now (or a probe is out), as every replica sees it: the
+   * breaker gauge, read when metrics are scraped. Rejects when Redis is away.
+   */
+  async breakerOpen(upstream: string): Promise<boolean> {
+    return openForMs(await this.breakerState(upstream)) > 0;
+  }
+
+  /** The breaker's state, until and cause fields in Redis. */
+  private breakerState(upstream: string): Promise<(string | null)[]> {
+    return this.redis.hmget(`${this.keyPrefix}breaker:${upstream}`, 'state', 'until', 'cause');
+  }
+
   async unavailable(upstream: string): Promise<CatalogUnavailable | null> {
     let breaker: (string | null)[];
     let budget: BudgetState;
     try {
-      [breaker, budget] = await Promise.all([
-        this.redis.hmget(`${this.keyPrefix}breaker:${upstream}`, 'state', 'until', 'cause'),
-        this.limiter.state(upstream),
-      ]);
+      [breaker, budget] = await Promise.all([this.breakerState(upstream), this.limiter.state(upstream)]);
     } catch {
       return null;
     }
-    const now = Date.now();
-    // Open, or a probe is out (the check would deny both): the same answer a fetch would get now.
-    const openFor = Number(breaker[1] ?? 0) - now;
-    if (breaker[0] && openFor > 0) {
+    const openFor = openForMs(breaker);
+    if (openFor > 0) {
       const [stored, ...detail] = (breaker[2] ?? '').split('|');
       const cause: BreakerCause = stored in CAUSE_CODES ? (stored as BreakerCause) : 'http';
       return unavailable(CAUSE_CODES[cause], openMessage(cause, detail.join('|'), upstream, openFor), openFor);
@@ -52,6 +60,12 @@ export class UpstreamAvailability {
       budget.waitMs,
     );
   }
+}
+
+/** How much longer a breaker in this state stays open, ms (0 or less: closed). */
+function openForMs(breaker: (string | null)[]): number {
+  // Open, or a probe is out (the check would deny both): the same answer a fetch would get now.
+  return breaker[0] ? Number(breaker[1] ?? 0) - Date.now() : 0;
 }
 
 function unavailable(code: ErrorCode, message: string, retryAfterMs: number): CatalogUnavailable {

@@ -4,11 +4,15 @@ import {
   type AdminKeyList,
   type AdminReconcileReply,
   type AdminReconcileRequest,
+  ErrorCode,
   QueueGroup,
+  reconcileVerdict,
   Subject,
 } from '@appcat/contracts';
+import { PaymentsMetrics } from '@appcat/ops';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { WireException } from '@appcat/microservice';
 import { KeyService } from '../keys/key-service.js';
 import { Reconciliation } from '../reconcile/reconciliation.js';
 
@@ -18,6 +22,7 @@ export class AdminKeysController {
   constructor(
     @Inject(KeyService) private readonly keys: KeyService,
     @Inject(Reconciliation) private readonly reconciliation: Reconciliation,
+    @Inject(PaymentsMetrics) private readonly metrics: PaymentsMetrics,
   ) {}
 
   @MessagePattern(Subject.AdminKeysCreate, { queue: QueueGroup.Payments })
@@ -41,7 +46,16 @@ export class AdminKeysController {
   }
 
   @MessagePattern(Subject.AdminReconcile, { queue: QueueGroup.Payments })
-  reconcile(@Payload() request: AdminReconcileRequest | undefined): Promise<AdminReconcileReply> {
-    return this.reconciliation.run(request);
+  async reconcile(@Payload() request: AdminReconcileRequest | undefined): Promise<AdminReconcileReply> {
+    try {
+      const reply = await this.reconciliation.run(request);
+      this.metrics.reconcileRuns.inc({ result: reconcileVerdict(reply) });
+      return reply;
+    } catch (error) {
+      // A refused request (a bad wait) is the caller's mistake, not a reconciliation that could not run.
+      if (!(error instanceof WireException && error.code === ErrorCode.InvalidArgument))
+        this.metrics.reconcileRuns.inc({ result: 'unavailable' });
+      throw error;
+    }
   }
 }
