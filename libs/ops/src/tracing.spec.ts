@@ -58,7 +58,16 @@ describe('withSpan and the log lines of a traced call', () => {
         throw new Error('sync');
       }),
     ).toThrow('sync');
-    const [ok, refused, thrown] = exporter.getFinishedSpans();
+    await expect(
+      withSpan('miss', {}, async (span) => {
+        span.set({ [OUTCOME]: 'miss' });
+        throw new Error('not cached');
+      }),
+    ).rejects.toThrow('not cached');
+    const [ok, refused, thrown, miss] = exporter.getFinishedSpans();
+    // A failure the work named itself is that outcome, not an error.
+    expect(miss.attributes[OUTCOME]).toBe('miss');
+    expect(miss.status.code).toBe(SpanStatusCode.UNSET);
     expect(ok.attributes).toEqual({ 'appcat.rail': 'credits', [OUTCOME]: 'ok' });
     expect(refused.attributes[OUTCOME]).toBe('PAYMENT_REFUSED');
     expect(refused.status.code).toBe(SpanStatusCode.ERROR);

@@ -59,8 +59,9 @@ export interface SpanOptions {
 
 /**
  * Runs `work` inside a span named `name`, ended when `work` returns or settles. A failure marks the
- * span as an error, with the error's code (our typed errors carry one) as its outcome; a result value
- * that is a failure sets its outcome through `span.set`. With tracing off, only calls `work`.
+ * span as an error, with the error's code (our typed errors carry one) as its outcome, unless `work`
+ * named the outcome itself first (a cache miss thrown as an error is the outcome `miss`); a result
+ * value that is a failure sets its outcome through `span.set`. With tracing off, only calls `work`.
  */
 export function withSpan<T>(
   name: string,
@@ -74,12 +75,19 @@ export function withSpan<T>(
     { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
     options.parent ?? context.active(),
   );
-  const handle: SpanHandle = { set: (more) => span.setAttributes(more) };
+  let named = false;
+  const handle: SpanHandle = {
+    set: (more) => {
+      if (OUTCOME in more) named = true;
+      span.setAttributes(more);
+    },
+  };
+  const failed = (error: unknown) => (named ? span.end() : endFailed(span, error));
   let result: T;
   try {
     result = context.with(trace.setSpan(options.parent ?? context.active(), span), work, undefined, handle);
   } catch (error) {
-    endFailed(span, error);
+    failed(error);
     throw error;
   }
   if (isPromiseLike(result)) {
@@ -89,7 +97,7 @@ export function withSpan<T>(
         return value;
       },
       (error: unknown) => {
-        endFailed(span, error);
+        failed(error);
         throw error;
       },
     ) as T;

@@ -27,6 +27,18 @@ import { ServiceProcess, waitReady } from './support/service-processes.js';
 
 jest.setTimeout(180_000);
 
+/** The steps of a call each service shows as a span of its own, by rail. */
+const STEPS: Record<'credits' | 'x402', Array<[service: string, span: string]>> = {
+  credits: [
+    ['gateway', 'gateway.envelope'],
+    ['catalog', 'catalog.cache.read'],
+  ],
+  x402: [
+    ['gateway', 'gateway.envelope'],
+    ['catalog', 'catalog.cache.read'],
+  ],
+};
+
 const SERVER = 2;
 const CLIENT = 3;
 
@@ -155,7 +167,8 @@ describe('one trace per call across gateway, payments and catalog', () => {
       has(spans, 'gateway', Subject.CreditsDebit, CLIENT) &&
       has(spans, 'payments', Subject.CreditsDebit, SERVER) &&
       has(spans, 'catalog', Subject.CatalogPeek, SERVER) &&
-      has(spans, 'catalog', Subject.CatalogFetch, SERVER);
+      has(spans, 'catalog', Subject.CatalogFetch, SERVER) &&
+      STEPS.credits.every(([service, name]) => has(spans, service, name));
     const call = await tracedCall(
       '/api/apps/284882215',
       { authorization: `Bearer ${created.key}`, 'x-request-id': 'trace-e2e-credits' },
@@ -175,7 +188,19 @@ describe('one trace per call across gateway, payments and catalog', () => {
     // Redis behind the debit and the upstream request behind the fetch, from the instrumentations.
     expect(spans.some((s) => s.service === 'payments' && s.attributes['db.system.name'] === 'redis')).toBe(true);
     expect(spans.some((s) => s.service === 'catalog' && s.kind === CLIENT && 'url.full' in s.attributes)).toBe(true);
+    const cacheReads = spans.filter((s) => s.name === 'catalog.cache.read');
+    expect(cacheReads.map((s) => s.attributes['appcat.outcome'])).toEqual(expect.arrayContaining(['miss', 'upstream']));
     expectNoSecrets(spans, [created.key, hashApiKey(created.key)]);
+
+    // The debit reaches Postgres in a flush of the ledger, a trace of its own with its one Postgres statement in it.
+    const flushes = () => receiver.spans.filter((s) => s.service === 'payments' && s.name === 'ledger.flush');
+    for (let i = 0; i < 600 && flushes().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const [flush] = flushes();
+    expect(flush.attributes).toMatchObject({ 'appcat.ledger.entries': 1, 'appcat.outcome': 'ok' });
+    const flushTrace = await receiver.trace(flush.traceId, (all) =>
+      all.some((s) => s.name.startsWith('pg.query:WITH')),
+    );
+    expect(flushTrace.some((s) => s.name.startsWith('pg.query:WITH'))).toBe(true);
   });
 
   it('an x402-paid call: one trace through the gateway, payments (and its facilitator request) and the catalog', async () => {
@@ -194,7 +219,8 @@ describe('one trace per call across gateway, payments and catalog', () => {
       spans.some(
         (s) => s.service === 'payments' && s.kind === CLIENT && String(s.attributes['url.full']).endsWith('/settle'),
       ) &&
-      has(spans, 'catalog', Subject.CatalogFetch, SERVER);
+      has(spans, 'catalog', Subject.CatalogFetch, SERVER) &&
+      STEPS.x402.every(([service, name]) => has(spans, service, name));
     const call = await tracedCall(path, { 'payment-signature': signature }, expected);
     expect(call.status).toBe(200);
     expect(expected(call.spans)).toBe(true);

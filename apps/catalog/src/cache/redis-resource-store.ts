@@ -1,6 +1,7 @@
 import type { CatalogSource, WireError } from '@appcat/contracts';
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
+import { OUTCOME, tracingEnabled, withSpan } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import type { RedisClient } from '@appcat/redis';
 import { resourceKeys } from './resource-keys.js';
@@ -152,8 +153,31 @@ export class RedisResourceStore implements ResourceStore {
   }
 
   get<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
+    if (tracingEnabled()) return this.tracedGet(request, trace);
     // Not async itself: a cache-only read answers with peek's own promise, one fewer per call.
     return trace.cacheOnly ? this.peek(request, trace) : this.getShared(request, trace);
+  }
+
+  /** `get` in a span of its own, whose outcome is where the resource came from (or `miss`). */
+  private tracedGet<T>(request: ResourceRequest<T>, trace: ResourceTrace): Promise<T | undefined> {
+    const attributes = {
+      'appcat.cache.resource': request.key.split(':', 2).join(':'),
+      'appcat.cache.peek': trace.cacheOnly,
+    };
+    return withSpan('catalog.cache.read', attributes, (span) => {
+      const noted: ResourceTrace = {
+        cacheOnly: trace.cacheOnly,
+        record: (source, fetchedAt, freshMs) => {
+          span.set({ [OUTCOME]: source });
+          trace.record(source, fetchedAt, freshMs);
+        },
+      };
+      const read = trace.cacheOnly ? this.peek(request, noted) : this.getShared(request, noted);
+      return read.catch((error: unknown) => {
+        if (error instanceof NotCachedError) span.set({ [OUTCOME]: 'miss' });
+        throw error;
+      });
+    });
   }
 
   /** The resource through the in-flight map: loaded by this request, or by the one it joins. */

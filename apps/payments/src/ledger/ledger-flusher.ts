@@ -5,6 +5,7 @@ import { CreditKeyspace } from '../persistence/credit-keyspace.js';
 import { isCluster, type RedisClient } from '@appcat/redis';
 import type { LedgerRepository } from '../persistence/ledger-repository.js';
 import { type LedgerEntry, parseLedgerEntry } from './ledger-batch.js';
+import { OUTCOME, withSpan } from '@appcat/ops';
 
 type StreamEntry = [id: string, fields: string[] | null];
 type XReadGroupReply = [stream: string, entries: StreamEntry[]][] | null;
@@ -167,8 +168,14 @@ export class LedgerFlusher {
     batches.forEach(
       ([stream, entries], index) => ids[index] === '0' && entries.length === 0 && this.ownPending.delete(stream),
     );
-    await this.record(batches);
-    return batches.reduce((sum, [, entries]) => sum + entries.length, 0);
+    const handled = batches.reduce((sum, [, entries]) => sum + entries.length, 0);
+    // A flush that moved debits is a trace of its own (Postgres's insert, Redis's acknowledgements).
+    if (handled > 0)
+      await withSpan('ledger.flush', { 'appcat.ledger.entries': handled }, async (span) => {
+        await this.record(batches);
+        span.set({ [OUTCOME]: 'ok' });
+      });
+    return handled;
   }
 
   private async loop(): Promise<void> {

@@ -24,6 +24,7 @@ const SUPPORTED_FIELDS = new Set([
   'kind',
   'resources',
   'components',
+  'configMapGenerator',
   'namespace',
   'labels',
   'images',
@@ -51,9 +52,17 @@ interface PatchEntry {
   target?: { kind?: string; name?: string };
 }
 
+/** A ConfigMap made from files, each a key named by its file name; only without kustomize's name hash. */
+interface ConfigMapGeneratorEntry {
+  name: string;
+  files?: string[];
+  options?: { disableNameSuffixHash?: boolean; labels?: Record<string, string> };
+}
+
 interface Kustomization {
   resources?: string[];
   components?: string[];
+  configMapGenerator?: ConfigMapGeneratorEntry[];
   namespace?: string;
   labels?: LabelsEntry[];
   images?: ImageEntry[];
@@ -95,6 +104,30 @@ function loadResource(dir: string, entry: string): K8sObject[] {
   if (!existsSync(path)) throw new Error(`${dir}: resource ${entry} does not exist`);
   if (statSync(path).isDirectory()) return renderKustomization(path);
   return readYamlDocuments(path).map((document) => asK8sObject(document, path));
+}
+
+function generateConfigMaps(dir: string, entries: ConfigMapGeneratorEntry[]): K8sObject[] {
+  return entries.map((entry) => {
+    const { files = [], options = {}, ...rest } = entry;
+    const unsupported = Object.keys(rest).filter((field) => field !== 'name');
+    if (unsupported.length > 0)
+      throw new Error(`${dir}: configMapGenerator ${unsupported.join(', ')} is not supported`);
+    // The hash suffix would rename the ConfigMap on every change; this renderer does not compute it.
+    if (options.disableNameSuffixHash !== true)
+      throw new Error(`${dir}: configMapGenerator ${entry.name} needs options.disableNameSuffixHash: true`);
+    const data = Object.fromEntries(
+      files.map((file) => {
+        if (file.includes('=')) throw new Error(`${dir}: configMapGenerator key=path files are not supported`);
+        return [file.split('/').pop()!, readFileSync(resolve(dir, file), 'utf8')];
+      }),
+    );
+    return {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: entry.name, ...(options.labels ? { labels: { ...options.labels } } : {}) },
+      data,
+    };
+  });
 }
 
 function applyPatches(objects: K8sObject[], dir: string, patches: PatchEntry[]): K8sObject[] {
@@ -179,7 +212,10 @@ function setImages(objects: K8sObject[], images: ImageEntry[]): K8sObject[] {
 export function renderKustomization(dir: string): K8sObject[] {
   const kustomization = readKustomization(dir);
   const file = join(dir, 'kustomization.yaml');
-  let objects = (kustomization.resources ?? []).flatMap((entry) => loadResource(dir, entry));
+  let objects = [
+    ...(kustomization.resources ?? []).flatMap((entry) => loadResource(dir, entry)),
+    ...generateConfigMaps(dir, kustomization.configMapGenerator ?? []),
+  ];
   for (const entry of kustomization.components ?? []) {
     const componentDir = resolve(dir, entry);
     const component = readKustomization(componentDir, 'Component');
