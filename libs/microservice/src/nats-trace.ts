@@ -30,7 +30,7 @@ export function startRequestSpan(subject: string): { span: Span; context: Contex
   return span && { span, context: contextWithSpan(span) };
 }
 
-/** The batch header for requests sent with these contexts, or undefined when none is in a trace. */
+/** The batch header for requests sent with these contexts (sampled or not), or undefined when none is in a trace. */
 export function batchItemTraceHeader(items: Array<Context | undefined>): string | undefined {
   if (items.every((item) => item === undefined)) return undefined;
   return JSON.stringify(items.map((item) => (item ? traceHeaders(item) : {})));
@@ -60,7 +60,8 @@ export class HandlingTrace {
 
   private constructor(
     readonly context: Context,
-    private readonly spans: Span[],
+    /** One per call, in order; none for a call whose trace was not sampled. */
+    private readonly spans: Array<Span | undefined>,
     private readonly batch: boolean,
   ) {}
 
@@ -74,13 +75,16 @@ export class HandlingTrace {
     const items = batchItemCarriers(headers);
     if (items === undefined) {
       const parent = contextFromHeaders((name) => headers?.get(name) || undefined);
-      const span = startSpan(subject, attributes, { kind: SpanKind.SERVER, parent })!;
-      return new HandlingTrace(contextWithSpan(span, parent), [span], false);
+      // No span for a call whose trace was not sampled: the handler runs in its caller's context.
+      const span = startSpan(subject, attributes, { kind: SpanKind.SERVER, parent });
+      return span
+        ? new HandlingTrace(contextWithSpan(span, parent), [span], false)
+        : new HandlingTrace(parent, [], false);
     }
     // A batch's items are the logical calls: each gets the span its caller's trace expects, named by the
     // subject it would have gone to alone.
     const itemSubject = subject.replace(/\.batch$/, '');
-    const spans: Span[] = [];
+    const spans: Array<Span | undefined> = [];
     const contexts: Context[] = [];
     items.forEach((carrier, index) => {
       const parent = contextFromHeaders((name) => carrier[name]);
@@ -88,9 +92,9 @@ export class HandlingTrace {
         itemSubject,
         { ...natsSpanAttributes(itemSubject), 'appcat.batch.size': items.length, 'appcat.batch.index': index },
         { kind: SpanKind.SERVER, parent },
-      )!;
+      );
       spans.push(span);
-      contexts.push(contextWithSpan(span, parent));
+      contexts.push(span ? contextWithSpan(span, parent) : parent);
     });
     return new HandlingTrace(ROOT_CONTEXT.setValue(BATCH_ITEM_CONTEXTS, contexts), spans, true);
   }
@@ -105,11 +109,12 @@ export class HandlingTrace {
     const reply = this.reply;
     const failure = reply === undefined ? 'error' : reply.err ? codeOf(reply.err) : undefined;
     if (!this.batch) {
-      endSpan(this.spans[0], failure ?? 'ok');
+      if (this.spans[0]) endSpan(this.spans[0], failure ?? 'ok');
       return;
     }
     const results = (reply?.response as { results?: unknown } | undefined)?.results;
     this.spans.forEach((span, index) => {
+      if (!span) return;
       const result = Array.isArray(results) ? (results[index] as { ok?: boolean; error?: unknown }) : undefined;
       endSpan(span, failure ?? (result?.ok === true ? 'ok' : codeOf(result?.error)));
     });

@@ -8,7 +8,7 @@ import {
   type GatewaySubject,
   isWireError,
 } from '@appcat/contracts';
-import { type Context, endSpan, inContext, tracingEnabled } from '@appcat/ops';
+import { activeContext, type Context, endSpan, inContext, tracingEnabled } from '@appcat/ops';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { type NatsRpcClient, RpcCallError } from './nats-rpc-client.js';
 import { batchItemTraceHeader, startRequestSpan } from './nats-trace.js';
@@ -78,7 +78,8 @@ export class TypedRpc<E extends Error> {
   ): Promise<RpcResult<ReplyOf<S>>> {
     if (!tracingEnabled()) return this.send(subject, payload, options);
     const request = startRequestSpan(subject);
-    if (request === undefined) return this.send(subject, payload, options);
+    // A call whose trace is not sampled still carries that decision (its context) alone or in a batch.
+    if (request === undefined) return this.send(subject, payload, options, activeContext());
     return inContext(request.context, () => this.send(subject, payload, options, request.context)).then(
       (outcome) => {
         endSpan(request.span, outcome.ok ? 'ok' : outcome.error.code);

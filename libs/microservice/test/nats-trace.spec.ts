@@ -165,6 +165,26 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
     });
   });
 
+  it('a call whose trace is not sampled: no span on either side, and the decision travels on', async () => {
+    const unsampled = trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 0,
+    });
+    await context.with(trace.setSpan(context.active(), unsampled), async () => {
+      await rpc.result(Subject.CatalogPeek, peek());
+      await Promise.all([rpc.result(Subject.CatalogPeek, peek()), rpc.result(Subject.CatalogPeek, peek())]);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    const decision = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+    expect(sentHeaders[0]?.get('traceparent')).toBe(decision);
+    expect(JSON.parse(sentHeaders[1]!.get('appcat-batch-item-trace'))).toEqual([
+      { traceparent: decision },
+      { traceparent: decision },
+    ]);
+  });
+
   it('with tracing off, no span and no trace header', async () => {
     useTracer(undefined);
     try {

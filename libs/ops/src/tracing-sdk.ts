@@ -17,6 +17,9 @@ import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace
 import type { TracingConfig } from './tracing-config.js';
 import { useTracer } from './tracing.js';
 
+/** What the instrumentations patch when imported as ES modules (undici reports through diagnostics channels). */
+const HOOKED_MODULES = ['http', 'https', 'node:http', 'node:https', 'ioredis', 'pg', 'pg-pool'];
+
 /** Probes and scrapes are not traced: each would be a trace of its own, every few seconds. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -26,8 +29,9 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * and the instrumentations. ServiceOps sends the spans still buffered at shutdown (`flushTraces`).
  */
 export function startTracing(service: string, config: TracingConfig): void {
-  // ES modules are instrumented through a loader hook: it sees only the modules imported after it.
-  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  // ES modules are instrumented through a loader hook: it sees only the modules imported after it, and
+  // wraps only those the instrumentations below patch (wrapping every module costs each import).
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: HOOKED_MODULES } });
   const resource = resourceFromAttributes({ 'service.name': service, 'service.namespace': 'appcat' }).merge(
     detectResources({ detectors: [hostDetector, envDetector] }),
   );

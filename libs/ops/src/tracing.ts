@@ -69,7 +69,7 @@ export function withSpan<T>(
   work: (span: SpanHandle) => T,
   options: SpanOptions = {},
 ): T {
-  if (tracer === undefined) return work(NO_SPAN);
+  if (tracer === undefined || sampledOut(options.parent)) return work(NO_SPAN);
   const span = tracer.startSpan(
     name,
     { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
@@ -111,11 +111,22 @@ export function withSpan<T>(
  * another callback). Undefined with tracing off.
  */
 export function startSpan(name: string, attributes: SpanAttributes, options: SpanOptions = {}): Span | undefined {
+  if (sampledOut(options.parent)) return undefined;
   return tracer?.startSpan(
     name,
     { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
     options.parent ?? context.active(),
   );
+}
+
+/**
+ * Whether the work at hand belongs to a trace that was not sampled (its parent span, the active one by
+ * default, records nothing): its spans would record nothing either, so none is made. The context
+ * still carries the decision, so the services a call reaches do not sample it on their own.
+ */
+function sampledOut(parent?: Context): boolean {
+  const span = trace.getSpan(parent ?? context.active());
+  return span !== undefined && (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0;
 }
 
 /** Ends `span` with `outcome` ('ok' or an error code; anything but 'ok' marks it as an error). */

@@ -10,6 +10,7 @@ import { Report } from './report.js';
 import { clusterSection } from './sections/cluster.js';
 import { creditSection, ZIPF_MEMORY_LABEL } from './sections/credits.js';
 import { LIFTED_MEMORY_LABEL, scaleSection } from './sections/scale.js';
+import { TRACED_MEMORY_LABEL, tracingSection } from './sections/tracing.js';
 import { upstreamSection } from './sections/upstream.js';
 import { x402Section } from './sections/x402.js';
 import { readBenchSettings } from './settings.js';
@@ -55,6 +56,10 @@ async function main(): Promise<void> {
       await stack.stop();
     }
   }
+  if (wants('tracing')) {
+    log('section: credit-paid calls with tracing on (two stacks)');
+    await tracingSection(settings, report);
+  }
   if (wants('scale')) {
     log('section: catalog scale-out');
     await scaleSection(settings, report);
@@ -73,11 +78,13 @@ async function main(): Promise<void> {
   if (memoryTargets.length > 0) {
     // Our services as deployed, on the loads the target has always been read on: the Zipf mix's peaks are
     // reported beside it (credits section), and a catalog replica with its fetch budget lifted (100,000 in
-    // flight, a configuration no deployment runs) only in the memory table.
+    // flight, a configuration no deployment runs) and the services with tracing on (off as deployed) only in
+    // the memory table.
     const counted = (name: string) =>
       !name.startsWith('floor') &&
       !name.startsWith('express') &&
       !name.endsWith(`(${ZIPF_MEMORY_LABEL})`) &&
+      !name.endsWith(`(${TRACED_MEMORY_LABEL})`) &&
       !name.endsWith(`, ${LIFTED_MEMORY_LABEL})`);
     const worst = Math.max(...[...report.memory].filter(([name]) => counted(name)).map(([, m]) => m.peakBytes ?? 0));
     report.check({

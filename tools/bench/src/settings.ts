@@ -30,7 +30,7 @@ export interface BenchSettings {
   serviceNodeArgs: string[];
 }
 
-export const SECTIONS = ['credits', 'x402', 'scale', 'upstream', 'cluster'] as const;
+export const SECTIONS = ['credits', 'x402', 'tracing', 'scale', 'upstream', 'cluster'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 type Env = Record<string, string | undefined>;

@@ -12,7 +12,7 @@ describe('readBenchSettings', () => {
       x402WarmupCalls: 50,
       scaleConcurrency: 256,
       upstreamLatencyMs: 50,
-      sections: ['credits', 'x402', 'scale', 'upstream', 'cluster'],
+      sections: ['credits', 'x402', 'tracing', 'scale', 'upstream', 'cluster'],
       output: '/r.md',
       serviceNodeArgs: [],
     });

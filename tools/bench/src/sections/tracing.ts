@@ -1,0 +1,139 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runHttpLoad, type HttpLoadResult } from '../load/http-load.js';
+import type { Report } from '../report.js';
+import { cpuMs, RssSampler } from '../rss.js';
+import type { BenchSettings } from '../settings.js';
+import { Stack } from '../stack.js';
+import { interleave, median, ratio, summarise } from '../stats.js';
+import { count, fixed, markdownTable, percent } from '../table.js';
+import { BENCH_PATH } from './credits.js';
+
+/** Added to the names of processes measured with tracing on in the memory table (not the memory target: tracing is off as deployed). */
+export const TRACED_MEMORY_LABEL = 'tracing on';
+
+/** The sampling the row is measured at, as an operator would set it. */
+const SAMPLING = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** A collector's OTLP/HTTP endpoint that takes every export and keeps only its size. */
+async function startOtlpSink(): Promise<{ url: string; bytes: () => number; close: () => Promise<void> }> {
+  let bytes = 0;
+  const server = createServer((request, response) => {
+    request.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    bytes: () => bytes,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface TracingTarget {
+  name: string;
+  stack: Stack;
+  key: string;
+}
+
+/**
+ * The credit path with tracing on, 10 % of calls sampled and exported (OTLP/HTTP protobuf, to a sink
+ * in this process), beside the same path with tracing off: two stacks of our three services, each on
+ * its own NATS, Redis and database, measured in interleaved rounds as the credits section measures.
+ */
+export async function tracingSection(settings: BenchSettings, report: Report): Promise<void> {
+  const sink = await startOtlpSink();
+  const nodeArgs = () => settings.serviceNodeArgs;
+  const stacks: Stack[] = [];
+  try {
+    const off = await Stack.start({ x402: false, nodeArgs });
+    stacks.push(off);
+    const on = await Stack.start({
+      x402: false,
+      nodeArgs,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...SAMPLING },
+    });
+    stacks.push(on);
+    const targets: TracingTarget[] = [];
+    for (const [name, stack] of [
+      ['tracing off (as deployed)', off],
+      ['tracing on, 10 % sampled', on],
+    ] as const) {
+      const { key } = await stack.createKey('10000');
+      for (let i = 0; i < 2; i++) {
+        const response = await fetch(stack.gatewayUrl + BENCH_PATH, { headers: { authorization: `Bearer ${key}` } });
+        if (response.status !== 200) throw new Error(`${name}: warm-up call answered ${response.status}`);
+        await response.arrayBuffer();
+      }
+      targets.push({ name, stack, key });
+    }
+    const results = new Map<string, HttpLoadResult[]>(targets.map((t) => [t.name, []]));
+    const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    const load = (target: TracingTarget, seconds: number) =>
+      runHttpLoad({
+        url: target.stack.gatewayUrl + BENCH_PATH,
+        connections: settings.connections,
+        seconds,
+        headers: { authorization: `Bearer ${target.key}` },
+      });
+    const pidsOf = (target: TracingTarget) =>
+      new Map(['gateway', 'payments', 'catalog'].map((name) => [name, target.stack.services.get(name)!.process.pid]));
+    const cpuOf = async (pids: number[]) => {
+      let total = 0;
+      for (const pid of pids) total += (await cpuMs(pid)) ?? 0;
+      return total;
+    };
+    if (settings.firstWarmupSeconds > 0) for (const target of targets) await load(target, settings.firstWarmupSeconds);
+    for (const { round, target } of interleave(targets, settings.rounds)) {
+      if (settings.warmupSeconds > 0) await load(target, settings.warmupSeconds);
+      const pids = pidsOf(target);
+      const traced = target.stack === on;
+      const sampler = new RssSampler(
+        new Map([...pids].map(([name, pid]) => [traced ? `${name} (${TRACED_MEMORY_LABEL})` : name, pid])),
+      ).start();
+      const before = await cpuOf([...pids.values()]);
+      const result = await load(target, settings.seconds);
+      const cpuPerRequestMs = ((await cpuOf([...pids.values()])) - before) / Math.max(1, result.requests);
+      for (const [name, bytes] of sampler.stop()) report.peak(name, bytes);
+      results.get(target.name)!.push(result);
+      cpu.get(target.name)!.push(cpuPerRequestMs);
+      log(
+        `  tracing round ${round + 1}: ${target.name}: ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, errors ${result.errors}, CPU ${fixed(cpuPerRequestMs * 1000, 0)} µs/request`,
+      );
+    }
+    const [offSummary, onSummary] = targets.map((t) => summarise(results.get(t.name)!));
+    const onToOff = ratio(onSummary.requestsPerSecond, offSummary.requestsPerSecond);
+    const rows = targets.map((t, i) => {
+      const s = i === 0 ? offSummary : onSummary;
+      return [
+        t.name,
+        count(s.requestsPerSecond),
+        fixed(s.p50Ms),
+        fixed(s.p99Ms),
+        fixed(median(cpu.get(t.name)!) * 1000, 0),
+        percent(s.spread),
+        String(s.errors),
+        i === 0 ? '1.00' : fixed(onToOff, 2),
+      ];
+    });
+    report.add(
+      `Credit-paid calls with tracing on, ${settings.connections} connections`,
+      [
+        `\`GET ${BENCH_PATH}\` as in the credits section, on two stacks of our three services started alike except that one has \`OTEL_EXPORTER_OTLP_ENDPOINT\` set (OTLP/HTTP protobuf to a sink in the bench process, which reads and drops ${count(sink.bytes() / 1024)} KiB of exports over the run) and \`OTEL_TRACES_SAMPLER=parentbased_traceidratio\`, \`OTEL_TRACES_SAMPLER_ARG=0.1\`: every call makes its spans' context and propagates it over NATS, one in ten is recorded and exported. ${settings.rounds} interleaved rounds of ${settings.seconds} s each.`,
+        '',
+        markdownTable(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'spread', 'errors', 'on ÷ off'], rows),
+      ].join('\n'),
+    );
+    report.check({
+      name: 'credit path with tracing on at 10 % sampling',
+      target: 'within 10 % of tracing off',
+      measured: `${percent(onToOff)} of its throughput`,
+      met: Number.isFinite(onToOff) ? onToOff >= 0.9 : undefined,
+    });
+  } finally {
+    for (const stack of stacks) await stack.stop();
+    await sink.close();
+  }
+}
