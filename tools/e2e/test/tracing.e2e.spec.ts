@@ -61,13 +61,13 @@ describe('one trace per call across gateway, payments and catalog', () => {
   const services: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    [nats, redis, database, emulator, receiver] = await Promise.all([
+    [nats, redis, database, emulator] = await Promise.all([
       startNatsServer(),
       startRedisServer(),
       createTestDatabase('e2e_tracing', applyMigrations),
       startStoreEmulator({ port: 0 }),
-      OtlpReceiver.start(),
     ]);
+    receiver = await OtlpReceiver.start();
     stack = await startLocalPaymentStack({ networks: ['base'] });
     const common = {
       ...stack.paymentsEnv,
@@ -108,7 +108,8 @@ describe('one trace per call across gateway, payments and catalog', () => {
     try {
       await Promise.all(readiness.map((url) => waitReady(url, 60_000)));
     } catch (error) {
-      throw new Error(`${String(error)}\n${services.map((s) => `${s.name}: ${s.output.join('')}`).join('\n')}`);
+      const output = services.map((s) => `${s.name}: ${s.output.join('')}`).join('\n');
+      throw new Error(`${String(error)}\n${output}`, { cause: error });
     }
     admin = await NatsRpcClient.connect(
       { servers: [nats.url], requestTimeoutMs: 30_000, shutdownGraceMs: 0 },

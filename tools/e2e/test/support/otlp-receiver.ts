@@ -56,23 +56,20 @@ function attributesOf(list: OtlpAttribute[] = []): ReceivedSpan['attributes'] {
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
 
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
+  private readonly server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.url === '/v1/traces') this.take(JSON.parse(Buffer.concat(chunks).toString()) as OtlpExport);
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  url = '';
 
   static async start(): Promise<OtlpReceiver> {
-    let receiver: OtlpReceiver | undefined;
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        if (request.url === '/v1/traces') receiver?.take(JSON.parse(Buffer.concat(chunks).toString()) as OtlpExport);
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new OtlpReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const receiver = new OtlpReceiver();
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+    receiver.url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
     return receiver;
   }
 
