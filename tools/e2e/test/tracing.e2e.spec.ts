@@ -32,10 +32,12 @@ const STEPS: Record<'credits' | 'x402', Array<[service: string, span: string]>> 
   credits: [
     ['gateway', 'gateway.envelope'],
     ['catalog', 'catalog.cache.read'],
+    ['catalog', 'catalog.upstream.request'],
   ],
   x402: [
     ['gateway', 'gateway.envelope'],
     ['catalog', 'catalog.cache.read'],
+    ['catalog', 'catalog.upstream.request'],
   ],
 };
 

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
+import { OUTCOME, tracingEnabled, withSpan } from '@appcat/ops';
 import type { Egress } from '../config.js';
 import { type BreakerCause, type BreakerGate, CAUSE_CODES, type RedisCircuitBreaker } from './circuit-breaker.js';
 import type { RedisRateLimiter } from './rate-limiter.js';
@@ -66,7 +67,24 @@ export class GuardedHttpClient implements UpstreamHttpClient {
     this.admissions.set(upstream, queue);
   }
 
-  async get(request: UpstreamRequest): Promise<UpstreamResponse> {
+  /**
+   * Each upstream request the catalog tries, breaker and rate limit included: with tracing on, a span
+   * naming the upstream and its outcome (the status, or the refusal's code).
+   */
+  get(request: UpstreamRequest): Promise<UpstreamResponse> {
+    if (!tracingEnabled()) return this.guardedGet(request);
+    const attributes = { 'appcat.upstream.host': request.upstream ?? request.url.host };
+    return withSpan('catalog.upstream.request', attributes, async (span) => {
+      const response = await this.guardedGet(request);
+      span.set({
+        'http.response.status_code': response.status,
+        [OUTCOME]: response.status < 400 ? 'ok' : `HTTP_${response.status}`,
+      });
+      return response;
+    });
+  }
+
+  private async guardedGet(request: UpstreamRequest): Promise<UpstreamResponse> {
     const host = request.url.host;
     const upstream = request.upstream ?? host;
     // An admitted request passed the breaker in admit(), maybe as its probe: checking again would
