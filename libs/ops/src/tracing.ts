@@ -111,8 +111,8 @@ export function withSpan<T>(
  * another callback). Undefined with tracing off.
  */
 export function startSpan(name: string, attributes: SpanAttributes, options: SpanOptions = {}): Span | undefined {
-  if (sampledOut(options.parent)) return undefined;
-  return tracer?.startSpan(
+  if (tracer === undefined || sampledOut(options.parent)) return undefined;
+  return tracer.startSpan(
     name,
     { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
     options.parent ?? context.active(),

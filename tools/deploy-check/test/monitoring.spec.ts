@@ -53,6 +53,7 @@ describe('k8s/monitoring: the dashboard and the alerts', () => {
     const byMetric = (metric: string) =>
       alerts.filter((alert) => metricsSelected([alert.expr]).has(metric)).map((alert) => alert.alert);
     expect(byMetric('appcat_upstream_errors_total')).not.toEqual([]);
+    expect(byMetric('appcat_upstream_source_total')).not.toEqual([]);
     expect(byMetric('appcat_upstream_breaker_open')).not.toEqual([]);
     expect(byMetric('appcat_ledger_flushed_total')).not.toEqual([]);
     expect(byMetric('appcat_reconcile_runs_total')).not.toEqual([]);
@@ -70,6 +71,7 @@ describe('k8s/monitoring: the dashboard and the alerts', () => {
       'appcat_charges_total',
       'appcat_declines_total',
       'appcat_upstream_request_seconds_count',
+      'appcat_upstream_source_total',
       'appcat_cache_results_total',
       'appcat_upstream_breaker_open',
       'appcat_ledger_flush_lag_seconds',

@@ -32,11 +32,16 @@ const STEPS: Record<'credits' | 'x402', Array<[service: string, span: string]>> 
   credits: [
     ['gateway', 'gateway.envelope'],
     ['catalog', 'catalog.cache.read'],
+    ['catalog', 'catalog.upstream.source'],
     ['catalog', 'catalog.upstream.request'],
   ],
   x402: [
     ['gateway', 'gateway.envelope'],
+    ['payments', 'x402.check'],
+    ['payments', 'x402.settle'],
+    ['payments', 'x402.facilitator'],
     ['catalog', 'catalog.cache.read'],
+    ['catalog', 'catalog.upstream.source'],
     ['catalog', 'catalog.upstream.request'],
   ],
 };
@@ -217,8 +222,9 @@ describe('one trace per call across gateway, payments and catalog', () => {
     const signature = encodePaymentSignatureHeader(payload);
     const expected = (spans: ReceivedSpan[]) =>
       has(spans, 'gateway', 'GET /api/apps/:appId', SERVER) &&
-      has(spans, 'gateway', Subject.X402Pay, CLIENT) &&
-      has(spans, 'payments', Subject.X402Pay, SERVER) &&
+      // The payment's requests to payments (payments.x402.*), on both sides of NATS.
+      spans.some((s) => s.service === 'gateway' && s.kind === CLIENT && s.name.startsWith('payments.x402.')) &&
+      spans.some((s) => s.service === 'payments' && s.kind === SERVER && s.name.startsWith('payments.x402.')) &&
       spans.some(
         (s) => s.service === 'payments' && s.kind === CLIENT && String(s.attributes['url.full']).endsWith('/settle'),
       ) &&
@@ -228,6 +234,16 @@ describe('one trace per call across gateway, payments and catalog', () => {
     expect(call.status).toBe(200);
     expect(expected(call.spans)).toBe(true);
     expectOneTree(call.spans, '/api/apps/:appId');
+    const settle = call.spans.find((s) => s.name === 'x402.settle')!;
+    expect(settle.attributes).toMatchObject({
+      'appcat.rail': 'x402',
+      'appcat.network': 'eip155:8453',
+      'appcat.outcome': 'ok',
+    });
+    const facilitator = call.spans.find(
+      (s) => s.name === 'x402.facilitator' && s.attributes['appcat.facilitator.operation'] === 'settle',
+    )!;
+    expect(facilitator.attributes['appcat.outcome']).toBe('answered');
     const evm = payload.payload as { signature: string };
     expectNoSecrets(call.spans, [signature, evm.signature]);
   });

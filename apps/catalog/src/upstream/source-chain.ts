@@ -1,5 +1,6 @@
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
+import { contextWithSpan, endSpan, inContext, startSpan } from '@appcat/ops';
 import { isUpstreamFailure, isUpstreamReportedError } from './upstream-failures.js';
 
 /**
@@ -50,13 +51,23 @@ export class SourceChain<A, T> {
     for (const [index, source] of this.sources.entries()) {
       let why: string | undefined;
       let answer: T | undefined;
+      // With tracing on, each try is a span (its requests inside it), ended with the outcome observed.
+      const attributes = { 'appcat.upstream.route': this.route, 'appcat.upstream.source': source.name };
+      const span = startSpan('catalog.upstream.source', attributes);
+      const observe = (outcome: SourceOutcome) => {
+        if (span) endSpan(span, outcome);
+        this.observe(this.route, source.name, outcome);
+      };
       try {
-        answer = await source.load(args);
+        answer = await inContext(span && contextWithSpan(span), () => source.load(args));
         why = await source.implausible?.(answer, args);
       } catch (error) {
         // Apple's own error about the request (an invalid lang) is its answer, not this source failing.
-        if (isUpstreamReportedError(error) || !isUpstreamFailure(error)) throw error;
-        this.observe(this.route, source.name, 'failed');
+        if (isUpstreamReportedError(error) || !isUpstreamFailure(error)) {
+          if (span) endSpan(span, (error as { code?: string }).code ?? 'error');
+          throw error;
+        }
+        observe('failed');
         // A route with one source fails as that source did, in its own words.
         if (this.sources.length === 1) throw error;
         tried.push(`${source.name}: ${error.message}`);
@@ -64,16 +75,16 @@ export class SourceChain<A, T> {
         continue;
       }
       if (why === undefined && source.tentative?.(answer) && index < this.sources.length - 1) {
-        this.observe(this.route, source.name, 'unconfirmed');
+        observe('unconfirmed');
         tried.push(`${source.name}: an empty answer no later source confirmed`);
         continue;
       }
       if (why === undefined) {
-        this.observe(this.route, source.name, 'ok');
+        observe('ok');
         noteSource?.(source.name);
         return answer;
       }
-      this.observe(this.route, source.name, 'implausible');
+      observe('implausible');
       tried.push(`${source.name}: ${why}`);
       codes.add(ErrorCode.UpstreamBadResponse);
     }

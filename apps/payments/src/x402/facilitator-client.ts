@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { HTTPFacilitatorClient } from '@x402/core/server';
+import { OUTCOME, withSpan } from '@appcat/ops';
 import {
   FacilitatorResponseError,
   FacilitatorTimeoutError,
@@ -74,7 +75,18 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     this.agent.destroy();
   }
 
-  private async timed<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
+  /** One facilitator request, measured; with tracing on, the `x402.facilitator` span (the HTTP request inside it). */
+  private timed<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
+    return withSpan('x402.facilitator', { 'appcat.facilitator.operation': operation }, (span) =>
+      this.measured(operation, request, (outcome) => span.set({ [OUTCOME]: outcome })),
+    );
+  }
+
+  private async measured<T>(
+    operation: Operation,
+    request: () => Promise<T>,
+    settled: (outcome: FacilitatorOutcome) => void,
+  ): Promise<T> {
     const began = performance.now();
     let outcome: FacilitatorOutcome = 'failed';
     try {
@@ -86,6 +98,7 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
       else if (error instanceof FacilitatorTimeoutError) outcome = 'timeout';
       throw error;
     } finally {
+      settled(outcome);
       // A failing observer must not turn an answer (a settlement, perhaps) into an error.
       try {
         this.observe(operation, outcome, (performance.now() - began) / 1000);

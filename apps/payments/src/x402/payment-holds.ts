@@ -7,7 +7,7 @@ import {
   type X402Resource,
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { PaymentsMetrics } from '@appcat/ops';
+import { OUTCOME, PaymentsMetrics, withSpan } from '@appcat/ops';
 import type { RedisClient } from '@appcat/redis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { FacilitatorTimeoutError, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
@@ -62,7 +62,15 @@ export class PaymentHolds {
    * Checks a payment for `offer` on `resource` and claims it; nothing is charged. Every refusal is a
    * typed WireException naming the reason, made before any upstream request can be.
    */
-  async authorize(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<X402Hold> {
+  authorize(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<X402Hold> {
+    return withSpan('x402.check', { 'appcat.rail': 'x402' }, async (span) => {
+      const hold = await this.check(paymentSignature, offer, resource);
+      span.set({ 'appcat.network': hold.requirement.network, [OUTCOME]: 'ok' });
+      return hold;
+    });
+  }
+
+  private async check(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<X402Hold> {
     const payload = decodePaymentSignature(paymentSignature);
     if (payload.resource?.url !== undefined && payload.resource.url !== resource.url) {
       throw invalid('payment was made for another resource');
@@ -109,7 +117,20 @@ export class PaymentHolds {
    * A refusal marks the payload refused; an unreachable facilitator gives it back (it bought nothing);
    * one that did not answer in time keeps it held (it may have settled).
    */
-  async settle(
+  settle(paymentSignature: string, hold: X402Hold, resource: X402Resource, paidFor: PaidFor): Promise<Settlement> {
+    const attributes = {
+      'appcat.rail': 'x402',
+      'appcat.network': hold.requirement.network,
+      'appcat.route': paidFor.route,
+    };
+    return withSpan('x402.settle', attributes, async (span) => {
+      const settlement = await this.settleHeld(paymentSignature, hold, resource, paidFor);
+      span.set({ [OUTCOME]: 'ok' });
+      return settlement;
+    });
+  }
+
+  private async settleHeld(
     paymentSignature: string,
     hold: X402Hold,
     resource: X402Resource,
