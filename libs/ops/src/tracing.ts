@@ -61,7 +61,8 @@ export interface SpanOptions {
  * Runs `work` inside a span named `name`, ended when `work` returns or settles. A failure marks the
  * span as an error, with the error's code (our typed errors carry one) as its outcome, unless `work`
  * named the outcome itself first (a cache miss thrown as an error is the outcome `miss`); a result
- * value that is a failure sets its outcome through `span.set`. With tracing off, only calls `work`.
+ * value that is a failure sets its outcome through `span.set`, and one `work` does not name is `ok`.
+ * With tracing off, only calls `work`.
  */
 export function withSpan<T>(
   name: string,
@@ -83,6 +84,10 @@ export function withSpan<T>(
     },
   };
   const failed = (error: unknown) => (named ? span.end() : endFailed(span, error));
+  const succeeded = () => {
+    if (!named) span.setAttribute(OUTCOME, 'ok');
+    span.end();
+  };
   let result: T;
   try {
     result = context.with(trace.setSpan(options.parent ?? context.active(), span), work, undefined, handle);
@@ -93,7 +98,7 @@ export function withSpan<T>(
   if (isPromiseLike(result)) {
     return result.then(
       (value) => {
-        span.end();
+        succeeded();
         return value;
       },
       (error: unknown) => {
@@ -102,7 +107,7 @@ export function withSpan<T>(
       },
     ) as T;
   }
-  span.end();
+  succeeded();
   return result;
 }
 

@@ -30,12 +30,18 @@ jest.setTimeout(180_000);
 /** The steps of a call each service shows as a span of its own, by rail. */
 const STEPS: Record<'credits' | 'x402', Array<[service: string, span: string]>> = {
   credits: [
+    ['gateway', 'gateway.validate'],
+    ['gateway', 'gateway.hold'],
+    ['gateway', 'gateway.capture'],
     ['gateway', 'gateway.envelope'],
     ['catalog', 'catalog.cache.read'],
     ['catalog', 'catalog.upstream.source'],
     ['catalog', 'catalog.upstream.request'],
   ],
   x402: [
+    ['gateway', 'gateway.validate'],
+    ['gateway', 'gateway.hold'],
+    ['gateway', 'gateway.capture'],
     ['gateway', 'gateway.envelope'],
     ['payments', 'x402.check'],
     ['payments', 'x402.settle'],
@@ -172,8 +178,9 @@ describe('one trace per call across gateway, payments and catalog', () => {
     );
     const expected = (spans: ReceivedSpan[]) =>
       has(spans, 'gateway', 'GET /api/apps/:appId', SERVER) &&
-      has(spans, 'gateway', Subject.CreditsDebit, CLIENT) &&
-      has(spans, 'payments', Subject.CreditsDebit, SERVER) &&
+      // The hold and its capture (payments.credits.*), on both sides of NATS.
+      spans.some((s) => s.service === 'gateway' && s.kind === CLIENT && s.name.startsWith('payments.credits.')) &&
+      spans.some((s) => s.service === 'payments' && s.kind === SERVER && s.name.startsWith('payments.credits.')) &&
       has(spans, 'catalog', Subject.CatalogPeek, SERVER) &&
       has(spans, 'catalog', Subject.CatalogFetch, SERVER) &&
       STEPS.credits.every(([service, name]) => has(spans, service, name));
@@ -191,7 +198,7 @@ describe('one trace per call across gateway, payments and catalog', () => {
       'http.route': '/api/apps/:appId',
       'appcat.request_id': 'trace-e2e-credits',
     });
-    const debit = spans.find((s) => s.service === 'payments' && s.name === Subject.CreditsDebit)!;
+    const debit = spans.find((s) => s.service === 'payments' && s.name.startsWith('payments.credits.'))!;
     expect(debit.attributes).toMatchObject({ 'appcat.outcome': 'ok', 'appcat.request_id': 'trace-e2e-credits' });
     // Redis behind the debit and the upstream request behind the fetch, from the instrumentations.
     expect(spans.some((s) => s.service === 'payments' && s.attributes['db.system.name'] === 'redis')).toBe(true);

@@ -1,4 +1,4 @@
-import { GatewayMetrics } from '@appcat/ops';
+import { GatewayMetrics, OUTCOME, withSpan } from '@appcat/ops';
 import { type CatalogQuery, type CatalogReply, routeOffer, type X402Offer, type X402Resource } from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Injectable } from '@nestjs/common';
@@ -64,7 +64,11 @@ export class PricedCallService {
   async call(call: PricedCall): Promise<PricedResult> {
     try {
       const { route, requestId } = call;
-      const input = validateRouteInput(route, call.pathParams as Record<string, string>, call.query);
+      const input = withSpan('gateway.validate', { 'appcat.route': route.id }, (span) => {
+        const checked = validateRouteInput(route, call.pathParams as Record<string, string>, call.query);
+        span.set({ [OUTCOME]: checked.ok ? 'ok' : 'invalid' });
+        return checked;
+      });
       if (!input.ok) return { ok: false, error: new HttpError(400, input.message) };
       const query = route.toCatalogQuery(input.params);
 
@@ -96,17 +100,20 @@ export class PricedCallService {
     const near = this.catalog.near(query);
     if (near && credentials.kind === 'credits') {
       // The data is in hand before any hop: one debit, one round trip, nothing to give back.
-      const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, requestId);
+      const balance = await withSpan('gateway.debit', { 'appcat.rail': 'credits', 'appcat.route': route.id }, () =>
+        this.credits.debit(credentials.keyHash, route.price, route.id, requestId),
+      );
       this.creditCharges.inc();
       return delivered({ method: 'credits', balance }, near);
     }
     // Read ahead while the payment is held: a fresh cached answer costs nothing upstream, so a call
     // refused payment has cost one cache read.
     const readAhead = near ?? this.catalog.peek(query, requestId);
-    const hold = await this.hold(call, credentials);
+    const rail = { 'appcat.rail': credentials.kind, 'appcat.route': route.id };
+    const hold = await withSpan('gateway.hold', rail, () => this.hold(call, credentials));
     try {
       const data = await this.catalog.answer(await readAhead, query, requestId);
-      const charge = await hold.capture().catch((error: unknown) => {
+      const charge = await withSpan('gateway.capture', rail, () => hold.capture()).catch((error: unknown) => {
         throw chargeUnsure(error);
       });
       if (charge.method === 'credits') this.creditCharges.inc();
