@@ -29,9 +29,7 @@ export interface TransferAuthorization {
 
 export const MIN_TOPUP_MICROS: bigint;
 export const MAX_TOPUP_MICROS: bigint;
-export function parseTopUpAmount(
-  text: string,
-): { micros: bigint; text: string; error?: undefined } | { error: string; micros?: undefined };
+export function parseTopUpAmount(text: string): { micros: bigint; text: string; error?: undefined } | { error: string; micros?: undefined };
 export function formatMicros(micros: bigint | string): string;
 export function decodePaymentRequired(header: string | null): PaymentRequiredV2;
 export function encodePaymentSignature(payload: unknown): string;
@@ -39,12 +37,7 @@ export function evmAccepts(required: PaymentRequiredV2): EvmRequirement[];
 export function chainIdOf(network: string): number;
 export function chainName(chainId: number): string;
 export function randomNonce(random?: { getRandomValues(bytes: Uint8Array): Uint8Array }): `0x${string}`;
-export function transferAuthorization(
-  requirement: EvmRequirement,
-  from: string,
-  nowSeconds: number,
-  nonce: string,
-): TransferAuthorization;
+export function transferAuthorization(requirement: EvmRequirement, from: string, nowSeconds: number, nonce: string): TransferAuthorization;
 export function transferAuthorizationTypedData(
   requirement: EvmRequirement,
   authorization: TransferAuthorization,
@@ -59,12 +52,7 @@ export function paymentPayload(
   requirement: EvmRequirement,
   authorization: TransferAuthorization,
   signature: string,
-): {
-  x402Version: 2;
-  resource?: PaymentRequiredV2['resource'];
-  accepted: EvmRequirement;
-  payload: { authorization: TransferAuthorization; signature: string };
-};
+): { x402Version: 2; resource?: PaymentRequiredV2['resource']; accepted: EvmRequirement; payload: { authorization: TransferAuthorization; signature: string } };
 
 export interface SvmRequirement {
   scheme: string;
@@ -85,12 +73,7 @@ export function isOnCurve(bytes: Uint8Array): boolean;
 export function findProgramAddress(seeds: Uint8Array[], programId: string, subtle?: SubtleCrypto): Promise<string>;
 export function associatedTokenAddress(owner: string, mint: string, tokenProgram?: string): Promise<string>;
 export function randomMemo(random?: { getRandomValues(bytes: Uint8Array): Uint8Array }): string;
-export function solanaTransferTransaction(
-  requirement: SvmRequirement,
-  payer: string,
-  recentBlockhash: string,
-  memo?: string,
-): Promise<Uint8Array>;
+export function solanaTransferTransaction(requirement: SvmRequirement, payer: string, recentBlockhash: string, memo?: string): Promise<Uint8Array>;
 export function bytesToBase64(bytes: Uint8Array): string;
 export function solanaPaymentPayload(
   required: { resource?: unknown; extensions?: Record<string, unknown> },

@@ -39,8 +39,7 @@ export function decodePaymentRequired(header) {
   if (typeof header !== 'string' || header === '') throw new Error('the service sent no payment-required header');
   const json = new TextDecoder().decode(Uint8Array.from(atob(header), (c) => c.charCodeAt(0)));
   const required = JSON.parse(json);
-  if (required?.x402Version !== 2 || !Array.isArray(required.accepts))
-    throw new Error('the service sent a payment challenge this page does not understand');
+  if (required?.x402Version !== 2 || !Array.isArray(required.accepts)) throw new Error('the service sent a payment challenge this page does not understand');
   return required;
 }
 
@@ -55,12 +54,7 @@ export function encodePaymentSignature(payload) {
 /** The offers a browser wallet can pay: exact-scheme EVM (`eip155:<chain id>`) with an EIP-712 domain. */
 export function evmAccepts(required) {
   return required.accepts.filter(
-    (a) =>
-      a?.scheme === 'exact' &&
-      /^eip155:\d+$/.test(a.network) &&
-      a.extra?.name &&
-      a.extra?.version &&
-      (a.extra.assetTransferMethod ?? 'eip3009') === 'eip3009',
+    (a) => a?.scheme === 'exact' && /^eip155:\d+$/.test(a.network) && a.extra?.name && a.extra?.version && (a.extra.assetTransferMethod ?? 'eip3009') === 'eip3009',
   );
 }
 
@@ -201,9 +195,7 @@ const SOLANA_CHAINS = new Map([
 
 /** The offers a Solana wallet can pay: exact scheme on a known Solana cluster, with the facilitator's fee payer. */
 export function solanaAccepts(required) {
-  return required.accepts.filter(
-    (a) => a?.scheme === 'exact' && SOLANA_CHAINS.has(a.network) && typeof a.extra?.feePayer === 'string',
-  );
+  return required.accepts.filter((a) => a?.scheme === 'exact' && SOLANA_CHAINS.has(a.network) && typeof a.extra?.feePayer === 'string');
 }
 
 /** A person's name for any offered network: "Base", "Solana". */
@@ -275,10 +267,7 @@ export async function findProgramAddress(seeds, programId, subtle = globalThis.c
 
 /** The associated token account of (owner, mint): where USDC for `owner` lives. */
 export function associatedTokenAddress(owner, mint, tokenProgram = TOKEN_PROGRAM) {
-  return findProgramAddress(
-    [base58Decode(owner), base58Decode(tokenProgram), base58Decode(mint)],
-    ASSOCIATED_TOKEN_PROGRAM,
-  );
+  return findProgramAddress([base58Decode(owner), base58Decode(tokenProgram), base58Decode(mint)], ASSOCIATED_TOKEN_PROGRAM);
 }
 
 function concatBytes(parts) {
@@ -327,16 +316,10 @@ export function randomMemo(random = globalThis.crypto) {
  * the payer, and a memo. Both signature slots are empty: the wallet fills the payer's, the facilitator
  * its own. Resolves with the wire bytes.
  */
-export async function solanaTransferTransaction(
-  requirement,
-  payer,
-  recentBlockhash,
-  memo = requirement.extra?.memo ?? randomMemo(),
-) {
+export async function solanaTransferTransaction(requirement, payer, recentBlockhash, memo = requirement.extra?.memo ?? randomMemo()) {
   const token = SOLANA_TOKENS.get(requirement.asset);
   if (!token) throw new Error(`this page does not know the token ${requirement.asset}`);
-  if (token.tokenProgram !== TOKEN_PROGRAM && token.tokenProgram !== TOKEN_2022_PROGRAM)
-    throw new Error('unknown token program');
+  if (token.tokenProgram !== TOKEN_PROGRAM && token.tokenProgram !== TOKEN_2022_PROGRAM) throw new Error('unknown token program');
   const feePayer = requirement.extra.feePayer;
   const [source, destination] = await Promise.all([
     associatedTokenAddress(payer, requirement.asset, token.tokenProgram),
@@ -344,13 +327,7 @@ export async function solanaTransferTransaction(
   ]);
   // Signers (writable, then read-only), then writable accounts, then read-only ones: the v0 header's
   // order; within a group, @solana/kit's order (its getAddressComparator), so the bytes are the client's.
-  const byAddress = new Intl.Collator('en', {
-    caseFirst: 'lower',
-    ignorePunctuation: false,
-    numeric: false,
-    sensitivity: 'variant',
-    usage: 'sort',
-  }).compare;
+  const byAddress = new Intl.Collator('en', { caseFirst: 'lower', ignorePunctuation: false, numeric: false, sensitivity: 'variant', usage: 'sort' }).compare;
   const keys = [
     feePayer,
     payer,

@@ -113,27 +113,16 @@ async function loadNetworks() {
   try {
     const { required } = await challenge(amount.micros ? amount.text : '1', undefined);
     const offers = payableAccepts(required);
-    ui.network.replaceChildren(
-      ...offers.map((offer) => new Option(`${networkName(offer.network)} (USDC)`, offer.network)),
-    );
+    ui.network.replaceChildren(...offers.map((offer) => new Option(`${networkName(offer.network)} (USDC)`, offer.network)));
     if (offers.length === 0) {
       ui.network.append(new Option('No network available', ''));
-      showError(
-        new PageError(
-          'No network available',
-          'This service offers no network a browser wallet can pay on right now. Try again later.',
-        ),
-      );
+      showError(new PageError('No network available', 'This service offers no network a browser wallet can pay on right now. Try again later.'));
       return;
     }
     ui.network.disabled = false;
   } catch (error) {
     ui.network.replaceChildren(new Option('Networks could not be loaded', ''));
-    showError(
-      error instanceof PageError
-        ? error
-        : new PageError('Networks could not be loaded', `${describe(error)} Reload the page to try again.`),
-    );
+    showError(error instanceof PageError ? error : new PageError('Networks could not be loaded', `${describe(error)} Reload the page to try again.`));
   }
 }
 
@@ -223,10 +212,7 @@ async function pay() {
   const { required, url } = await challenge(amount.text, key);
   const requirement = evmAccepts(required).find((offer) => offer.network === network);
   if (!requirement) {
-    throw new PageError(
-      'Network no longer offered',
-      'The service no longer offers this network. Reload the page and choose another.',
-    );
+    throw new PageError('Network no longer offered', 'The service no longer offers this network. Reload the page and choose another.');
   }
   const chainId = chainIdOf(requirement.network);
   const name = chainName(chainId);
@@ -251,10 +237,7 @@ async function pay() {
 
   setStatus(`Payment signed. Settling it on ${name}; this takes a few seconds…`);
   const payload = paymentPayload(required, requirement, authorization, signature);
-  const answer = await send(url, {
-    method: 'POST',
-    headers: { ...authHeader(key), 'payment-signature': encodePaymentSignature(payload) },
-  });
+  const answer = await send(url, { method: 'POST', headers: { ...authHeader(key), 'payment-signature': encodePaymentSignature(payload) } });
   if (answer.status !== 200) throw paymentFailure(answer);
   showResult(answer.body.data, name);
 }
@@ -273,10 +256,7 @@ async function paySolana(amount, key, network) {
   const { required, url } = await challenge(amount.text, key);
   const requirement = solanaAccepts(required).find((offer) => offer.network === network);
   if (!requirement) {
-    throw new PageError(
-      'Network no longer offered',
-      'The service no longer offers this network. Reload the page and choose another.',
-    );
+    throw new PageError('Network no longer offered', 'The service no longer offers this network. Reload the page and choose another.');
   }
   const name = networkName(network);
 
@@ -291,10 +271,7 @@ async function paySolana(amount, key, network) {
 
   setStatus(`Payment signed. Settling it on ${name}; this takes a few seconds…`);
   const payload = solanaPaymentPayload(required, requirement, signed);
-  const answer = await send(url, {
-    method: 'POST',
-    headers: { ...authHeader(key), 'payment-signature': encodePaymentSignature(payload) },
-  });
+  const answer = await send(url, { method: 'POST', headers: { ...authHeader(key), 'payment-signature': encodePaymentSignature(payload) } });
   if (answer.status !== 200) throw paymentFailure(answer);
   showResult(answer.body.data, name);
 }
@@ -306,12 +283,7 @@ async function latestSolanaBlockhash() {
     const response = await fetch(rpc, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'getLatestBlockhash',
-        params: [{ commitment: 'finalized' }],
-      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'finalized' }] }),
       credentials: 'omit',
     });
     const body = await response.json();
@@ -319,10 +291,7 @@ async function latestSolanaBlockhash() {
     if (typeof blockhash !== 'string') throw new Error('no blockhash');
     return blockhash;
   } catch {
-    throw new PageError(
-      'Solana unreachable',
-      'The Solana network could not be reached to prepare the payment. Try again in a moment. Nothing was paid.',
-    );
+    throw new PageError('Solana unreachable', 'The Solana network could not be reached to prepare the payment. Try again in a moment. Nothing was paid.');
   }
 }
 
@@ -341,13 +310,9 @@ async function checkKey(key) {
   setStatus('Checking your key…');
   const answer = await send(BALANCE_PATH, { headers: authHeader(key) });
   if (answer.status === 401) {
-    throw new PageError(
-      'Key not recognised',
-      'This API key is unknown or revoked, so it cannot be recharged. Check it, or create a new key instead. Nothing was paid.',
-      {
-        focus: ui.key,
-      },
-    );
+    throw new PageError('Key not recognised', 'This API key is unknown or revoked, so it cannot be recharged. Check it, or create a new key instead. Nothing was paid.', {
+      focus: ui.key,
+    });
   }
   if (answer.status !== 200) throw paymentFailure(answer);
 }
@@ -357,10 +322,7 @@ async function send(url, init) {
   try {
     response = await fetch(url, { ...init, cache: 'no-store', credentials: 'omit' });
   } catch {
-    throw new PageError(
-      'Service unreachable',
-      'The service could not be reached. Check your connection and try again. Nothing was paid.',
-    );
+    throw new PageError('Service unreachable', 'The service could not be reached. Check your connection and try again. Nothing was paid.');
   }
   let body = null;
   try {
@@ -382,14 +344,9 @@ function paymentFailure(answer) {
     case 400:
       return new PageError('Check the form', `The service refused the request: ${message}.`, { focus: ui.amount });
     case 401:
-      return new PageError('Key not recognised', `The service refused the key (${message}). Nothing was charged.`, {
-        focus: ui.key,
-      });
+      return new PageError('Key not recognised', `The service refused the key (${message}). Nothing was charged.`, { focus: ui.key });
     case 402:
-      return new PageError(
-        'Payment refused',
-        `The payment was not accepted: ${message}.${reasonHint(message)} Nothing was credited; you can try again.`,
-      );
+      return new PageError('Payment refused', `The payment was not accepted: ${message}.${reasonHint(message)} Nothing was credited; you can try again.`);
     case 502:
       return new PageError('Service problem', `The service could not complete the payment: ${message}.`);
     default:
@@ -399,10 +356,8 @@ function paymentFailure(answer) {
 
 /** A plainer word on the refusals a person can fix; the service's own reason is shown as well. */
 function reasonHint(message) {
-  if (/insufficient_balance|insufficient funds/i.test(message))
-    return ' Your wallet does not hold enough USDC on this network.';
-  if (/expired|valid_before|validbefore/i.test(message))
-    return " The signature expired before it reached the service; check your computer's clock.";
+  if (/insufficient_balance|insufficient funds/i.test(message)) return ' Your wallet does not hold enough USDC on this network.';
+  if (/expired|valid_before|validbefore/i.test(message)) return " The signature expired before it reached the service; check your computer's clock.";
   if (/already used/i.test(message)) return ' This signed payment was already spent.';
   return '';
 }
@@ -463,22 +418,14 @@ function hideError() {
 function toPageError(error) {
   if (error instanceof PageError) return error;
   if (error instanceof WalletError) {
-    const titles = {
-      missing: 'No wallet found',
-      rejected: 'Payment cancelled',
-      'unknown-chain': 'Network not in your wallet',
-      pending: 'Wallet busy',
-      failed: 'Wallet problem',
-    };
+    const titles = { missing: 'No wallet found', rejected: 'Payment cancelled', 'unknown-chain': 'Network not in your wallet', pending: 'Wallet busy', failed: 'Wallet problem' };
     return new PageError(titles[error.kind] ?? 'Wallet problem', error.message);
   }
   return new PageError('Something went wrong', `${describe(error)} Nothing was paid.`);
 }
 
 function describe(error) {
-  return error instanceof Error && error.message
-    ? `${error.message.replace(/\.$/, '')}.`
-    : 'An unexpected error happened.';
+  return error instanceof Error && error.message ? `${error.message.replace(/\.$/, '')}.` : 'An unexpected error happened.';
 }
 
 function showResult(data, networkName) {
@@ -505,7 +452,6 @@ async function copyKey() {
     // No clipboard access (an insecure origin, or permission refused): leave it selected to copy by hand.
     ui.newKeyValue.focus();
     ui.newKeyValue.select();
-    ui.copyState.textContent =
-      'Could not copy automatically. The key is selected: press Ctrl+C (⌘C on a Mac) to copy it.';
+    ui.copyState.textContent = 'Could not copy automatically. The key is selected: press Ctrl+C (⌘C on a Mac) to copy it.';
   }
 }

@@ -30,8 +30,7 @@ export function injectedWallet(win = window) {
 /** Asks the wallet for an account; resolves with the first one. */
 export async function connectWallet(provider) {
   const accounts = await call(provider, 'eth_requestAccounts', [], 'connect your wallet');
-  if (!Array.isArray(accounts) || accounts.length === 0)
-    throw new WalletError('failed', 'The wallet shared no account. Unlock it and try again.');
+  if (!Array.isArray(accounts) || accounts.length === 0) throw new WalletError('failed', 'The wallet shared no account. Unlock it and try again.');
   return accounts[0];
 }
 
@@ -44,11 +43,7 @@ export async function walletChainId(provider) {
 /** Asks the wallet to move to `chainId`. */
 export async function switchWalletChain(provider, chainId, name) {
   await call(provider, 'wallet_switchEthereumChain', [{ chainId: `0x${chainId.toString(16)}` }], `switch to ${name}`, {
-    [UNRECOGNIZED_CHAIN]: () =>
-      new WalletError(
-        'unknown-chain',
-        `Your wallet does not know ${name} yet. Add the ${name} network in your wallet, then try again.`,
-      ),
+    [UNRECOGNIZED_CHAIN]: () => new WalletError('unknown-chain', `Your wallet does not know ${name} yet. Add the ${name} network in your wallet, then try again.`),
   });
 }
 
@@ -63,18 +58,9 @@ async function call(provider, method, params, what, special = {}) {
   } catch (error) {
     const code = typeof error === 'object' && error !== null ? Number(error.code) : NaN;
     if (special[code]) throw special[code]();
-    if (code === USER_REJECTED)
-      throw new WalletError('rejected', `You declined to ${what} in your wallet. Nothing was paid.`);
-    if (code === UNAUTHORIZED)
-      throw new WalletError(
-        'rejected',
-        `The wallet did not allow this page to ${what}. Connect the wallet to this site and try again.`,
-      );
-    if (code === REQUEST_PENDING)
-      throw new WalletError(
-        'pending',
-        'Your wallet already has a request waiting. Open the wallet, answer it, then try again.',
-      );
+    if (code === USER_REJECTED) throw new WalletError('rejected', `You declined to ${what} in your wallet. Nothing was paid.`);
+    if (code === UNAUTHORIZED) throw new WalletError('rejected', `The wallet did not allow this page to ${what}. Connect the wallet to this site and try again.`);
+    if (code === REQUEST_PENDING) throw new WalletError('pending', 'Your wallet already has a request waiting. Open the wallet, answer it, then try again.');
     const detail = typeof error?.message === 'string' && error.message !== '' ? ` (${error.message})` : '';
     throw new WalletError('failed', `The wallet could not ${what}${detail}.`);
   }
@@ -99,15 +85,9 @@ export function listenForSolanaWallets(win = window) {
 
 /** The first registered wallet that signs Solana transactions on `chain`, or a WalletError saying how to get one. */
 export function solanaWallet(chain) {
-  const wallet = standardWallets.find(
-    (w) =>
-      w.features?.['solana:signTransaction'] && w.features?.['standard:connect'] && (w.chains ?? []).includes(chain),
-  );
+  const wallet = standardWallets.find((w) => w.features?.['solana:signTransaction'] && w.features?.['standard:connect'] && (w.chains ?? []).includes(chain));
   if (!wallet) {
-    throw new WalletError(
-      'missing',
-      'No Solana wallet found. Install or enable a Solana wallet extension (for example Phantom, Solflare or Backpack), then reload this page.',
-    );
+    throw new WalletError('missing', 'No Solana wallet found. Install or enable a Solana wallet extension (for example Phantom, Solflare or Backpack), then reload this page.');
   }
   return wallet;
 }
@@ -126,8 +106,7 @@ export async function signSolanaTransaction(wallet, account, chain, transaction)
     () => wallet.features['solana:signTransaction'].signTransaction({ account, chain, transaction }),
     'sign the payment',
   );
-  if (!(output?.signedTransaction instanceof Uint8Array))
-    throw new WalletError('failed', 'The wallet returned no signed transaction.');
+  if (!(output?.signedTransaction instanceof Uint8Array)) throw new WalletError('failed', 'The wallet returned no signed transaction.');
   return output.signedTransaction;
 }
 
@@ -136,9 +115,7 @@ async function callSolana(request, what) {
     return await request();
   } catch (error) {
     // Wallets report a refusal as WalletSignTransactionError / code 4001 / "User rejected".
-    const rejected =
-      Number(error?.code) === USER_REJECTED ||
-      /reject|declin|cancel/i.test(String(error?.message ?? error?.name ?? ''));
+    const rejected = Number(error?.code) === USER_REJECTED || /reject|declin|cancel/i.test(String(error?.message ?? error?.name ?? ''));
     if (rejected) throw new WalletError('rejected', `You declined to ${what} in your wallet. Nothing was paid.`);
     const detail = typeof error?.message === 'string' && error.message !== '' ? ` (${error.message})` : '';
     throw new WalletError('failed', `The wallet could not ${what}${detail}.`);
