@@ -124,6 +124,18 @@ describe('gateway hot path: near cache and coalescing', () => {
       expect(peek.calls).toHaveLength(2);
     });
 
+    it('never says a hot query was uncharged when its debit met a failing payments (the debit may have been applied)', async () => {
+      expect((await paid(nearBase, '/api/apps/777')).status).toBe(200);
+      debit.handler = () => {
+        throw { code: ErrorCode.ServiceUnavailable, message: 'credit store unavailable' };
+      };
+      const failed = await paid(nearBase, '/api/apps/777');
+      expect(failed.status).toBe(502);
+      const { message } = JSON.parse(failed.body) as { message: string };
+      expect(message).toContain('the charge may have been made');
+      expect(message).not.toContain('nothing was charged');
+    });
+
     it('never skips the debit: a refused call is refused even for a hot query', async () => {
       expect((await paid(nearBase, '/api/apps/666')).status).toBe(200);
       const refused = await paid(nearBase, '/api/apps/666', EMPTY_KEY);

@@ -99,10 +99,13 @@ export class PricedCallService {
     const { route, requestId } = call;
     const near = this.catalog.near(query);
     if (near && credentials.kind === 'credits') {
-      // The data is in hand before any hop: one debit, one round trip, nothing to give back.
+      // The data is in hand before any hop: one debit, one round trip, nothing to give back. A debit
+      // whose answer was lost may have been applied, as a lost capture may.
       const balance = await withSpan('gateway.debit', { 'appcat.rail': 'credits', 'appcat.route': route.id }, () =>
         this.credits.debit(credentials.keyHash, route.price, route.id, requestId),
-      );
+      ).catch((error: unknown) => {
+        throw chargeUnsure(error);
+      });
       this.creditCharges.inc();
       return delivered({ method: 'credits', balance }, near);
     }
@@ -143,7 +146,7 @@ export class PricedCallService {
   }
 }
 
-/** A capture refused (401, 402) charged nothing; one that met a failing dependency may have been applied. */
+/** A capture or debit refused (401, 402) charged nothing; one that met a failing dependency may have been applied. */
 function chargeUnsure(error: unknown): unknown {
   return error instanceof HttpError && error.status >= 500 ? new ChargeUnsureError(error) : error;
 }
