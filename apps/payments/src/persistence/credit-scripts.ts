@@ -14,17 +14,20 @@ local function gte(a, b)
   return a >= b
 end`;
 
+/** KEYS[1] the key's hash, KEYS[2] its unknown marker: `state` is {id, bal, rev}, or the script ends unknown/missing. */
+const KEY_STATE = `
+local state = redis.call('HMGET', KEYS[1], 'id', 'bal', 'rev')
+if not state[1] then
+  if redis.call('EXISTS', KEYS[2]) == 1 then return {'unknown'} end
+  return {'missing'}
+end`;
+
 /**
  * KEYS: key hash, unknown marker, ledger stream. ARGV: amount, debit id, route, charged-at (ms).
  * The ledger entry is written before the balance changes: should the second write fail, the debit is
  * in the ledger but the balance is untouched, which can only favour the caller.
  */
-export const DEBIT_SCRIPT = `${GTE}
-local state = redis.call('HMGET', KEYS[1], 'id', 'bal', 'rev')
-if not state[1] then
-  if redis.call('EXISTS', KEYS[2]) == 1 then return {'unknown'} end
-  return {'missing'}
-end
+export const DEBIT_SCRIPT = `${GTE}${KEY_STATE}
 if state[3] == '1' then return {'revoked'} end
 if not gte(state[2], ARGV[1]) then return {'insufficient', state[2]} end
 redis.call('XADD', KEYS[3], '*', 'debit', ARGV[2], 'key', state[1], 'amount', ARGV[1], 'route', ARGV[3], 'at', ARGV[4])
@@ -37,12 +40,7 @@ return {'ok', redis.call('HGET', KEYS[1], 'bal')}
  * (the set's member, naming the key and the amount), deadline (ms). Takes the amount from the balance
  * unless that would go below zero, and keeps it held until captured, released or past its deadline.
  */
-export const RESERVE_SCRIPT = `${GTE}
-local state = redis.call('HMGET', KEYS[1], 'id', 'bal', 'rev')
-if not state[1] then
-  if redis.call('EXISTS', KEYS[2]) == 1 then return {'unknown'} end
-  return {'missing'}
-end
+export const RESERVE_SCRIPT = `${GTE}${KEY_STATE}
 if state[3] == '1' then return {'revoked'} end
 if not gte(state[2], ARGV[1]) then return {'insufficient', state[2]} end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
@@ -56,12 +54,7 @@ return {'ok', redis.call('HGET', KEYS[1], 'bal')}
  * that is gone (released past its deadline, or lost with Redis) is charged afresh as a debit would be,
  * so the call is paid exactly once or not delivered. A revoked key's hold is given back: revocation wins.
  */
-export const CAPTURE_SCRIPT = `${GTE}
-local state = redis.call('HMGET', KEYS[1], 'id', 'bal', 'rev')
-if not state[1] then
-  if redis.call('EXISTS', KEYS[2]) == 1 then return {'unknown'} end
-  return {'missing'}
-end
+export const CAPTURE_SCRIPT = `${GTE}${KEY_STATE}
 local held = redis.call('ZREM', KEYS[3], ARGV[2]) == 1
 if state[3] == '1' then
   if held then redis.call('HINCRBY', KEYS[1], 'bal', ARGV[1]) end
