@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { runHttpLoad, type HttpLoadResult } from '../load/http-load.js';
 import type { Report } from '../report.js';
 import { cpuMs, RssSampler } from '../rss.js';
@@ -45,14 +46,21 @@ interface TracingTarget {
  */
 export async function tracingSection(settings: BenchSettings, report: Report): Promise<void> {
   const sink = await startOtlpSink();
-  const nodeArgs = () => settings.serviceNodeArgs;
+  // BENCH_CPU_PROF=<dir>: the services write V8 CPU profiles when they stop, as <dir>/off/gateway.cpuprofile…
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const nodeArgs = (stack: 'off' | 'on') => (kind: string) => [
+    ...(profileDir
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, stack)}`, `--cpu-prof-name=${kind}.cpuprofile`]
+      : []),
+    ...settings.serviceNodeArgs,
+  ];
   const stacks: Stack[] = [];
   try {
-    const off = await Stack.start({ x402: false, nodeArgs });
+    const off = await Stack.start({ x402: false, nodeArgs: nodeArgs('off') });
     stacks.push(off);
     const on = await Stack.start({
       x402: false,
-      nodeArgs,
+      nodeArgs: nodeArgs('on'),
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...SAMPLING },
     });
     stacks.push(on);
@@ -131,6 +139,14 @@ export async function tracingSection(settings: BenchSettings, report: Report): P
       target: 'within 10 % of tracing off',
       measured: `${percent(onToOff)} of its throughput`,
       met: Number.isFinite(onToOff) ? onToOff >= 0.9 : undefined,
+    });
+    // The service whose memory tracing adds most to (its Redis and Postgres calls are instrumented).
+    const paymentsPeak = report.memory.get(`payments (${TRACED_MEMORY_LABEL})`)?.peakBytes;
+    report.check({
+      name: 'payments with tracing on at 10 % sampling, under load',
+      target: '< 150 MB RSS',
+      measured: paymentsPeak === undefined ? 'not measured' : `${(paymentsPeak / 1024 / 1024).toFixed(1)} MB`,
+      met: paymentsPeak === undefined ? undefined : paymentsPeak < 150 * 1024 * 1024,
     });
   } finally {
     for (const stack of stacks) await stack.stop();
