@@ -1,4 +1,4 @@
-import { annotateActiveSpan, GatewayMetrics, type ServiceAppOptions, tracingEnabled } from '@appcat/ops';
+import { GatewayMetrics, type ServiceAppOptions, tracingEnabled } from '@appcat/ops';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { GatewayModule } from './app.module.js';
@@ -7,6 +7,7 @@ import { EnvelopeExceptionFilter } from './envelope/envelope-exception.filter.js
 import { type ErrorAnswer, ErrorAnswers } from './errors/error-answers.js';
 import { fastifyOptions } from './http/fastify-options.js';
 import { routeEveryMethod } from './http/http-methods.js';
+import { traceRequests } from './http/request-spans.js';
 
 /** Builds the gateway, initialised but not listening: `app.listen(port, host)` or `app.inject()` next. */
 export async function createGatewayApp(
@@ -28,13 +29,7 @@ export async function createGatewayApp(
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  // The HTTP instrumentation's span of each request, named by its route and carrying the request id,
-  // which is where the trace meets the request's log lines. Registered only with tracing on.
-  if (tracingEnabled())
-    fastify.addHook('onRequest', async (request) => {
-      const route = request.routeOptions.url ?? 'unmatched';
-      annotateActiveSpan({ 'http.route': route, 'appcat.request_id': request.id }, `${request.method} ${route}`);
-    });
+  if (tracingEnabled()) traceRequests(fastify);
   const metrics = app.get(GatewayMetrics);
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.requests.inc({ route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });

@@ -3,6 +3,8 @@ import { readGatewayConfig } from './config.js';
 
 void runService({
   name: 'gateway',
+  // Its requests' spans come from its own Fastify hooks; it calls nothing else but NATS.
+  tracedLibraries: [],
   readConfig: () => readGatewayConfig(),
   // Imported here, after tracing has started (runService), so its modules are instrumented.
   createApp: async (config, options) => (await import('./gateway-app.js')).createGatewayApp(config, options),

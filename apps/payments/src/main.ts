@@ -3,6 +3,8 @@ import { readPaymentsConfig } from './config/payments-config.js';
 
 void runService({
   name: 'payments',
+  // Credits in Redis, the ledger in Postgres, the facilitator over node:http.
+  tracedLibraries: ['ioredis', 'pg', 'http-client'],
   readConfig: () => readPaymentsConfig(),
   // Imported here, after tracing has started (runService), so its modules are instrumented.
   createApp: async (config, options) => (await import('./app.js')).createPaymentsApp(config, options),

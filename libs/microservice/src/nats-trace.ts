@@ -30,7 +30,7 @@ export function startRequestSpan(subject: string): { span: Span; context: Contex
   return span && { span, context: contextWithSpan(span) };
 }
 
-/** The batch header for requests sent with these contexts (sampled or not), or undefined when none is in a trace. */
+/** The batch header for requests sent with these contexts, or undefined when none is in a sampled trace. */
 export function batchItemTraceHeader(items: Array<Context | undefined>): string | undefined {
   if (items.every((item) => item === undefined)) return undefined;
   return JSON.stringify(items.map((item) => (item ? traceHeaders(item) : {})));
@@ -45,57 +45,62 @@ const BATCH_ITEM_CONTEXTS = createContextKey('appcat batch item contexts');
  * traced batch it only runs `work`.
  */
 export function inBatchItemContext<T>(index: number, work: () => T): T {
-  const items = otelContext.active().getValue(BATCH_ITEM_CONTEXTS) as Context[] | undefined;
+  const items = otelContext.active().getValue(BATCH_ITEM_CONTEXTS) as Array<Context | undefined> | undefined;
   const item = items?.[index];
   return item === undefined ? work() : otelContext.with(item, work);
 }
 
 /**
  * The spans of one delivered request, on the service's side: one per logical call (the request, or
- * each item of a batch), each a child of its caller's span, ended with its outcome once the reply is
- * known. The handler runs in {@link HandlingTrace.context}.
+ * each item of a batch) that carries a sampled trace context, each a child of its caller's span, ended
+ * with its outcome once the reply is known. The handler runs in {@link HandlingTrace.context}. A
+ * request that carries none (a call not sampled, an admin command) is not traced: it starts no trace
+ * of its own, and its handler runs in no context.
  */
 export class HandlingTrace {
   private reply?: NestReplyPacket;
 
   private constructor(
     readonly context: Context,
-    /** One per call, in order; none for a call whose trace was not sampled. */
+    /** One per call, in order; none for a call not in a sampled trace. */
     private readonly spans: Array<Span | undefined>,
     private readonly batch: boolean,
   ) {}
 
-  static start(subject: string, message: Msg): HandlingTrace {
+  /** The trace of `message`, or undefined when it carries no sampled trace context. */
+  static start(subject: string, message: Msg): HandlingTrace | undefined {
     const headers = message.headers;
-    const requestId = headers?.get(REQUEST_ID_HEADER);
-    const attributes = {
-      ...natsSpanAttributes(subject),
-      ...(requestId ? { 'appcat.request_id': requestId } : {}),
-    };
+    if (headers === undefined) return undefined;
     const items = batchItemCarriers(headers);
     if (items === undefined) {
-      const parent = contextFromHeaders((name) => headers?.get(name) || undefined);
-      // No span for a call whose trace was not sampled: the handler runs in its caller's context.
-      const span = startSpan(subject, attributes, { kind: SpanKind.SERVER, parent });
-      return span
-        ? new HandlingTrace(contextWithSpan(span, parent), [span], false)
-        : new HandlingTrace(parent, [], false);
+      if (!headers.has('traceparent')) return undefined;
+      const requestId = headers.get(REQUEST_ID_HEADER);
+      const parent = contextFromHeaders((name) => headers.get(name) || undefined);
+      const span = startSpan(
+        subject,
+        { ...natsSpanAttributes(subject), ...(requestId ? { 'appcat.request_id': requestId } : {}) },
+        { kind: SpanKind.SERVER, parent },
+      );
+      return span && new HandlingTrace(contextWithSpan(span, parent), [span], false);
     }
     // A batch's items are the logical calls: each gets the span its caller's trace expects, named by the
     // subject it would have gone to alone.
     const itemSubject = subject.replace(/\.batch$/, '');
     const spans: Array<Span | undefined> = [];
-    const contexts: Context[] = [];
+    const contexts: Array<Context | undefined> = [];
     items.forEach((carrier, index) => {
-      const parent = contextFromHeaders((name) => carrier[name]);
-      const span = startSpan(
-        itemSubject,
-        { ...natsSpanAttributes(itemSubject), 'appcat.batch.size': items.length, 'appcat.batch.index': index },
-        { kind: SpanKind.SERVER, parent },
-      );
+      const parent = carrier.traceparent ? contextFromHeaders((name) => carrier[name]) : undefined;
+      const span =
+        parent &&
+        startSpan(
+          itemSubject,
+          { ...natsSpanAttributes(itemSubject), 'appcat.batch.size': items.length, 'appcat.batch.index': index },
+          { kind: SpanKind.SERVER, parent },
+        );
       spans.push(span);
-      contexts.push(span ? contextWithSpan(span, parent) : parent);
+      contexts.push(span && contextWithSpan(span, parent));
     });
+    if (spans.every((span) => span === undefined)) return undefined;
     return new HandlingTrace(ROOT_CONTEXT.setValue(BATCH_ITEM_CONTEXTS, contexts), spans, true);
   }
 
@@ -121,8 +126,8 @@ export class HandlingTrace {
   }
 }
 
-function batchItemCarriers(headers: MsgHdrs | undefined): Array<Record<string, string>> | undefined {
-  const text = headers?.get(BATCH_ITEM_TRACE_HEADER);
+function batchItemCarriers(headers: MsgHdrs): Array<Record<string, string>> | undefined {
+  const text = headers.get(BATCH_ITEM_TRACE_HEADER);
   if (!text) return undefined;
   try {
     const items = JSON.parse(text) as unknown;

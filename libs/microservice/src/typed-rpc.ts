@@ -8,7 +8,7 @@ import {
   type GatewaySubject,
   isWireError,
 } from '@appcat/contracts';
-import { activeContext, type Context, endSpan, inContext, tracingEnabled } from '@appcat/ops';
+import { type Context, endSpan, inContext, tracingEnabled } from '@appcat/ops';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { type NatsRpcClient, RpcCallError } from './nats-rpc-client.js';
 import { batchItemTraceHeader, startRequestSpan } from './nats-trace.js';
@@ -34,7 +34,7 @@ export interface TypedRpcSettings {
 interface QueuedRequest {
   payload: unknown;
   requestId?: string;
-  /** The request's own span, with tracing on: a batch carries each item's. */
+  /** The request's own span, in a sampled trace: a batch carries each item's. */
   trace?: Context;
 }
 
@@ -76,10 +76,9 @@ export class TypedRpc<E extends Error> {
     payload: RequestOf<S>,
     options: TypedRpcOptions = {},
   ): Promise<RpcResult<ReplyOf<S>>> {
-    if (!tracingEnabled()) return this.send(subject, payload, options);
-    const request = startRequestSpan(subject);
-    // A call whose trace is not sampled still carries that decision (its context) alone or in a batch.
-    if (request === undefined) return this.send(subject, payload, options, activeContext());
+    // Outside a sampled trace (tracing off, or a call not sampled) no span, and no context to carry.
+    const request = tracingEnabled() ? startRequestSpan(subject) : undefined;
+    if (request === undefined) return this.send(subject, payload, options);
     return inContext(request.context, () => this.send(subject, payload, options, request.context)).then(
       (outcome) => {
         endSpan(request.span, outcome.ok ? 'ok' : outcome.error.code);

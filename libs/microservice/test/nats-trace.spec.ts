@@ -121,7 +121,7 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
   const idOf = (span: ReadableSpan) => span.spanContext().spanId;
 
   it("a lone request: the caller's span and the service's, in the caller's trace", async () => {
-    const answer = await withSpan('call', {}, () => rpc.result(Subject.CatalogPeek, peek()));
+    const answer = await withSpan('call', {}, () => rpc.result(Subject.CatalogPeek, peek()), { root: true });
     expect(answer.ok).toBe(true);
     const all = await spans(4);
     const [call] = all.filter((s) => s.name === 'call');
@@ -140,7 +140,9 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
   it('a batch: each item its own spans in its own trace, with its own outcome', async () => {
     const routes = ['apps.get', 'apps.similar', 'apps.get'] as const;
     const answers = await Promise.all(
-      routes.map((route, index) => withSpan(`call ${index}`, {}, () => rpc.result(Subject.CatalogPeek, peek(route)))),
+      routes.map((route, index) =>
+        withSpan(`call ${index}`, {}, () => rpc.result(Subject.CatalogPeek, peek(route)), { root: true }),
+      ),
     );
     expect(answers.map((a) => a.ok)).toEqual([true, false, true]);
     expect(sentHeaders).toHaveLength(1);
@@ -165,7 +167,7 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
     });
   });
 
-  it('a call whose trace is not sampled: no span on either side, and the decision travels on', async () => {
+  it('a call whose trace is not sampled: no span and no trace context on either side', async () => {
     const unsampled = trace.wrapSpanContext({
       traceId: '0af7651916cd43dd8448eb211c80319c',
       spanId: 'b7ad6b7169203331',
@@ -177,18 +179,22 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(exporter.getFinishedSpans()).toEqual([]);
-    const decision = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
-    expect(sentHeaders[0]?.get('traceparent')).toBe(decision);
-    expect(JSON.parse(sentHeaders[1]!.get('appcat-batch-item-trace'))).toEqual([
-      { traceparent: decision },
-      { traceparent: decision },
-    ]);
+    // The service traces only calls that carry a sampled context: it does not sample these on its own.
+    expect(sentHeaders.map((headers) => headers?.get('traceparent') ?? '')).toEqual(['', '']);
+    expect(sentHeaders[1]?.get('appcat-batch-item-trace') ?? '').toBe('');
+  });
+
+  it('a request outside any trace (an admin command) starts no trace in the service', async () => {
+    // The provider samples every trace: a span here would be the service sampling the call on its own.
+    await rpc.result(Subject.CatalogPeek, peek());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 
   it('with tracing off, no span and no trace header', async () => {
     useTracer(undefined);
     try {
-      await withSpan('call', {}, () => rpc.result(Subject.CatalogPeek, peek()));
+      await withSpan('call', {}, () => rpc.result(Subject.CatalogPeek, peek()), { root: true });
       await Promise.all([rpc.result(Subject.CatalogPeek, peek()), rpc.result(Subject.CatalogPeek, peek())]);
     } finally {
       useTracer(provider.getTracer('test'));

@@ -2,6 +2,7 @@ import { type INestApplicationContext, Logger, type LoggerService, type LogLevel
 import { applyHeapGrowthPercent } from './heap-growth.js';
 import { createJsonLogger, JsonNestLogger, routeConsoleTo } from './logger.js';
 import type { OpsConfig } from './ops-config.js';
+import type { TracedLibrary } from './tracing-config.js';
 
 /** What every `createXxxApp(config, options)` takes besides its configuration. */
 export interface ServiceAppOptions {
@@ -13,6 +14,8 @@ export interface ServiceAppOptions {
 export interface ServiceMain<Config extends { ops: OpsConfig }, App extends INestApplicationContext> {
   /** On every log line (`service`) and the context of the start-up lines. */
   name: string;
+  /** The libraries whose calls the service's traces show (with tracing on). */
+  tracedLibraries: readonly TracedLibrary[];
   readConfig(): Config;
   /** Builds the app, initialised but not answering yet (the service's createXxxApp). */
   createApp(config: Config, options: ServiceAppOptions): Promise<App>;
@@ -41,7 +44,7 @@ export async function runService<Config extends { ops: OpsConfig }, App extends 
     applyHeapGrowthPercent(config.ops.heapGrowthPercent);
     if (config.ops.tracing.enabled) {
       const { startTracing } = await import('./tracing-sdk.js');
-      startTracing(main.name, config.ops.tracing);
+      await startTracing(main.name, config.ops.tracing, main.tracedLibraries);
     }
     const json = new JsonNestLogger(createJsonLogger(main.name, config.ops.logLevel));
     Logger.overrideLogger(json);

@@ -10,6 +10,12 @@ export const TRACE_SAMPLERS = [
   'parentbased_traceidratio',
 ] as const;
 
+/**
+ * The libraries a service can have OpenTelemetry's instrumentations trace (tracing-sdk.ts): each
+ * service names those it uses (its main.ts), so none loads or patches a library it does not use.
+ */
+export type TracedLibrary = 'http-client' | 'undici' | 'ioredis' | 'pg';
+
 /** OTLP over HTTP; gRPC is not shipped (collectors take OTLP/HTTP on 4318). */
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 

@@ -1,57 +1,89 @@
 /**
  * The OpenTelemetry SDK, loaded by `runService` only when tracing is on (tracing-config.ts), before the
  * service's own code is imported: so a service that does not trace never loads it, and one that does
- * has its instrumentations in place before Fastify, undici, ioredis and pg are first imported. Not
+ * has its instrumentations in place before undici, ioredis, pg and node:http are first used. Not
  * exported from the package index, for the same reason.
  */
-import { register } from 'node:module';
-import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { type Instrumentation, registerInstrumentations } from '@opentelemetry/instrumentation';
 import { detectResources, envDetector, hostDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import type { TracingConfig } from './tracing-config.js';
+import type { TracedLibrary, TracingConfig } from './tracing-config.js';
 import { useTracer } from './tracing.js';
 
-/** What the instrumentations patch when imported as ES modules (undici reports through diagnostics channels). */
-const HOOKED_MODULES = ['http', 'https', 'node:http', 'node:https', 'ioredis', 'pg', 'pg-pool'];
-
-/** Probes and scrapes are not traced: each would be a trace of its own, every few seconds. */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+/**
+ * Each library a service may ask to be traced: its instrumentation (imported only when asked for) and
+ * the CommonJS modules it patches. The spans they make are children of a sampled call's only
+ * (`requireParentSpan`): the ledger flusher and the refresh queue poll Redis and Postgres all the time.
+ */
+const LIBRARIES: Record<TracedLibrary, { instrument: () => Promise<Instrumentation>; modules: string[] }> = {
+  // Requests the service makes over node:http(s) (payments' facilitator client); the gateway's incoming
+  // requests have their spans from its own Fastify hooks.
+  'http-client': {
+    instrument: async () =>
+      new (await import('@opentelemetry/instrumentation-http')).HttpInstrumentation({
+        disableIncomingRequestInstrumentation: true,
+        requireParentforOutgoingSpans: true,
+      }),
+    modules: ['http', 'https'],
+  },
+  // Reports through diagnostics channels: nothing to patch.
+  undici: {
+    instrument: async () =>
+      new (await import('@opentelemetry/instrumentation-undici')).UndiciInstrumentation({
+        requireParentforSpans: true,
+      }),
+    modules: [],
+  },
+  ioredis: {
+    instrument: async () =>
+      // The command name only: its arguments hold key hashes.
+      new (await import('@opentelemetry/instrumentation-ioredis')).IORedisInstrumentation({
+        requireParentSpan: true,
+        dbStatementSerializer: (command) => command,
+      }),
+    modules: ['ioredis'],
+  },
+  pg: {
+    instrument: async () =>
+      new (await import('@opentelemetry/instrumentation-pg')).PgInstrumentation({ requireParentSpan: true }),
+    modules: ['pg'],
+  },
+};
 
 /**
  * Starts tracing for `service`: the tracer provider (sampler, batch size and export delay from the
  * standard OTEL_* settings, read by the SDK), the OTLP/HTTP exporter, W3C trace context propagation,
- * and the instrumentations. ServiceOps sends the spans still buffered at shutdown (`flushTraces`).
+ * and the instrumentations of the `libraries` the service uses. ServiceOps sends the spans still
+ * buffered at shutdown (`flushTraces`).
  */
-export function startTracing(service: string, config: TracingConfig): void {
-  // ES modules are instrumented through a loader hook: it sees only the modules imported after it, and
-  // wraps only those the instrumentations below patch (wrapping every module costs each import).
-  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: HOOKED_MODULES } });
+export async function startTracing(
+  service: string,
+  config: TracingConfig,
+  libraries: readonly TracedLibrary[],
+): Promise<void> {
   const resource = resourceFromAttributes({ 'service.name': service, 'service.namespace': 'appcat' }).merge(
     detectResources({ detectors: [hostDetector, envDetector] }),
   );
-  const exporter = config.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
+  // Only the exporter of the protocol in use is loaded.
+  const exporter =
+    config.protocol === 'http/json'
+      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
+      : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
   provider.register();
+  const asked = libraries.map((library) => LIBRARIES[library]);
   registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]),
-        // Outgoing requests outside any traced work (none today) would each start a trace.
-        requireParentforOutgoingSpans: true,
-      }),
-      new UndiciInstrumentation({ requireParentforSpans: true }),
-      // The ledger flusher and the refresh queue poll Redis and Postgres all the time: only work that
-      // belongs to a traced call is traced. The command name only: its arguments hold key hashes.
-      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
-      new PgInstrumentation({ requireParentSpan: true }),
-    ],
+    instrumentations: await Promise.all(asked.map((library) => library.instrument())),
   });
+  // The instrumentations patch CommonJS modules as they are required. Our code imports them as ES
+  // modules, which share the one CommonJS instance: requiring each here, before the service's code is
+  // imported, patches the instance its imports then get (and, for node:http, the named exports too).
+  // No ES module loader hook (@opentelemetry/instrumentation/hook.mjs): on Node 20 it runs in a thread
+  // of its own, which cost each service 15–20 MB resident.
+  const require = createRequire(import.meta.url);
+  for (const name of asked.flatMap((library) => library.modules)) require(name);
+  syncBuiltinESMExports();
   useTracer(provider.getTracer('appcat'), () => provider.forceFlush());
 }

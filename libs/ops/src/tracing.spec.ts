@@ -1,8 +1,13 @@
 import { Writable } from 'node:stream';
 import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import {
+  AlwaysOffSampler,
+  InMemorySpanExporter,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
 import { createJsonLogger, JsonNestLogger } from './logger.js';
-import { OUTCOME, traceHeaders, useTracer, withSpan } from './tracing.js';
+import { OUTCOME, startSpan, traceHeaders, useTracer, withSpan } from './tracing.js';
 
 /** A JSON logger writing into `lines`. */
 function jsonLogger(lines: Array<Record<string, unknown>>): JsonNestLogger {
@@ -14,6 +19,9 @@ function jsonLogger(lines: Array<Record<string, unknown>>): JsonNestLogger {
   });
   return new JsonNestLogger(createJsonLogger('gateway', 'info', sink));
 }
+
+/** Where a call enters: the only spans that may start a trace. */
+const root = { root: true };
 
 describe('withSpan and the log lines of a traced call', () => {
   const exporter = new InMemorySpanExporter();
@@ -46,23 +54,38 @@ describe('withSpan and the log lines of a traced call', () => {
 
   it('ends a span when its work settles, with the failure code as the outcome', async () => {
     useTracer(provider.getTracer('test'));
-    await withSpan('ok', { 'appcat.rail': 'credits' }, async (span) => span.set({ [OUTCOME]: 'ok' }));
+    await withSpan('ok', { 'appcat.rail': 'credits' }, async (span) => span.set({ [OUTCOME]: 'ok' }), root);
     const failure = Object.assign(new Error('refused'), { code: 'PAYMENT_REFUSED' });
     await expect(
-      withSpan('refused', {}, async () => {
-        throw failure;
-      }),
+      withSpan(
+        'refused',
+        {},
+        async () => {
+          throw failure;
+        },
+        root,
+      ),
     ).rejects.toBe(failure);
     expect(() =>
-      withSpan('thrown', {}, () => {
-        throw new Error('sync');
-      }),
+      withSpan(
+        'thrown',
+        {},
+        () => {
+          throw new Error('sync');
+        },
+        root,
+      ),
     ).toThrow('sync');
     await expect(
-      withSpan('miss', {}, async (span) => {
-        span.set({ [OUTCOME]: 'miss' });
-        throw new Error('not cached');
-      }),
+      withSpan(
+        'miss',
+        {},
+        async (span) => {
+          span.set({ [OUTCOME]: 'miss' });
+          throw new Error('not cached');
+        },
+        root,
+      ),
     ).rejects.toThrow('not cached');
     const [ok, refused, thrown, miss] = exporter.getFinishedSpans();
     // A failure the work named itself is that outcome, not an error.
@@ -78,7 +101,12 @@ describe('withSpan and the log lines of a traced call', () => {
     useTracer(provider.getTracer('test'));
     const lines: Array<Record<string, unknown>> = [];
     const logger = jsonLogger(lines);
-    await withSpan('call', {}, () => withSpan('step', {}, async () => logger.log({ msg: 'step', requestId: 'r-1' })));
+    await withSpan(
+      'call',
+      {},
+      () => withSpan('step', {}, async () => logger.log({ msg: 'step', requestId: 'r-1' })),
+      root,
+    );
     logger.log('outside');
     const [step, call] = exporter.getFinishedSpans();
     expect(step.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
@@ -88,5 +116,33 @@ describe('withSpan and the log lines of a traced call', () => {
       span_id: step.spanContext().spanId,
     });
     expect(lines[1]).not.toHaveProperty('trace_id');
+  });
+
+  it('outside a sampled trace, makes no span and enters no context: only a root may start a trace', async () => {
+    useTracer(provider.getTracer('test'));
+    const active = () => trace.getActiveSpan();
+    expect(await withSpan('step', {}, async () => active())).toBeUndefined();
+    const unsampled = trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 0,
+    });
+    const inside = await context.with(trace.setSpan(context.active(), unsampled), () =>
+      withSpan('step', {}, async () => ({ span: active(), headers: traceHeaders() }), root),
+    );
+    expect(inside).toEqual({ span: unsampled, headers: {} });
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('a root the sampler does not keep makes no span', async () => {
+    const never = new NodeTracerProvider({
+      sampler: new AlwaysOffSampler(),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    useTracer(never.getTracer('test'));
+    expect(startSpan('call', {}, root)).toBeUndefined();
+    await withSpan('call', {}, async () => expect(trace.getActiveSpan()).toBeUndefined(), root);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    await never.shutdown();
   });
 });

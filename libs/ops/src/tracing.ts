@@ -12,7 +12,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 
-export { type Context, SpanKind };
+export { type Context, type Span, SpanKind, SpanStatusCode };
 
 /**
  * The tracer spans are made with, once tracing is on (`runService` starts the SDK when an OTLP endpoint
@@ -55,6 +55,12 @@ export interface SpanOptions {
   /** The span's parent; the active context by default. */
   parent?: Context;
   links?: Link[];
+  /**
+   * Whether the span may start a trace of its own when it has no parent (the sampler then decides):
+   * only where a call enters (the gateway's request span) and for background work (a ledger flush).
+   * Any other span is made only inside a sampled trace.
+   */
+  root?: boolean;
 }
 
 /**
@@ -70,12 +76,8 @@ export function withSpan<T>(
   work: (span: SpanHandle) => T,
   options: SpanOptions = {},
 ): T {
-  if (tracer === undefined || sampledOut(options.parent)) return work(NO_SPAN);
-  const span = tracer.startSpan(
-    name,
-    { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
-    options.parent ?? context.active(),
-  );
+  const span = startSpan(name, attributes, options);
+  if (span === undefined) return work(NO_SPAN);
   let named = false;
   const handle: SpanHandle = {
     set: (more) => {
@@ -113,25 +115,26 @@ export function withSpan<T>(
 
 /**
  * A span started now and ended by the caller, for work whose end is seen elsewhere (a reply sent by
- * another callback). Undefined with tracing off.
+ * another callback). Undefined with tracing off, and for work outside a sampled trace: a call that is
+ * not sampled makes no span and enters no context at all (on Node 20 a context entered switches on
+ * async hooks for every promise), so what it costs is this function's two checks.
  */
 export function startSpan(name: string, attributes: SpanAttributes, options: SpanOptions = {}): Span | undefined {
-  if (tracer === undefined || sampledOut(options.parent)) return undefined;
-  return tracer.startSpan(
+  if (tracer === undefined) return undefined;
+  const parent = options.parent ?? context.active();
+  const parentSpan = trace.getSpan(parent);
+  if (parentSpan === undefined ? options.root !== true : !sampled(parentSpan)) return undefined;
+  const span = tracer.startSpan(
     name,
     { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
-    options.parent ?? context.active(),
+    parent,
   );
+  // A root the sampler did not keep records nothing: dropped, so the call goes on untraced.
+  return span.isRecording() ? span : undefined;
 }
 
-/**
- * Whether the work at hand belongs to a trace that was not sampled (its parent span, the active one by
- * default, records nothing): its spans would record nothing either, so none is made. The context
- * still carries the decision, so the services a call reaches do not sample it on their own.
- */
-function sampledOut(parent?: Context): boolean {
-  const span = trace.getSpan(parent ?? context.active());
-  return span !== undefined && (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0;
+function sampled(span: Span): boolean {
+  return (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
 }
 
 /** Ends `span` with `outcome` ('ok' or an error code; anything but 'ok' marks it as an error). */
@@ -165,24 +168,28 @@ export function activeContext(): Context {
   return context.active();
 }
 
-/** Runs `work` with `ctx` active (with tracing off, just runs it). */
+/** Runs `work` with `ctx` active (with tracing off, no `ctx`, or `ctx` active already, just runs it). */
 export function inContext<T>(ctx: Context | undefined, work: () => T): T {
-  return tracer === undefined || ctx === undefined ? work() : context.with(ctx, work);
+  return tracer === undefined || ctx === undefined || ctx === context.active() ? work() : context.with(ctx, work);
 }
 
-/** Adds attributes to the span that is active now, if any (an HTTP server span made by the instrumentation). */
-export function annotateActiveSpan(attributes: SpanAttributes, name?: string): void {
-  if (tracer === undefined) return;
-  const span = trace.getActiveSpan();
-  if (span === undefined) return;
-  span.setAttributes(attributes);
-  if (name !== undefined) span.updateName(name);
+/**
+ * Makes the listeners added to `emitter` run in `ctx`: an incoming request's body arrives in events
+ * of the socket's, outside the context the request's handling was started in.
+ */
+export function bindToContext<E extends object>(ctx: Context, emitter: E): E {
+  return context.bind(ctx, emitter);
 }
 
-/** The W3C trace context of `ctx` (the active one by default) as header fields; empty with tracing off. */
+/**
+ * The W3C trace context of `ctx` (the active one by default) as header fields: empty with tracing off
+ * and outside a sampled trace (the services a call reaches trace it only when it carries one).
+ */
 export function traceHeaders(ctx?: Context): Record<string, string> {
   const carrier: Record<string, string> = {};
-  if (tracer !== undefined) propagation.inject(ctx ?? context.active(), carrier);
+  if (tracer === undefined) return carrier;
+  const span = trace.getSpan(ctx ?? context.active());
+  if (span !== undefined && sampled(span)) propagation.inject(ctx ?? context.active(), carrier);
   return carrier;
 }
 

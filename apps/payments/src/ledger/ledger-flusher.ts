@@ -171,10 +171,15 @@ export class LedgerFlusher {
     const handled = batches.reduce((sum, [, entries]) => sum + entries.length, 0);
     // A flush that moved debits is a trace of its own (Postgres's insert, Redis's acknowledgements).
     if (handled > 0)
-      await withSpan('ledger.flush', { 'appcat.ledger.entries': handled }, async (span) => {
-        await this.record(batches);
-        span.set({ [OUTCOME]: 'ok' });
-      });
+      await withSpan(
+        'ledger.flush',
+        { 'appcat.ledger.entries': handled },
+        async (span) => {
+          await this.record(batches);
+          span.set({ [OUTCOME]: 'ok' });
+        },
+        { root: true },
+      );
     return handled;
   }
 
