@@ -37,14 +37,19 @@ const nx = { status: light.status || cluster.status || heavy.status };
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures = [];
 if (existsSync(results)) {
   for (const file of readdirSync(results)) {
     const summary = JSON.parse(readFileSync(join(results, file), 'utf8'));
     passed += summary.passed;
     failed += summary.failed;
     skipped += summary.skipped;
+    for (const failure of summary.failures ?? []) failures.push(`${summary.project}: ${failure}`);
   }
 }
 if (nx.status !== 0 && failed === 0) failed = 1; // a build or lint failure counts as one
+const failedRuns = Object.entries({ light, cluster, heavy }).filter(([, run]) => run.status !== 0);
+if (failedRuns.length > 0) process.stdout.write(`\nnx runs that failed: ${failedRuns.map(([name]) => name).join(', ')} (see each run's "Failed tasks" list above)\n`);
+if (failures.length > 0) process.stdout.write(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
 process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(nx.status === 0 && failed === 0 ? 0 : 1);
