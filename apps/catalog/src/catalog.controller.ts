@@ -81,10 +81,19 @@ export class CatalogController {
     if (route) this.metrics.upstreamUnreadable.inc({ route: route.path });
   }
 
-  /** Whether the upstream a missing resource is loaded from is known to be unavailable now. */
+  /**
+   * Whether every upstream a missing resource can be loaded from is known to be unavailable now: one
+   * source still open may answer. Said as the one that opens first says it.
+   */
   private async unavailable(resourceKey: string): Promise<CatalogUnavailable | null> {
-    const upstream = this.store.upstreamOf?.(resourceKey);
-    return upstream === undefined ? null : this.availability.unavailable(upstream);
+    const upstreams = this.store.upstreamsOf?.(resourceKey) ?? [];
+    if (upstreams.length === 0) return null;
+    const each = await Promise.all(upstreams.map((upstream) => this.availability.unavailable(upstream)));
+    if (each.some((reply) => reply === null)) return null;
+    const closed = each as CatalogUnavailable[];
+    return closed.reduce((soonest, reply) =>
+      reply.unavailable.retryAfterSeconds < soonest.unavailable.retryAfterSeconds ? reply : soonest,
+    );
   }
 
   /**

@@ -155,17 +155,18 @@ describe('Apple sources: a chain per route, plausibility first', () => {
     }
   });
 
-  it("puts a resource's refreshes and availability on the host of the route's first source", () => {
+  it("puts a resource's refreshes on the host of the route's first source, and its availability on every host its sources reach", () => {
     const http = new FetchUpstreamHttpClient({ timeoutMs: 1000, userAgent: 'test' });
-    const upstreamOf = (env: Record<string, string>, key: string) =>
-      new AppleStoreAdapter(configFor(system.emulator.url, env).apple, http).upstreamOf(key);
+    const upstreamsOf = (env: Record<string, string>, key: string) =>
+      new AppleStoreAdapter(configFor(system.emulator.url, env).apple, http).upstreamsOf(key);
     const reviews = `apple:reviews:us:${app}:recent:1`;
-    expect(upstreamOf(ALL_SOURCES, reviews)).toBe('itunes');
-    expect(upstreamOf({ ...ALL_SOURCES, APPLE_SOURCES_APPS_REVIEWS: 'catalogue,feed' }, reviews)).toBe(
+    expect(upstreamsOf(ALL_SOURCES, reviews)).toEqual(['itunes', 'apple-catalogue', 'apple-web']);
+    expect(upstreamsOf({ ...ALL_SOURCES, APPLE_SOURCES_APPS_REVIEWS: 'catalogue,feed' }, reviews)).toEqual([
       'apple-catalogue',
-    );
-    expect(upstreamOf({ ...ALL_SOURCES, APPLE_SOURCES_BUNDLES_GET: 'page' }, `apple:bundle:us:-:${bundle}`)).toBe(
+      'itunes',
+    ]);
+    expect(upstreamsOf({ ...ALL_SOURCES, APPLE_SOURCES_BUNDLES_GET: 'page' }, `apple:bundle:us:-:${bundle}`)).toEqual([
       'apple-web',
-    );
+    ]);
   });
 });

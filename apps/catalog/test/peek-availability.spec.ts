@@ -6,7 +6,7 @@
 import { type CatalogQuery, ErrorCode } from '@appcat/contracts';
 import { CatalogMetrics } from '@appcat/ops';
 import { REFERENCE_IDS } from '@appcat/store-emulator';
-import { CatalogSystem, catalogClock, requestsDuring } from './support.js';
+import { ALL_SOURCES, CatalogSystem, catalogClock, requestsDuring } from './support.js';
 
 const app: CatalogQuery = { route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'us' };
 const other: CatalogQuery = { route: 'apps.get', appId: String(REFERENCE_IDS.app), country: 'gb' };
@@ -89,6 +89,34 @@ describe('catalog.peek: availability on a miss', () => {
         ),
         retryAfterSeconds: expect.any(Number),
       },
+    });
+  });
+
+  describe('a route read from several hosts', () => {
+    let chained: CatalogSystem;
+    beforeAll(async () => {
+      chained = await CatalogSystem.start({
+        env: { ...ALL_SOURCES, BREAKER_FAILURE_THRESHOLD: '1', BREAKER_OPEN_MS: '60000' },
+      });
+    });
+    afterAll(() => chained?.stop());
+
+    it('null while any host it can be read from is open; unavailable once all are, as the first to close says it', async () => {
+      // apps.get reads iTunes Lookup first, then the same-origin catalogue (apps.apple.com).
+      chained.emulator.addFault({ status: 503, match: { path: '/lookup' } });
+      expect((await chained.fetch(app)).upstreamSource).toBe('catalogue');
+      // iTunes' breaker is open now; the catalogue could still answer a miss.
+      expect(await chained.peekReply(other)).toBeNull();
+      chained.emulator.addFault({ status: 503 });
+      await expect(chained.fetch(other)).rejects.toMatchObject({ code: ErrorCode.UpstreamHttpError });
+      expect(await chained.peekReply(third)).toEqual({
+        unavailable: {
+          code: ErrorCode.UpstreamHttpError,
+          // iTunes' breaker opened first, so it closes first.
+          message: expect.stringMatching(/^upstream store is failing \(HTTP 503, itunes\); retry after \d+ s$/),
+          retryAfterSeconds: expect.any(Number),
+        },
+      });
     });
   });
 });

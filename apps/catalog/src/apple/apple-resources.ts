@@ -17,12 +17,7 @@ import type { Review } from '../store/store-adapter.js';
 import { Batcher } from '../upstream/batcher.js';
 import { type Source, SourceChain, type SourceObserver } from '../upstream/source-chain.js';
 import { type SourceOrders, type SourcedRoute } from './apple-sources.js';
-import {
-  APPLE_AMP_UPSTREAM,
-  APPLE_CATALOGUE_UPSTREAM,
-  APPLE_WEB_UPSTREAM,
-  ITUNES_UPSTREAM,
-} from './apple-upstreams.js';
+import { APPLE_WEB_UPSTREAM, sourceUpstreams } from './apple-upstreams.js';
 import type { AppleUrls } from './apple-urls.js';
 import type { ItunesApi, ItunesRecord } from './itunes-api.js';
 import type { SiteClient } from './site-client.js';
@@ -39,16 +34,6 @@ import { parseStorePage, type StorePageData } from './store-page-data.js';
 import { type AmpResource, relatedData, resourcesOf, type WebCatalogue } from './web-catalogue.js';
 
 export const SIMILAR_APPS = 'customers-also-bought-apps';
-
-/** The host each source calls, as the rate limiter and the breaker name it. */
-const SOURCE_UPSTREAMS: Readonly<Record<string, string>> = {
-  itunes: ITUNES_UPSTREAM,
-  feed: ITUNES_UPSTREAM,
-  'feed-id-first': ITUNES_UPSTREAM,
-  'amp-api': APPLE_AMP_UPSTREAM,
-  catalogue: APPLE_CATALOGUE_UPSTREAM,
-  page: APPLE_WEB_UPSTREAM,
-};
 
 export interface BatchSettings {
   windowMs: number;
@@ -217,8 +202,7 @@ export class AppleResources {
       gate: (group) => this.web.admit(this.urls.amp.bundles(group.country, [], {})),
     });
 
-    // A refresh is paid by the host of the route's first source: where its load goes when all is well.
-    const firstUpstream = (route: SourcedRoute) => SOURCE_UPSTREAMS[orders[route][0]];
+    const upstreams = (route: SourcedRoute) => sourceUpstreams(orders[route]);
     const chain = <A, T>(route: SourcedRoute, all: Record<string, Source<A, T>>) =>
       new SourceChain<A, T>(
         route,
@@ -256,7 +240,7 @@ export class AppleResources {
     });
     this.searchKind = new ResourceKind({
       kind: 'search',
-      upstream: firstUpstream('apps.search'),
+      upstreams: upstreams('apps.search'),
       args: new ArgsCodec<SearchArgs>({ term: anyText, country: text, lang: optionalText }),
       key: (a) => keyOf('search', a.country, a.lang, a.term),
       freshness: () => searches,
@@ -278,7 +262,7 @@ export class AppleResources {
     });
     this.appKind = new ResourceKind({
       kind: 'app',
-      upstream: firstUpstream('apps.get'),
+      upstreams: upstreams('apps.get'),
       args: new ArgsCodec<AppArgs>({ appId: text, country: text, lang: optionalText }),
       key: (a) => this.appKey(lookupKeyOf(a.appId), a.appId, a.country, a.lang),
       freshness: () => this.details,
@@ -291,7 +275,7 @@ export class AppleResources {
     });
     this.developerKind = new ResourceKind({
       kind: 'developer',
-      upstream: firstUpstream('developers.get'),
+      upstreams: upstreams('developers.get'),
       args: new ArgsCodec<DeveloperArgs>({ artistId: text }),
       key: (a) => keyOf('developer', a.artistId),
       freshness: () => lists,
@@ -305,7 +289,7 @@ export class AppleResources {
     });
     this.reviewsKind = new ResourceKind({
       kind: 'reviews',
-      upstream: firstUpstream('apps.reviews'),
+      upstreams: upstreams('apps.reviews'),
       args: new ArgsCodec<ReviewsArgs>({
         country: text,
         trackId: text,
@@ -338,7 +322,7 @@ export class AppleResources {
     });
     this.similarKind = new ResourceKind({
       kind: 'similar',
-      upstream: firstUpstream('apps.similar'),
+      upstreams: upstreams('apps.similar'),
       args: new ArgsCodec<SimilarArgs>({ country: text, trackId: text, lang: optionalText }),
       key: (a) => keyOf('similar', a.country, a.lang, a.trackId),
       freshness: () => lists,
@@ -363,7 +347,7 @@ export class AppleResources {
     });
     this.bundleKind = new ResourceKind({
       kind: 'bundle',
-      upstream: firstUpstream('bundles.get'),
+      upstreams: upstreams('bundles.get'),
       args: new ArgsCodec<BundleArgs>({ country: text, bundleId: text, lang: optionalText }),
       key: (a) => keyOf('bundle', a.country, a.lang, a.bundleId),
       freshness: () => this.details,
@@ -376,7 +360,7 @@ export class AppleResources {
     });
     this.bundleSearchKind = new ResourceKind({
       kind: 'bundle-search',
-      upstream: firstUpstream('bundles.search'),
+      upstreams: upstreams('bundles.search'),
       args: new ArgsCodec<BundleSearchArgs>({
         term: anyText,
         country: text,
@@ -391,7 +375,7 @@ export class AppleResources {
     const pageKind = (kind: 'app-page' | 'bundle-page', path: 'app' | 'app-bundle') =>
       new ResourceKind<PageArgs, StorePageData>({
         kind,
-        upstream: APPLE_WEB_UPSTREAM,
+        upstreams: [APPLE_WEB_UPSTREAM],
         args: new ArgsCodec<PageArgs>({ country: text, id: text }),
         key: (a) => keyOf(kind, a.country, a.id),
         freshness: () => lists,

@@ -90,8 +90,8 @@ export class AppleStoreAdapter implements StoreAdapter {
     return this.resources.kinds.fromJob(job) ?? this.facts.kinds.fromJob(job);
   }
 
-  upstreamOf(resourceKey: string): string | undefined {
-    return this.resources.kinds.upstreamOf(resourceKey) ?? this.facts.kinds.upstreamOf(resourceKey);
+  upstreamsOf(resourceKey: string): readonly string[] | undefined {
+    return this.resources.kinds.upstreamsOf(resourceKey) ?? this.facts.kinds.upstreamsOf(resourceKey);
   }
 
   async searchApps(query: QueryOf<'apps.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {

@@ -16,7 +16,7 @@ const codec = new ArgsCodec<PageArgs>({
 
 const kind = new ResourceKind<PageArgs, string>({
   kind: 'page',
-  upstream: 'host-a',
+  upstreams: ['host-a', 'host-b'],
   args: codec,
   key: (a) => `s:page:${a.country}:${a.page}`,
   freshness: () => ({ freshMs: 1, notFoundMs: 1, staleMs: 1 }),
@@ -51,11 +51,11 @@ describe('resource descriptors', () => {
     expect(await rebuilt?.load()).toBe('gb/2/recent');
   });
 
-  it('names the upstream of a cached key by its store and kind only', () => {
+  it('names the upstreams of a cached key, in the order tried, by its store and kind only', () => {
     const kinds = new ResourceKinds('s', [kind]);
-    expect(kinds.upstreamOf('s:page:us:1')).toBe('host-a');
-    expect(kinds.upstreamOf('other:page:us:1')).toBeUndefined();
-    expect(kinds.upstreamOf('s:unknown:us')).toBeUndefined();
+    expect(kinds.upstreamsOf('s:page:us:1')).toEqual(['host-a', 'host-b']);
+    expect(kinds.upstreamsOf('other:page:us:1')).toBeUndefined();
+    expect(kinds.upstreamsOf('s:unknown:us')).toBeUndefined();
     expect(kinds.fromJob({ upstream: 'host-a', kind: 'unknown', args: [] })).toBeUndefined();
   });
 });

@@ -73,8 +73,11 @@ export class ArgsCodec<A extends object> {
 export interface ResourceKindSpec<A extends object, T> {
   /** Names the resource in its cache key and in its refresh jobs. */
   kind: string;
-  /** The upstream host whose budget pays for a load (the first source's, when several can answer). */
-  upstream: string;
+  /**
+   * The upstream hosts its sources reach, in the order they are tried. The first pays for a refresh
+   * (where the load goes when all is well); a miss is refused unserved only when every one is unavailable.
+   */
+  upstreams: readonly [string, ...string[]];
   args: ArgsCodec<A>;
   key(args: A): string;
   freshness(args: A): Freshness;
@@ -102,7 +105,7 @@ export class ResourceKind<A extends object, T> {
       freshness: spec.freshness(args),
       load: (noteSource) => spec.load(args, noteSource),
       refresh: {
-        upstream: spec.upstream,
+        upstream: spec.upstreams[0],
         ...(group === undefined ? {} : { group }),
         kind: spec.kind,
         args: spec.args.encode(args),
@@ -120,7 +123,7 @@ export class ResourceKind<A extends object, T> {
 /** What {@link ResourceKinds} needs of a kind, whatever its arguments. */
 interface KnownKind {
   readonly kind: string;
-  readonly spec: { readonly upstream: string };
+  readonly spec: { readonly upstreams: readonly string[] };
   fromJob(job: RefreshJob): ResourceRequest<unknown> | undefined;
 }
 
@@ -139,9 +142,9 @@ export class ResourceKinds {
     return this.byKind.get(job.kind)?.fromJob(job);
   }
 
-  /** The upstream a cached resource (`<store>:<kind>:…`) is loaded from. */
-  upstreamOf(resourceKey: string): string | undefined {
+  /** The upstreams a cached resource (`<store>:<kind>:…`) can be loaded from, in the order tried. */
+  upstreamsOf(resourceKey: string): readonly string[] | undefined {
     const [store, kind] = resourceKey.split(':', 2);
-    return store === this.store ? this.byKind.get(kind)?.spec.upstream : undefined;
+    return store === this.store ? this.byKind.get(kind)?.spec.upstreams : undefined;
   }
 }

@@ -79,8 +79,9 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     return apps ? listOf(apps) : EMPTY_LIST;
   }
 
-  upstreamOf(resourceKey: string): string | undefined {
-    return playUpstreamOf(resourceKey);
+  upstreamsOf(resourceKey: string): readonly string[] | undefined {
+    const upstream = playUpstreamOf(resourceKey);
+    return upstream === undefined ? undefined : [upstream];
   }
 
   refreshRequest(job: RefreshJob): ResourceRequest<unknown> | undefined {

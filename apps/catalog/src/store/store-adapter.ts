@@ -61,8 +61,8 @@ export interface StoreAdapter {
   appVersions(query: QueryOf<'apps.versions'>, trace?: ResourceTrace): Promise<ListData>;
   topChart(query: QueryOf<'charts.get'>, trace?: ResourceTrace): Promise<ListData>;
   searchSuggestions(query: QueryOf<'suggestions.search'>, trace?: ResourceTrace): Promise<ListData>;
-  /** The upstream (as the breaker and rate limiter name it) a cached resource is loaded from. */
-  upstreamOf?(resourceKey: string): string | undefined;
+  /** The upstreams (as the breaker and rate limiter name them) a cached resource can be loaded from, in the order tried. */
+  upstreamsOf?(resourceKey: string): readonly string[] | undefined;
   /** The resource request a refresh job (queued by any replica) describes; undefined when unknown. */
   refreshRequest?(job: RefreshJob): ResourceRequest<unknown> | undefined;
 }

@@ -8,13 +8,7 @@ import type { UpstreamHttpClient } from '../../upstream/upstream-http-client.js'
 import { badResponse, expectSuccess, isRecord } from '../../upstream/upstream-failures.js';
 import { freshnessFor, keyOf, normaliseTerm } from '../apple-resources.js';
 import type { SourceOrders } from '../apple-sources.js';
-import {
-  APPLE_AMP_UPSTREAM,
-  APPLE_CATALOGUE_UPSTREAM,
-  ITUNES_UPSTREAM,
-  MARKETING_RSS_UPSTREAM,
-  SEARCH_HINTS_UPSTREAM,
-} from '../apple-upstreams.js';
+import { ITUNES_UPSTREAM, MARKETING_RSS_UPSTREAM, SEARCH_HINTS_UPSTREAM, sourceUpstreams } from '../apple-upstreams.js';
 import type { AppleUrls } from '../apple-urls.js';
 import type { SiteClient } from '../site-client.js';
 import type { CatalogueDoor } from '../sources/catalogue-door.js';
@@ -73,18 +67,6 @@ interface HintsArgs {
   country: string;
   term: string;
 }
-
-/** The host each store-fact source calls, as the rate limiter and the breaker name it. */
-const SOURCE_UPSTREAMS: Readonly<Record<string, string>> = {
-  'itunes-rss': ITUNES_UPSTREAM,
-  'marketing-rss': MARKETING_RSS_UPSTREAM,
-  'customer-reviews': ITUNES_UPSTREAM,
-  // The rating among the app's facts is read from the facts' own first source.
-  'app-facts': APPLE_AMP_UPSTREAM,
-  'amp-api': APPLE_AMP_UPSTREAM,
-  catalogue: APPLE_CATALOGUE_UPSTREAM,
-  hints: SEARCH_HINTS_UPSTREAM,
-};
 
 /** What the store facts reach Apple through: the same clients the nine routes' sources use. */
 export interface StoreFactsClients {
@@ -150,11 +132,10 @@ export class AppleStoreFacts {
     );
     const hintsChain = chain<HintsArgs, Suggestion[]>('suggestions.search', { hints: this.hintsSource() });
 
-    // A refresh is paid by the host of the route's first configured source, as for the nine.
-    const firstUpstream = (route: keyof SourceOrders) => SOURCE_UPSTREAMS[orders[route][0]];
+    const upstreams = (route: keyof SourceOrders) => sourceUpstreams(orders[route]);
     this.chartKind = new ResourceKind({
       kind: 'chart',
-      upstream: firstUpstream('charts.get'),
+      upstreams: upstreams('charts.get'),
       args: new ArgsCodec<ChartArgs>({ country: text, chart: oneOf<ChartKind>(...CHART_KINDS), genre: optionalText }),
       key: (a) => keyOf('chart', a.country, a.chart, a.genre),
       freshness: () => charts,
@@ -162,7 +143,7 @@ export class AppleStoreFacts {
     });
     this.ratingsKind = new ResourceKind({
       kind: 'ratings',
-      upstream: firstUpstream('apps.ratings'),
+      upstreams: upstreams('apps.ratings'),
       args: new ArgsCodec<RatingsArgs>({ country: text, trackId: text }),
       key: (a) => keyOf('ratings', a.country, a.trackId),
       freshness: () => this.details,
@@ -170,7 +151,7 @@ export class AppleStoreFacts {
     });
     this.appFactsKind = new ResourceKind({
       kind: 'app-facts',
-      upstream: firstUpstream('apps.privacy'),
+      upstreams: upstreams('apps.privacy'),
       args: new ArgsCodec<AppFactsArgs>({ country: text, trackId: text, lang: optionalText }),
       key: (a) => keyOf('app-facts', a.country, a.lang, a.trackId),
       freshness: () => this.details,
@@ -178,7 +159,7 @@ export class AppleStoreFacts {
     });
     this.hintsKind = new ResourceKind({
       kind: 'hints',
-      upstream: firstUpstream('suggestions.search'),
+      upstreams: upstreams('suggestions.search'),
       args: new ArgsCodec<HintsArgs>({ country: text, term: text }),
       key: (a) => keyOf('hints', a.country, a.term),
       freshness: () => hints,
