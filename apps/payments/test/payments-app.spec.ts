@@ -106,6 +106,34 @@ describe('payments over NATS, two replicas sharing Redis and Postgres', () => {
     expect(await balance(created.key)).toEqual({ ok: true, value: { balance: '10000' } });
   });
 
+  it('refuses malformed payloads on the x402, idempotency and admin subjects with INVALID_ARGUMENT, naming the field', async () => {
+    const offer = { price: '3000', networks: 'standard' };
+    const resource = { url: 'http://localhost/api/apps/1', description: 'An app', mimeType: 'application/json' };
+    const refused: [string, unknown, string][] = [
+      [Subject.X402Accepts, { offer: { price: '3000', networks: 'all' } }, 'offer.networks'],
+      [Subject.X402Authorize, { paymentSignature: 'x', offer, resource, route: 'apps.get' }, 'requestId'],
+      [
+        Subject.X402Settle,
+        { paymentSignature: 'x', hold: {}, resource, route: 'apps.get', requestId: 'r' },
+        'hold.paymentId',
+      ],
+      [Subject.X402Release, {}, 'hold'],
+      [Subject.CreditsTopUp, { paymentSignature: 'x', amount: '1', resource, requestId: 'r' }, 'amount'],
+      [Subject.IdempotencyBegin, { scope: 'x402', key: 'k', requestId: 'r' }, 'fingerprint'],
+      [Subject.IdempotencyFinish, { scope: 'x402', key: 'k', token: 7, requestId: 'r' }, 'token'],
+      [Subject.AdminKeysCreate, 'credit', 'payload'],
+      [Subject.AdminKeysShow, { ref: 42 }, 'ref'],
+      [Subject.AdminReconcile, { waitMs: 1.5 }, 'waitMs'],
+    ];
+    for (const [subject, payload, field] of refused) {
+      const reply = await cluster.client.request(subject, payload);
+      expect({ subject, error: reply.ok ? undefined : reply.error }).toEqual({
+        subject,
+        error: { code: ErrorCode.InvalidArgument, message: expect.stringMatching(new RegExp(`^${field} must `)) },
+      });
+    }
+  });
+
   it('makes a revocation effective on the very next call on every replica, and across a Redis loss', async () => {
     const created = await createKey(1_000_000n);
     expect(errorCode(await debit(created.key))).toBe('ok');

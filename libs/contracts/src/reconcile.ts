@@ -9,6 +9,9 @@ export interface AdminReconcileRequest {
   waitMs?: number;
 }
 
+/** The longest `waitMs` a reconciliation takes. */
+export const RECONCILE_MAX_WAIT_MS = 120_000;
+
 /**
  * - `ok`: Postgres and Redis agree exactly.
  * - `pending`: they agree once the key's debits still in the ledger stream (not flushed yet) and its open

@@ -1,5 +1,20 @@
 import { ErrorCode } from './errors.js';
-import { parseBalanceRequest, parseCatalogRequest, parseChargeRequest, parseHoldRequest } from './wire-payloads.js';
+import {
+  parseAdminCreateKeyRequest,
+  parseAdminKeyRef,
+  parseAdminReconcileRequest,
+  parseBalanceRequest,
+  parseCatalogRequest,
+  parseChargeRequest,
+  parseHoldRequest,
+  parseIdempotencyBeginRequest,
+  parseIdempotencyFinishRequest,
+  parseX402AcceptsRequest,
+  parseX402AuthorizeRequest,
+  parseX402ReleaseRequest,
+  parseX402SettleRequest,
+  parseX402TopUpRequest,
+} from './wire-payloads.js';
 import { WirePayloadError } from './wire-schema.js';
 
 const KEY_HASH = 'a'.repeat(64);
@@ -86,5 +101,141 @@ describe('parseCatalogRequest', () => {
     [{ query: { route: 'developers.get', developerId: '1' } }, 'requestId must be a request id'],
   ])('refuses %j naming the field', (payload, message) => {
     expect(refusal(parseCatalogRequest, payload)).toEqual(message);
+  });
+});
+
+const offer = { price: '3000', networks: 'standard' };
+const resource = { url: 'https://appcat.example/api/apps/1', description: 'An app', mimeType: 'application/json' };
+const hold = {
+  paymentId: 'eip155:8453:0xpayer:0xnonce',
+  claim: crypto.randomUUID(),
+  requirement: {
+    scheme: 'exact',
+    network: 'eip155:8453',
+    amount: '3000',
+    payTo: '0xto',
+    asset: '0xusdc',
+    extra: { v: 2 },
+  },
+  settleableUntilMs: 1_700_000_000_000,
+};
+
+describe('the x402 subjects', () => {
+  it('read each request as sent, the hold`s requirement with every field payments put in it', () => {
+    expect(parseX402AcceptsRequest({ offer })).toEqual({ offer });
+    const authorize = { paymentSignature: 'eyJ4', offer, resource, route: 'apps.get', requestId: 'r' };
+    expect(parseX402AuthorizeRequest(authorize)).toEqual(authorize);
+    const settle = { paymentSignature: 'eyJ4', hold, resource, route: 'apps.get', requestId: 'r' };
+    expect(parseX402SettleRequest(settle)).toEqual(settle);
+    expect(parseX402ReleaseRequest({ hold })).toEqual({ hold });
+    expect(parseX402TopUpRequest({ paymentSignature: 'eyJ4', amount: '1000000', resource, requestId: 'r' })).toEqual({
+      paymentSignature: 'eyJ4',
+      amount: 1_000_000n,
+      resource,
+      requestId: 'r',
+    });
+  });
+
+  it.each([
+    [parseX402AcceptsRequest, { offer: { price: '3000' } }, 'offer.networks must be one of: standard, extended'],
+    [
+      parseX402AcceptsRequest,
+      { offer: { price: 3000, networks: 'standard' } },
+      'offer.price must be a micro-USD integer string',
+    ],
+    [
+      parseX402AuthorizeRequest,
+      { paymentSignature: 7, offer, resource, route: 'apps.get', requestId: 'r' },
+      'paymentSignature must be a string of 1 to 16384 characters',
+    ],
+    [
+      parseX402AuthorizeRequest,
+      { paymentSignature: 'eyJ4', offer, resource: { url: 'u' }, route: 'apps.get', requestId: 'r' },
+      'resource.description must be a string of 0 to 1024 characters',
+    ],
+    [
+      parseX402SettleRequest,
+      { paymentSignature: 'eyJ4', hold: { ...hold, requirement: null }, resource, route: 'r', requestId: 'r' },
+      'hold.requirement must be an object',
+    ],
+    [
+      parseX402ReleaseRequest,
+      { hold: { ...hold, settleableUntilMs: '1' } },
+      expect.stringMatching(/^hold\.settleableUntilMs must be an integer/),
+    ],
+    [
+      parseX402TopUpRequest,
+      { paymentSignature: 'eyJ4', amount: '999999', resource, requestId: 'r' },
+      'amount must be from 1000000 to 10000000000 µUSD',
+    ],
+    [
+      parseX402TopUpRequest,
+      { paymentSignature: 'eyJ4', amount: '1000000', resource, keyHash: 'ak_1', requestId: 'r' },
+      'keyHash must be the SHA-256 of the key in lowercase hex',
+    ],
+  ])('%#: refuses a malformed payload naming the field', (parse, payload, message) => {
+    expect(refusal(parse as (payload: unknown) => unknown, payload)).toEqual(message);
+  });
+});
+
+describe('the idempotency subjects', () => {
+  const record = { scope: 'x402', key: 'pay_1', requestId: 'r' };
+
+  it('read a claim, and a finish with or without an answer (an empty token: no record was kept)', () => {
+    expect(parseIdempotencyBeginRequest({ ...record, fingerprint: 'f' })).toEqual({ ...record, fingerprint: 'f' });
+    expect(parseIdempotencyFinishRequest({ ...record, token: '', answerJson: '{}' })).toEqual({
+      ...record,
+      token: '',
+      answerJson: '{}',
+    });
+    expect(parseIdempotencyFinishRequest({ ...record, token: 't' })).toEqual({ ...record, token: 't' });
+  });
+
+  it.each([
+    [
+      parseIdempotencyBeginRequest,
+      { ...record, scope: '', fingerprint: 'f' },
+      'scope must be a string of 1 to 128 characters',
+    ],
+    [
+      parseIdempotencyBeginRequest,
+      { ...record, key: 'k'.repeat(256), fingerprint: 'f' },
+      'key must be a string of 1 to 255 characters',
+    ],
+    [parseIdempotencyBeginRequest, record, 'fingerprint must be a string of 1 to 128 characters'],
+    [
+      parseIdempotencyFinishRequest,
+      { ...record, token: 't', answerJson: {} },
+      expect.stringMatching(/^answerJson must be a string/),
+    ],
+    [parseIdempotencyFinishRequest, { ...record, token: 't', requestId: undefined }, 'requestId must be a request id'],
+  ])('%#: refuses a malformed payload naming the field', (parse, payload, message) => {
+    expect(refusal(parse as (payload: unknown) => unknown, payload)).toEqual(message);
+  });
+});
+
+describe('the admin subjects', () => {
+  it('read the opening credit as a bigint, a key`s name, and a reconciliation with or without its wait', () => {
+    expect(parseAdminCreateKeyRequest({ credit: '0' })).toEqual({ credit: 0n });
+    expect(parseAdminCreateKeyRequest({ credit: '5', note: '' })).toEqual({ credit: 5n, note: '' });
+    expect(parseAdminKeyRef({ ref: 'ak_1' })).toEqual({ ref: 'ak_1' });
+    expect(parseAdminReconcileRequest(undefined)).toBeUndefined();
+    expect(parseAdminReconcileRequest({})).toEqual({});
+    expect(parseAdminReconcileRequest({ waitMs: 0 })).toEqual({ waitMs: 0 });
+  });
+
+  it.each([
+    [parseAdminCreateKeyRequest, { credit: '-1' }, 'credit must be a micro-USD integer string'],
+    [parseAdminCreateKeyRequest, { credit: '10000000001' }, 'credit must be from 0 to 10000000000 µUSD'],
+    [
+      parseAdminCreateKeyRequest,
+      { credit: '1', note: 'n'.repeat(501) },
+      'note must be a string of 0 to 500 characters',
+    ],
+    [parseAdminKeyRef, { ref: 42 }, 'ref must be a string of 1 to 128 characters'],
+    [parseAdminReconcileRequest, { waitMs: -1 }, 'waitMs must be an integer from 0 to 120000'],
+    [parseAdminReconcileRequest, 'now', 'payload must be an object'],
+  ])('%#: refuses a malformed payload naming the field', (parse, payload, message) => {
+    expect(refusal(parse as (payload: unknown) => unknown, payload)).toEqual(message);
   });
 });

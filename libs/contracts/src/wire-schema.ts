@@ -105,6 +105,15 @@ export function object<S extends Shape>(shape: S): WireSchema<ObjectValue<S>> {
   };
 }
 
+/**
+ * An object whose `shape` fields are checked and whose other fields are kept as they came: a value
+ * payments made and gets back unchanged (an x402 hold's requirement).
+ */
+export function openObject<S extends Shape>(shape: S): WireSchema<ObjectValue<S> & Record<string, unknown>> {
+  const checked = object(shape);
+  return { read: (value, path) => ({ ...(value as Record<string, unknown>), ...checked.read(value, path) }) };
+}
+
 /** An object told apart by its `tag` field, read by that variant's schema (which repeats the tag). */
 export function variants<const Tag extends string, V extends Record<string, WireSchema<unknown>>>(
   tag: Tag,

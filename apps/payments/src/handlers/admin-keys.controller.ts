@@ -3,8 +3,9 @@ import {
   type AdminKeyDetails,
   type AdminKeyList,
   type AdminReconcileReply,
-  type AdminReconcileRequest,
-  ErrorCode,
+  parseAdminCreateKeyRequest,
+  parseAdminKeyRef,
+  parseAdminReconcileRequest,
   QueueGroup,
   reconcileVerdict,
   Subject,
@@ -12,7 +13,6 @@ import {
 import { PaymentsMetrics } from '@appcat/ops';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { WireException } from '@appcat/microservice';
 import { KeyService } from '../keys/key-service.js';
 import { Reconciliation } from '../reconcile/reconciliation.js';
 
@@ -26,18 +26,18 @@ export class AdminKeysController {
   ) {}
 
   @MessagePattern(Subject.AdminKeysCreate, { queue: QueueGroup.Payments })
-  create(@Payload() request: unknown): Promise<AdminKeyCreated> {
-    return this.keys.create(request);
+  async create(@Payload() payload: unknown): Promise<AdminKeyCreated> {
+    return this.keys.create(parseAdminCreateKeyRequest(payload));
   }
 
   @MessagePattern(Subject.AdminKeysRevoke, { queue: QueueGroup.Payments })
-  revoke(@Payload() request: unknown): Promise<AdminKeyDetails> {
-    return this.keys.revoke(request);
+  async revoke(@Payload() payload: unknown): Promise<AdminKeyDetails> {
+    return this.keys.revoke(parseAdminKeyRef(payload).ref);
   }
 
   @MessagePattern(Subject.AdminKeysShow, { queue: QueueGroup.Payments })
-  show(@Payload() request: unknown): Promise<AdminKeyDetails> {
-    return this.keys.show(request);
+  async show(@Payload() payload: unknown): Promise<AdminKeyDetails> {
+    return this.keys.show(parseAdminKeyRef(payload).ref);
   }
 
   @MessagePattern(Subject.AdminKeysList, { queue: QueueGroup.Payments })
@@ -46,15 +46,15 @@ export class AdminKeysController {
   }
 
   @MessagePattern(Subject.AdminReconcile, { queue: QueueGroup.Payments })
-  async reconcile(@Payload() request: AdminReconcileRequest | undefined): Promise<AdminReconcileReply> {
+  async reconcile(@Payload() payload: unknown): Promise<AdminReconcileReply> {
+    // Read before the run: a refused request (a bad wait) is the caller's mistake, not a failed run.
+    const request = parseAdminReconcileRequest(payload);
     try {
       const reply = await this.reconciliation.run(request);
       this.metrics.reconcileRuns.inc({ result: reconcileVerdict(reply) });
       return reply;
     } catch (error) {
-      // A refused request (a bad wait) is the caller's mistake, not a reconciliation that could not run.
-      if (!(error instanceof WireException && error.code === ErrorCode.InvalidArgument))
-        this.metrics.reconcileRuns.inc({ result: 'unavailable' });
+      this.metrics.reconcileRuns.inc({ result: 'unavailable' });
       throw error;
     }
   }

@@ -1,9 +1,9 @@
 import {
   type IdempotencyBeginReply,
-  type IdempotencyBeginRequest,
   type IdempotencyFinishReply,
-  type IdempotencyFinishRequest,
   keyHashOfScope,
+  parseIdempotencyBeginRequest,
+  parseIdempotencyFinishRequest,
   QueueGroup,
   Subject,
 } from '@appcat/contracts';
@@ -25,7 +25,8 @@ export class IdempotencyController {
    * still pay (its balance read refuses a revoked or unknown key), so a revoked key gets no data back.
    */
   @MessagePattern(Subject.IdempotencyBegin, { queue: QueueGroup.Payments })
-  async begin(@Payload() request: IdempotencyBeginRequest): Promise<IdempotencyBeginReply> {
+  async begin(@Payload() payload: unknown): Promise<IdempotencyBeginReply> {
+    const request = parseIdempotencyBeginRequest(payload);
     const reply = await this.records.begin(request);
     const keyHash = keyHashOfScope(request.scope);
     if (keyHash !== undefined && (reply.state === 'done' || reply.state === 'done-unkept'))
@@ -34,7 +35,7 @@ export class IdempotencyController {
   }
 
   @MessagePattern(Subject.IdempotencyFinish, { queue: QueueGroup.Payments })
-  finish(@Payload() request: IdempotencyFinishRequest): Promise<IdempotencyFinishReply> {
-    return this.records.finish(request);
+  async finish(@Payload() payload: unknown): Promise<IdempotencyFinishReply> {
+    return this.records.finish(parseIdempotencyFinishRequest(payload));
   }
 }

@@ -1,16 +1,16 @@
 import {
+  parseX402AcceptsRequest,
+  parseX402AuthorizeRequest,
+  parseX402ReleaseRequest,
+  parseX402SettleRequest,
+  parseX402TopUpRequest,
   QueueGroup,
   Subject,
   type X402AcceptsReply,
-  type X402AcceptsRequest,
-  type X402AuthorizeRequest,
   type X402Hold,
   type X402Receipt,
   type X402ReleaseReply,
-  type X402ReleaseRequest,
-  type X402SettleRequest,
   type X402TopUpReply,
-  type X402TopUpRequest,
 } from '@appcat/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -18,7 +18,10 @@ import { PaymentHolds } from '../x402/payment-holds.js';
 import { X402Offers } from '../x402/x402-offers.js';
 import { X402TopUps } from '../x402/x402-top-ups.js';
 
-/** x402 for the gateway: challenges, per-call payments (held, then settled or released) and top-ups. Queue-grouped like every handler. */
+/**
+ * x402 for the gateway: challenges, per-call payments (held, then settled or released) and top-ups.
+ * Queue-grouped like every handler; each payload is read by its subject's parser before anything runs.
+ */
 @Controller()
 export class X402Controller {
   constructor(
@@ -28,17 +31,19 @@ export class X402Controller {
   ) {}
 
   @MessagePattern(Subject.X402Accepts, { queue: QueueGroup.Payments })
-  async accepts(@Payload() request: X402AcceptsRequest): Promise<X402AcceptsReply> {
-    return { accepts: await this.offers.accepts(request.offer) };
+  async accepts(@Payload() payload: unknown): Promise<X402AcceptsReply> {
+    return { accepts: await this.offers.accepts(parseX402AcceptsRequest(payload).offer) };
   }
 
   @MessagePattern(Subject.X402Authorize, { queue: QueueGroup.Payments })
-  authorize(@Payload() request: X402AuthorizeRequest): Promise<X402Hold> {
+  async authorize(@Payload() payload: unknown): Promise<X402Hold> {
+    const request = parseX402AuthorizeRequest(payload);
     return this.holds.authorize(request.paymentSignature, request.offer, request.resource);
   }
 
   @MessagePattern(Subject.X402Settle, { queue: QueueGroup.Payments })
-  async settle(@Payload() request: X402SettleRequest): Promise<X402Receipt> {
+  async settle(@Payload() payload: unknown): Promise<X402Receipt> {
+    const request = parseX402SettleRequest(payload);
     const settlement = await this.holds.settle(request.paymentSignature, request.hold, request.resource, {
       purpose: 'call',
       route: request.route,
@@ -48,12 +53,12 @@ export class X402Controller {
   }
 
   @MessagePattern(Subject.X402Release, { queue: QueueGroup.Payments })
-  async release(@Payload() request: X402ReleaseRequest): Promise<X402ReleaseReply> {
-    return { released: await this.holds.release(request.hold) };
+  async release(@Payload() payload: unknown): Promise<X402ReleaseReply> {
+    return { released: await this.holds.release(parseX402ReleaseRequest(payload).hold) };
   }
 
   @MessagePattern(Subject.CreditsTopUp, { queue: QueueGroup.Payments })
-  topUp(@Payload() request: X402TopUpRequest): Promise<X402TopUpReply> {
-    return this.topUps.topUp(request);
+  async topUp(@Payload() payload: unknown): Promise<X402TopUpReply> {
+    return this.topUps.topUp(parseX402TopUpRequest(payload));
   }
 }

@@ -1,11 +1,9 @@
 import {
-  ErrorCode,
   type IdempotencyBeginReply,
   type IdempotencyBeginRequest,
   type IdempotencyFinishReply,
   type IdempotencyFinishRequest,
 } from '@appcat/contracts';
-import { WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import type { RedisClient } from '@appcat/redis';
@@ -78,14 +76,6 @@ export class IdempotencyRecords {
   }
 
   async begin(request: IdempotencyBeginRequest): Promise<IdempotencyBeginReply> {
-    check(request);
-    if (
-      typeof request.fingerprint !== 'string' ||
-      request.fingerprint.length === 0 ||
-      request.fingerprint.length > 128
-    ) {
-      throw new WireException(ErrorCode.InvalidArgument, 'idempotency fingerprint must be 1 to 128 characters');
-    }
     const token = randomUUID();
     let state: string;
     let answer: string;
@@ -107,7 +97,6 @@ export class IdempotencyRecords {
   }
 
   async finish(request: IdempotencyFinishRequest): Promise<IdempotencyFinishReply> {
-    check(request);
     if (!request.token) return { stored: false };
     const answer =
       request.answerJson === undefined
@@ -134,21 +123,6 @@ export class IdempotencyRecords {
     this.lastWarning = Date.now();
     this.logger.warn(
       `Redis unavailable, idempotency records are not kept: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-}
-
-function check(request: { scope?: unknown; key?: unknown }): void {
-  if (
-    typeof request?.scope !== 'string' ||
-    typeof request.key !== 'string' ||
-    request.scope.length === 0 ||
-    request.key.length === 0 ||
-    request.key.length > 255
-  ) {
-    throw new WireException(
-      ErrorCode.InvalidArgument,
-      'idempotency record needs a scope and a name of 1 to 255 characters',
     );
   }
 }

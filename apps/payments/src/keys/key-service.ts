@@ -3,11 +3,11 @@ import {
   type AdminKeyCreated,
   type AdminKeyDetails,
   type AdminKeyList,
+  type AdminKeyOrder,
   type AdminKeySummary,
   ErrorCode,
   MAX_TOPUP_MICROS,
   MIN_TOPUP_MICROS,
-  parseMicros,
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -47,12 +47,9 @@ export class KeyService {
     @Inject(CreditStore) private readonly store: CreditStore,
   ) {}
 
-  async create(request: unknown): Promise<AdminKeyCreated> {
-    const { credit, note } = (request ?? {}) as { credit?: unknown; note?: unknown };
-    const amount = readAmount(credit, 'credit');
-    if (amount > MAX_TOPUP_MICROS) throw invalidArgument(`credit must be at most ${MAX_TOPUP_MICROS} µUSD`);
+  async create({ credit, note }: AdminKeyOrder): Promise<AdminKeyCreated> {
     return this.issue(
-      amount > 0n ? { amount, method: 'admin', externalRef: `admin:${randomUUID()}`, note: readNote(note) } : null,
+      credit > 0n ? { amount: credit, method: 'admin', externalRef: `admin:${randomUUID()}`, note } : null,
     );
   }
 
@@ -149,9 +146,9 @@ export class KeyService {
     return key;
   }
 
-  async revoke(request: unknown): Promise<AdminKeyDetails> {
+  async revoke(ref: string): Promise<AdminKeyDetails> {
     return usingStores('revoke key', async () => {
-      const found = await this.resolve(request);
+      const found = await this.resolve(ref);
       const key = (await this.keys.revoke(found.id)) ?? found;
       // Postgres first: a reload after a Redis loss then already sees the key revoked.
       const synced = await this.store.sync(key.keyHash, snapshotOf(key));
@@ -159,9 +156,9 @@ export class KeyService {
     });
   }
 
-  async show(request: unknown): Promise<AdminKeyDetails> {
+  async show(ref: string): Promise<AdminKeyDetails> {
     return usingStores('show key', async () => {
-      const key = await this.resolve(request);
+      const key = await this.resolve(ref);
       const live = await this.store.peekBalances([key.keyHash]);
       return this.details(key, live.get(key.keyHash) ?? balanceFromSnapshot(snapshotOf(key)));
     });
@@ -190,9 +187,8 @@ export class KeyService {
   }
 
   /** The key an admin named by full key, display prefix or id. */
-  private async resolve(request: unknown): Promise<ApiKey> {
-    const ref = (request as { ref?: unknown } | null)?.ref;
-    const parsed = classifyKeyRef(typeof ref === 'string' ? ref : '');
+  private async resolve(ref: string): Promise<ApiKey> {
+    const parsed = classifyKeyRef(ref);
     let matches: ApiKey[];
     switch (parsed.kind) {
       case 'invalid':
@@ -235,14 +231,6 @@ function checkTopUp(amount: bigint, method: TopUpMethod): void {
 function checkReference(externalRef: string): void {
   if (externalRef.length === 0 || externalRef.length > MAX_EXTERNAL_REF_LENGTH)
     throw invalidArgument('external reference is empty or too long');
-}
-
-function readAmount(value: unknown, name: string): bigint {
-  try {
-    return parseMicros(value as string);
-  } catch {
-    throw invalidArgument(`${name} must be a micro-USD integer string`);
-  }
 }
 
 function readNote(note: unknown): string | undefined {

@@ -1,14 +1,4 @@
-import {
-  ErrorCode,
-  MAX_TOPUP_MICROS,
-  MIN_TOPUP_MICROS,
-  parseMicros,
-  topUpOffer,
-  type X402Receipt,
-  type X402TopUpReply,
-  type X402TopUpRequest,
-} from '@appcat/contracts';
-import { WireException } from '@appcat/microservice';
+import { topUpOffer, type X402Receipt, type X402TopUpOrder, type X402TopUpReply } from '@appcat/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KeyService } from '../keys/key-service.js';
 import { PaymentHolds } from './payment-holds.js';
@@ -28,15 +18,8 @@ export class X402TopUps {
     @Inject(KeyService) private readonly keys: KeyService,
   ) {}
 
-  async topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {
-    let amount: bigint;
-    try {
-      amount = parseMicros(request.amount);
-    } catch {
-      throw new WireException(ErrorCode.InvalidArgument, 'amount must be a whole number of µUSD');
-    }
-    if (amount < MIN_TOPUP_MICROS || amount > MAX_TOPUP_MICROS)
-      throw new WireException(ErrorCode.InvalidArgument, 'amount is out of range');
+  async topUp(request: X402TopUpOrder): Promise<X402TopUpReply> {
+    const { amount } = request;
     // Refuse a recharge of an unknown or revoked key before the payment is even claimed.
     const existing = request.keyHash ? await this.keys.requireActive(request.keyHash) : null;
     const hold = await this.holds.authorize(request.paymentSignature, topUpOffer(amount), request.resource);
