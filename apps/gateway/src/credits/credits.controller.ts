@@ -67,10 +67,10 @@ export class CreditsController {
       keyHash,
       requestId: request.id,
     };
-    const name = topUpCallName(paymentSignature, amount, keyHash);
     // A retry with the same payment-identifier and payload is the same purchase: it gets the first
     // answer again (the new key too; the record keeps it sealed), settled once.
-    const bought = name ? await this.remembered.run(name, request.id, () => this.buy(top)) : await this.buy(top);
+    const name = topUpCallName(paymentSignature, amount, keyHash);
+    const bought = await this.remembered.run(name, request.id, () => this.buy(top));
     if (!bought.ok) throw bought.error;
     reply.header(PAYMENT_RESPONSE_HEADER, bought.answer.charge.receipt.paymentResponse);
     return envelope(200, OK_MESSAGE, bought.answer.data);

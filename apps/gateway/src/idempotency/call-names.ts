@@ -30,12 +30,28 @@ export function readIdempotencyKey(headers: IncomingHttpHeaders): string | undef
   return value;
 }
 
+/** How a priced call pays, as far as its name goes. */
+export type Payer = { kind: 'credits'; keyHash: ApiKeyHash } | { kind: 'x402'; paymentSignature: string };
+
+/**
+ * What names a priced call for remembering its answer: the x402 payment-identifier, or the
+ * `Idempotency-Key` of a credit-paid call (read only then: x402 calls ignore the header). The store is
+ * part of what was asked: the same query at another store's address is another call.
+ */
+export function pricedCallName(
+  payer: Payer,
+  idempotencyKey: (() => string | undefined) | undefined,
+  store: string,
+  query: CatalogQuery,
+): CallName | undefined {
+  const what = { store, ...query };
+  if (payer.kind === 'x402') return paymentCallName(payer.paymentSignature, what);
+  const key = idempotencyKey?.();
+  return key === undefined ? undefined : keyedCallName(payer.keyHash, key, what);
+}
+
 /** A credit-paid call named by `Idempotency-Key`: scoped to its API key; the same request is the same route and parameters. */
-export function keyedCallName(
-  keyHash: ApiKeyHash,
-  idempotencyKey: string,
-  what: CatalogQuery | Record<string, unknown>,
-): CallName {
+function keyedCallName(keyHash: ApiKeyHash, idempotencyKey: string, what: Record<string, unknown>): CallName {
   return {
     scope: keyScope(keyHash),
     key: idempotencyKey,
@@ -50,10 +66,7 @@ export function keyedCallName(
  * anything else under it is a conflict, so a remembered answer is never served for another call. A
  * payload that does not decode, or carries no valid id, names nothing (payments judges the payment).
  */
-export function paymentCallName(
-  paymentSignature: string,
-  what: CatalogQuery | Record<string, unknown>,
-): CallName | undefined {
+function paymentCallName(paymentSignature: string, what: Record<string, unknown>): CallName | undefined {
   let id: string | null;
   try {
     id = extractPaymentIdentifier(decodeX402Header(paymentSignature) as PaymentPayload, true);

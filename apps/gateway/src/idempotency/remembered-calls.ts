@@ -44,13 +44,14 @@ export class RememberedCalls {
 
   constructor(private readonly records: IdempotencyClient) {}
 
-  /** The outcome of `make`, or of the first call with this name; never rejects. */
+  /** The outcome of `make`, or of the first call with this name (a call without one is simply made); never rejects. */
   async run<A extends { charge: Charge }>(
-    name: CallName,
+    name: CallName | undefined,
     requestId: string,
     make: () => Promise<CallOutcome<A>>,
   ): Promise<CallOutcome<A>> {
     try {
+      if (!name) return await make();
       const deadline = Date.now() + WAIT_MS;
       for (;;) {
         const record = await this.records.begin({

@@ -8,7 +8,7 @@ import { PaymentChallenge } from '../payment/payment-challenge.js';
 import type { PaymentHold } from '../payment/payment-hold.js';
 import { X402Checkout } from '../payment/x402-checkout.js';
 import type { PaymentCredentials } from '../payment/payment-credentials.js';
-import { type CallName, keyedCallName, paymentCallName } from '../idempotency/call-names.js';
+import { pricedCallName } from '../idempotency/call-names.js';
 import { RememberedCalls } from '../idempotency/remembered-calls.js';
 import { CatalogClient } from './catalog.client.js';
 import type { Charge, PricedResult } from './priced-result.js';
@@ -77,21 +77,11 @@ export class PricedCallService {
         const { offer, resource } = this.x402Terms(route, call.resourceUrl());
         return { ok: false, error: await this.challenge.required(offer, resource, requestId) };
       }
-      const name = this.nameOf(call, credentials, query);
-      const paid = () => this.paid(call, query, credentials);
-      return name ? await this.remembered.run(name, requestId, paid) : await paid();
+      const name = pricedCallName(credentials, call.idempotencyKey, route.store, query);
+      return await this.remembered.run(name, requestId, () => this.paid(call, query, credentials));
     } catch (error) {
       return { ok: false, error };
     }
-  }
-
-  /** What names this call for remembering its answer: the x402 payment-identifier, or an Idempotency-Key on a credit-paid call. */
-  private nameOf(call: PricedCall, credentials: Paying, query: CatalogQuery): CallName | undefined {
-    // The store is part of the request: the same query at another store's address is another call.
-    const what = { store: call.route.store, ...query };
-    if (credentials.kind === 'x402') return paymentCallName(credentials.paymentSignature, what);
-    const key = call.idempotencyKey?.();
-    return key === undefined ? undefined : keyedCallName(credentials.keyHash, key, what);
   }
 
   /** Holds the payment, fetches, captures, delivers; throws only what comes before the hold. */
