@@ -1,19 +1,11 @@
 /**
- * Holds the NATS publishes made during one turn of the event loop and makes them together, on
- * `setImmediate`, so that they leave in one socket write.
+ * Holds the NATS publishes of one event-loop turn and makes them together on `setImmediate`, in one
+ * socket write. The NATS client flushes after each synchronous run, and under load each request and
+ * reply runs in a callback of its own: a write each cost a fifth to a quarter of a service's CPU. The
+ * check phase follows the poll phase directly, so an idle process waits for nothing.
  *
- * Why: the NATS client flushes its outbound buffer on the microtask after the first publish of a
- * synchronous run. Under load the gateway handles each HTTP request, and a service each handler's
- * Redis answer, in a callback of its own, so every request or reply became a `write` system call of
- * its own: a fifth to a quarter of each service's CPU, plus the NATS server's reads on the other end.
- * Deferring to the check phase of the same loop turn costs an idle process nothing measurable (the
- * check phase follows the poll phase directly) and lets a busy one send a whole turn's worth at once.
- *
- * Invariant: publishes run in the order they were deferred, each exactly once; one that throws
- * does not stop the others (its `onError` hears of it).
- *
- * Hooks registered with `beforeFlush` run at the start of the same flush, so whatever they defer (a
- * coalesced batch of this turn's requests) leaves in the same write, not a loop turn later.
+ * Publishes run in order, each once; one that throws does not stop the others. `beforeFlush` hooks run
+ * first, so what they defer (a coalesced batch) leaves in the same write.
  */
 export class PublishBatch {
   // Two parallel lists rather than a wrapper closure per publish: this runs for every request and reply.

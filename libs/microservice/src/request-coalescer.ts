@@ -1,12 +1,7 @@
 /**
- * Gathers the items asked for in one event-loop turn and hands them over together, DataLoader style:
- * `add` queues an item and `schedule` (the NATS client's end-of-turn hook) flushes the queue once per
- * turn, so a lone item leaves in the same turn it was asked for, with no timer. At most `maxItems` go
- * together; a queue that reaches it is flushed at once and the next items start a new batch.
- *
- * `send` answers one result per item, in order; should it fail as a whole, every item of that batch
- * fails with the same error. Written here rather than taken from `dataloader`: that library caches by
- * key and dedupes, which would merge two debits of one key into one; here every item is its own.
+ * Gathers the items asked for in one event-loop turn and sends them together (at most `maxItems`),
+ * flushed by the NATS client's end-of-turn hook, so a lone item waits for no timer. A batch that fails
+ * as a whole fails each item. Not `dataloader`: it dedupes by key, which would merge two debits of one key.
  */
 export class RequestCoalescer<Item, Result> {
   private items: Item[] = [];

@@ -16,14 +16,11 @@ export type ClusterFailoverOptions = Pick<ClusterOptions, 'retryDelayOnFailover'
 export const CLUSTER_SLOTS_REFRESH_MS = 1_000;
 
 /**
- * A Redis connection speaking RESP2, so stream replies (XREADGROUP, XAUTOCLAIM) and script replies keep
- * their documented nested-array shapes instead of RESP3 maps flattened by the client. `options` are the
- * service's own (timeouts, offline queue, retries, connection name): nothing is assumed here.
- *
- * With cluster nodes, a Redis Cluster client: commands go to the primary owning their slot, and after a
- * failover it learns the new owner from the MOVED reply (refreshing the slot table) and retries there,
- * after `failover`'s delays, and re-reads the slot table every CLUSTER_SLOTS_REFRESH_MS. The offline queue, auto-pipelining and reconnecting (`retryStrategy`) are the
- * cluster client's; every other option applies to each node, with the URL's credentials and TLS.
+ * A Redis connection speaking RESP2, so stream and script replies keep their documented nested-array
+ * shapes (RESP3 maps come flattened). `options` are the service's own; nothing is assumed here.
+ * With cluster nodes, a Redis Cluster client: after a failover it follows MOVED after `failover`'s
+ * delays and re-reads the slot table every CLUSTER_SLOTS_REFRESH_MS. Its offline queue, pipelining and
+ * reconnecting are the cluster client's; every other option applies to each node.
  */
 export function connectRedis(
   endpoint: RedisEndpoint,

@@ -62,16 +62,11 @@ export function chooseRefreshes<R extends { job: Pick<RefreshJob, 'group'> }>(
 }
 
 /**
- * Each replica's worker of the shared refresh queue. Every `intervalMs`, for each upstream host, it
- * reads how many tokens the host's budget holds over this replica's egresses, keeps `reserveTokens`
- * for callers' cold misses, and spends the rest on the most requested stale keys (with none to
- * spare, one call per `guaranteedEveryMs` across the replicas, so popular keys are not starved by a
- * long tail of cold misses): it takes the top
- * keys, groups those that share a batched call (one token a group of up to `batchMaxIds`), refreshes
- * as many groups as it has tokens for, most requested first, and puts the rest back. The calls go
- * through the same batchers and guarded client as callers' loads, so the token buckets, not this
- * count, hold the budget: two replicas reading the same tokens at once only make one of them wait
- * for (or be refused) a token, never send more.
+ * Each replica's worker of the shared refresh queue: every `intervalMs` it spends each host's tokens
+ * above `reserveTokens` (kept for callers' cold misses) on the most requested stale keys, grouped by
+ * batched call; with none to spare, one call per `guaranteedEveryMs`, so a long tail of cold misses
+ * cannot starve popular keys. Its calls go through the callers' batchers and guarded client, so the
+ * token buckets hold the budget: two replicas reading the same tokens at once never send more.
  */
 export class RefreshDrainer {
   private readonly logger = new Logger('RefreshDrainer');

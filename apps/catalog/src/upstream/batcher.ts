@@ -30,15 +30,10 @@ export interface BatcherOptions<P, R> {
 }
 
 /**
- * Gathers single-item loads that arrive close together into one upstream call: Lookup takes a
- * comma-separated id list and the web catalogue `ids=`, so forty apps cost one call (and one rate
- * limiter token) instead of forty. Items are grouped by everything else in the URL (storefront,
- * language).
- *
- * A batch starts when its window has closed and no other batch of its group is out, or at once when
- * it is full. Starting means passing the gate first: while it waits for a rate-limiter token the
- * batch keeps taking ids, and while a call is out the next batch keeps growing. So the scarcer the
- * upstream's budget, or the slower its answers, the more ids each call carries.
+ * Gathers single-item loads that arrive close together into one upstream call (Lookup and the web
+ * catalogue take id lists): forty apps cost one call and one token. Grouped by the rest of the URL. A
+ * batch starts when full, or when its window has closed and none of its group is out; it keeps taking
+ * ids while it waits for a token, so the scarcer or slower the upstream, the more ids each call carries.
  */
 export class Batcher<P, R> {
   private readonly groups = new Map<string, Group<P, R>>();

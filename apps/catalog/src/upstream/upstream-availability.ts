@@ -7,14 +7,10 @@ import { openMessage } from './guarded-http-client.js';
 const inSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /**
- * Whether an upstream host can be asked now, read from the state its circuit breaker and rate limiter
- * keep in Redis, changing neither (no probe is claimed, no token taken). `catalog.peek` asks it on a
- * miss, so the gateway can refuse a call it knows cannot be delivered before charging for it.
- *
- * Two reads rather than one script: the breaker and the limiter keys live in different Redis Cluster
- * slots; the budget is the limiter's own read over every egress (`RedisRateLimiter.state`). The breaker's times are Redis's clock, compared here with ours; the few
- * milliseconds between them only move the edge of the open period. Redis being away answers
- * "available": the fetch that follows decides, as it would have without this check.
+ * Whether an upstream host can be asked now, read from its breaker's and rate limiter's state in Redis
+ * without changing either. `catalog.peek` asks it on a miss, so the gateway refuses a call it knows cannot
+ * be delivered before charging for it. Two reads, as the keys live in different cluster slots; Redis away
+ * answers "available", leaving the verdict to the fetch, as without this check.
  */
 export class UpstreamAvailability {
   constructor(

@@ -14,14 +14,10 @@ interface NearEntry {
 const ENTRY_OVERHEAD_BYTES = 160;
 
 /**
- * Catalog answers the gateway served a moment ago, so that a hot query skips the catalog hop (the
- * charge never does: this only stands in for the catalog read). An answer is kept only while the
- * catalog itself counts it fresh (`freshForMs`, as it reports) and at most `ttlMs`; stale answers are
- * never kept. Times are taken conservatively: an answer is taken as produced and as fresh since the
- * moment the request was sent, so the age reported is never below the truth and an entry never outlives
- * the catalog's own freshness. Bounded by `maxBytes` (oldest entries go first); a `ttlMs` of 0 turns it off.
- * Each new entry first drops the expired ones at the front, so that what it holds is about what was
- * served in the last `ttlMs`, not `maxBytes` of dead answers after a burst of distinct queries.
+ * Catalog answers served a moment ago, so a hot query skips the catalog hop (never the charge). Kept
+ * while the catalog counts them fresh and at most `ttlMs` (0: off), timed from when the request was sent,
+ * so a reported age is never below the truth. Bounded by `maxBytes`, oldest first; expired entries go
+ * first, so a burst of distinct queries does not leave it full of dead answers.
  */
 export class NearCache {
   private readonly entries = new Map<string, NearEntry>();

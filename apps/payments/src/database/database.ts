@@ -18,14 +18,10 @@ export function createPool(databaseUrl: string, max: number): pg.Pool {
 }
 
 /**
- * Prisma 7 plans queries with a WebAssembly compiler. schema.prisma asks for its size-optimised build
- * (`compilerBuild = "small"`): the client keeps the module's base64 text twice on the heap for the
- * life of the process (the module source and the string), 9 MB for the default build, half that for
- * this one. V8 would also compile it twice:
- * quickly (Liftoff), then again optimised (TurboFan) in the background, keeping both. The optimised copy
- * costs about 30 MB of resident memory per process and buys nothing here: Prisma is off the per-call path
- * (key loads, top-ups, the ledger flush and settlement records). Set before the module is compiled,
- * which Prisma does lazily on first connect; it applies to wasm only.
+ * Prisma 7's query compiler is WebAssembly, which V8 compiles twice (Liftoff, then TurboFan in the
+ * background) and keeps both: the optimised copy costs about 30 MB per process and buys nothing, as
+ * Prisma is off the per-call path. Set before Prisma compiles it on first connect; it applies to wasm only.
+ * (schema.prisma's `compilerBuild = "small"` halves the module text the client keeps on the heap.)
  */
 function keepWasmUnoptimised(): void {
   setFlagsFromString('--liftoff-only');

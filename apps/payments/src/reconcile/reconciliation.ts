@@ -25,11 +25,9 @@ const ATTEMPTS = 3;
 const STREAM_PAGE = 1_000;
 
 /**
- * Proves the books (docs/credits.md "Reconciliation"): for every key, Postgres's running totals equal the
- * rows they sum and every debit is one call's price, and the live balance in Redis equals top-ups − spent −
- * the debits still on their way to Postgres − the credit its open holds keep. x402: every x402 top-up has its settlement and every top-up
- * settlement credited a key; no payment was settled twice. Waits for the write-behind first, so on a
- * quiet system the answer is exact; with traffic running, `pending` is expected.
+ * Proves the books (docs/credits.md "Reconciliation"): per key, Postgres's totals equal their rows and
+ * Redis's balance equals top-ups − spent − debits on their way − open holds; every x402 top-up has its
+ * settlement and back, none settled twice. Waits for the write-behind first, so a quiet system is exact.
  */
 @Injectable()
 export class Reconciliation {

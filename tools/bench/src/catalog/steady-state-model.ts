@@ -1,28 +1,9 @@
 /**
- * The upstream budget at a sustained rate, in virtual time. The upstream-calls bench measures the real
- * system, but only over minutes of wall time, in which no entry ever expires. This model replays the
- * same workload (workload.ts) for a day of virtual time against the catalog's own cache keys,
- * freshness, rate limits, cold-miss wait and refresh settings (readCatalogConfig, so defaults cannot
- * drift) and the drainer's own choice of what to refresh (chooseRefreshes), with 1, 2, 4 and 8 egress
- * identities, and reports the last hour: the share of calls answered (fresh, stale, or a cold miss
- * that got a token), the age of what the most requested keys were served, the upstream calls, and
- * the most calls one egress made in any minute.
- *
- *   npm run bench:model -w @appcat/bench   (BENCH_MODEL_RATES=1000,10000 calls/min, BENCH_MODEL_EGRESSES=1,2,4,8,
- *                                           BENCH_MODEL_HOURS=13; any catalog setting, e.g. ITUNES_RATE_PER_MIN)
- *
- * Modelled as the catalog does it: an entry is fresh for its kind's TTL, then served stale at once (up
- * to CACHE_STALE_MAX_AGE_S) while its key waits in the refresh queue, ordered by requests over the
- * demand window; every CACHE_REFRESH_INTERVAL_MS the drainer spends the tokens above
- * CACHE_REFRESH_RESERVE_TOKENS on the most requested keys, a batch group (lookups, similar lists,
- * bundles of one storefront) sharing one call of up to UPSTREAM_BATCH_MAX_IDS ids. A cold miss takes a
- * token from the egress that has one (or frees one first) within UPSTREAM_RATE_LIMIT_MAX_WAIT_MS, or
- * joins a batch of its group still waiting for its token, or fails (UPSTREAM_THROTTLED, a 502). One
- * token bucket per host and egress, as the rate limiter keeps them.
- * Approximations: suggestions (search hints) and the marketing chart feed are on hosts of their own and
- * left out; each call needs only its first resource (the bundle routes' member apps, search
- * results and developer lists priming app entries are left out); an upstream answer lands at once
- * (BENCH_UPSTREAM_LATENCY_MS only widens the batch window); every drawn id exists; Apple never fails.
+ * The upstream budget at a sustained rate, in virtual time: the upstream-calls bench runs for minutes,
+ * in which no entry ever expires, so this replays its workload for a day against the catalog's own keys,
+ * settings (readCatalogConfig, so defaults cannot drift) and refresh choice (chooseRefreshes), with 1, 2,
+ * 4 and 8 egresses. What it models and leaves out, and its settings: docs/catalog-resilience.md, "The
+ * upstream budget: the model".
  */
 import type { CatalogQuery } from '@appcat/contracts';
 import { startStoreEmulator, EmulatorControlClient } from '@appcat/store-emulator';

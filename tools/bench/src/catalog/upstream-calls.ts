@@ -1,16 +1,7 @@
 /**
- * How many upstream calls the catalog makes for realistic traffic. Not a test: it asserts nothing and
- * prints a table. Starts its own Redis, NATS, store emulator and catalog replicas (separate
- * processes), then sends catalog.fetch requests drawn from a Zipf mix (see workload.ts) in rounds.
- *
- *   npm run bench:upstream -w @appcat/bench   (also the `upstream` section of `npm run bench`)
- *
- * Settings (environment): BENCH_REQUESTS (1000 a round), BENCH_ROUNDS (3), BENCH_CONCURRENCY (100
- * requests in flight), BENCH_APPS (10000), BENCH_STOREFRONTS (20), BENCH_ZIPF_S (1.0), BENCH_SEED (1),
- * BENCH_REPLICAS (2), BENCH_UPSTREAM_LATENCY_MS (100: the emulator answers this much later, as Apple
- * takes 100-400 ms; the emulator alone answers in a few ms). Any catalog setting in the environment reaches the replicas; unless set, the
- * upstream rate limits are off (ITUNES_RATE_PER_MIN=0 ...), so the table shows what the cache,
- * merging and batching save rather than what Apple's limit refuses.
+ * How many upstream calls the catalog makes for realistic traffic: its own Redis, NATS, store emulator
+ * and catalog replicas (processes), sent catalog.fetch rounds from a Zipf mix (workload.ts). Prints a
+ * table and asserts nothing; mix and settings: docs/catalog-resilience.md, "Benchmark".
  */
 import { type CatalogQuery, type CatalogReply, Subject } from '@appcat/contracts';
 import { NatsRpcClient, RpcCallError } from '@appcat/microservice';
