@@ -77,6 +77,22 @@ describe('a gateway for Google Play', () => {
     const search = await paid('/api/apps?term=%20Chess%20&page=2');
     expect(JSON.parse(search.body).data.echo).toEqual({ route: 'apps.search', term: 'Chess', page: 2, country: 'us' });
 
+    const reviews = await paid('/api/apps/com.mojang.minecraftpe/reviews?sort=helpful&page=3&lang=DE');
+    expect(JSON.parse(reviews.body).data.echo).toEqual({
+      route: 'apps.reviews',
+      appId: 'com.mojang.minecraftpe',
+      page: 3,
+      country: 'us',
+      sort: 'helpful',
+      lang: 'de',
+    });
+    const similar = await paid('/api/apps/com.mojang.minecraftpe/similar?country=gb');
+    expect(JSON.parse(similar.body).data.echo).toEqual({
+      route: 'apps.similar',
+      appId: 'com.mojang.minecraftpe',
+      country: 'gb',
+    });
+
     const byName = await paid('/api/developers/Google%20LLC');
     expect(JSON.parse(byName.body).data.echo).toEqual({
       route: 'developers.get',
@@ -110,7 +126,9 @@ describe('a gateway for Google Play', () => {
       ],
       ['/api/developers/Mojang?country=zz', 400, 'country must be an ISO 3166-1 alpha-2 country code such as us'],
       ['/api/bundles/1482985563', 404, 'not found'],
-      ['/api/apps/com.mojang.minecraftpe/reviews', 404, 'not found'],
+      ['/api/apps/com.mojang.minecraftpe/ratings', 404, 'not found'],
+      ['/api/apps/com.mojang.minecraftpe/reviews?sort=newest', 400, 'sort must be one of: recent, helpful'],
+      ['/api/apps/com.mojang.minecraftpe/reviews?page=11', 400, 'page must be an integer from 1 to 10'],
       ['/api/apps/284882215', 400, 'appId must be an Android package name such as com.example.app'],
     ] as const) {
       const res = await paid(url);
@@ -132,6 +150,13 @@ describe('a gateway for Google Play', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     const tools = ((await mcp.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(tools).toEqual(['apps_search', 'apps_get', 'developers_get', 'credits_balance']);
+    expect(tools).toEqual([
+      'apps_search',
+      'apps_get',
+      'apps_reviews',
+      'apps_similar',
+      'developers_get',
+      'credits_balance',
+    ]);
   });
 });

@@ -12,6 +12,15 @@ export type BazaarExtensions = { bazaar: DiscoveryExtension };
 
 /** A record like the ones `data.results` holds, so a catalogue can show what a call returns. */
 function exampleRecord(route: PricedRoute): Record<string, unknown> {
+  if (route.store === 'google-play' && route.id === 'apps.reviews')
+    return {
+      id: '017452fc-0d4b-471d-b406-bcf0f52387a7',
+      appId: 'com.google.android.apps.translate',
+      userName: 'reader',
+      score: 5,
+      text: 'Works well.',
+      updated: '2026-07-06T13:55:24.077Z',
+    };
   if (route.store === 'google-play')
     return {
       appId: 'com.google.android.apps.messaging',

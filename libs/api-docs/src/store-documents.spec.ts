@@ -27,6 +27,8 @@ describe("Google Play's documents, generated from its own table", () => {
       [
         '/api/apps',
         '/api/apps/{appId}',
+        '/api/apps/{appId}/reviews',
+        '/api/apps/{appId}/similar',
         '/api/credits/balance',
         '/api/credits/topup',
         '/api/developers/{developerId}',
@@ -40,7 +42,7 @@ describe("Google Play's documents, generated from its own table", () => {
       expect(page).not.toContain('/api/bundles');
       expect(page).not.toContain('App Store');
     }
-    expect(buildSkillMarkdown(BASE, play)).toContain('Three `GET` routes, USD 0.003');
+    expect(buildSkillMarkdown(BASE, play)).toContain('Five `GET` routes, USD 0.003');
   });
 
   it('give examples that pass its validation, and a valid bazaar declaration', () => {
@@ -49,12 +51,15 @@ describe("Google Play's documents, generated from its own table", () => {
       const examples: Record<string, Record<string, string>> = {
         'apps.search': {},
         'apps.get': { appId: 'com.mojang.minecraftpe' },
+        'apps.reviews': { appId: 'com.mojang.minecraftpe' },
+        'apps.similar': { appId: 'com.mojang.minecraftpe' },
         'developers.get': { developerId: '5700313618786177705' },
       };
       expect(path).toEqual(examples[route.id]);
       expect(validateRouteInput(route, path, query)).toMatchObject({ ok: true });
+      // A review where the route gives reviews, an app in the developer list's shape everywhere else.
       expect(bazaarDeclaration(route).info.output?.example).toMatchObject({
-        data: { results: [{ developer: 'Google LLC' }] },
+        data: { results: [route.id === 'apps.reviews' ? { score: 5 } : { developer: 'Google LLC' }] },
       });
     }
     const discovery = buildX402Discovery(BASE, () => [], new Date(0), play);
@@ -66,6 +71,8 @@ describe("Google Play's documents, generated from its own table", () => {
     expect(discovery.resources).toEqual([
       `${BASE}/api/apps?term=chess`,
       `${BASE}/api/apps/com.mojang.minecraftpe`,
+      `${BASE}/api/apps/com.mojang.minecraftpe/reviews`,
+      `${BASE}/api/apps/com.mojang.minecraftpe/similar`,
       `${BASE}/api/developers/5700313618786177705`,
     ]);
     expect(discovery.items[0].tags[0]).toBe('google-play');

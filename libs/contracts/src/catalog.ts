@@ -13,7 +13,8 @@ export type ChartKind = (typeof CHART_KINDS)[number];
 export type CatalogQuery =
   | { route: 'apps.search'; term: string; page: number; country: string; lang?: string }
   | { route: 'apps.get'; appId: string; country: string; lang?: string }
-  | { route: 'apps.reviews'; appId: string; page: number; country: string; sort: ReviewSort }
+  /** `lang` on stores whose reviews are asked in a language (Google Play); Apple's route takes none. */
+  | { route: 'apps.reviews'; appId: string; page: number; country: string; sort: ReviewSort; lang?: string }
   | { route: 'apps.similar'; appId: string; country: string; lang?: string }
   | { route: 'bundles.search'; term: string; page: number; country: string; lang?: string }
   | { route: 'bundles.get'; bundleId: string; country: string; lang?: string }
@@ -89,7 +90,7 @@ export function isCatalogUnavailable(reply: CatalogPeekReply): reply is CatalogU
 /** Results per page of the two search routes; the upstream returns at most 200 results. */
 export const SEARCH_PAGE_SIZE = 20;
 export const SEARCH_MAX_PAGE = 10;
-/** The reviews feed has 10 pages of 50. */
+/** Reviews come in 10 pages of 50 (Apple's feed; Google Play's continuations asked 50 at a time). */
 export const REVIEWS_MAX_PAGE = 10;
 /** A top chart holds up to 200 apps (the iTunes chart feed's most), served 20 a page. */
 export const CHART_PAGE_SIZE = 20;

@@ -50,7 +50,7 @@ const route = <const R extends CatalogQuery['route']>(id: R) => oneOf([id]);
 const catalogQuery: WireSchema<CatalogQuery> = variants('route', {
   'apps.search': object({ route: route('apps.search'), term: param, page: searchPage, country, lang }),
   'apps.get': object({ route: route('apps.get'), appId: param, country, lang }),
-  'apps.reviews': object({ route: route('apps.reviews'), appId: param, page: reviewsPage, country, sort }),
+  'apps.reviews': object({ route: route('apps.reviews'), appId: param, page: reviewsPage, country, sort, lang }),
   'apps.similar': object({ route: route('apps.similar'), appId: param, country, lang }),
   'bundles.search': object({ route: route('bundles.search'), term: param, page: searchPage, country, lang }),
   'bundles.get': object({ route: route('bundles.get'), bundleId: param, country, lang }),

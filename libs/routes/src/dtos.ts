@@ -55,18 +55,29 @@ export class LookupQueryDto {
   @apply(LANG) lang?: string;
 }
 
+const REVIEWS_PAGE = [
+  doc(ParamDescriptions.reviewsPage, ParamDefaults.page),
+  IsOptional(),
+  Validate(IsPageInRange, [ParamLimits.reviewsMaxPage]),
+];
+const SORT = [
+  doc(ParamDescriptions.sort, ParamDefaults.sort),
+  IsOptional(),
+  IsIn(ParamLimits.sortValues, { message: `sort must be one of: ${ParamLimits.sortValues.join(', ')}` }),
+];
+
 export class ReviewsQueryDto {
-  @doc(ParamDescriptions.reviewsPage, ParamDefaults.page)
-  @IsOptional()
-  @Validate(IsPageInRange, [ParamLimits.reviewsMaxPage])
-  page?: string;
-
+  @apply(REVIEWS_PAGE) page?: string;
   @apply(COUNTRY) country?: string;
+  @apply(SORT) sort?: string;
+}
 
-  @doc(ParamDescriptions.sort, ParamDefaults.sort)
-  @IsOptional()
-  @IsIn(ParamLimits.sortValues, { message: `sort must be one of: ${ParamLimits.sortValues.join(', ')}` })
-  sort?: string;
+/** Google Play's reviews: the App Store's paging and sort, in a language (Google Play asks reviews in one). */
+export class PlayReviewsQueryDto {
+  @apply(REVIEWS_PAGE) page?: string;
+  @apply(COUNTRY) country?: string;
+  @apply(SORT) sort?: string;
+  @apply(LANG) lang?: string;
 }
 
 export class NoQueryDto {}

@@ -17,9 +17,13 @@ describe('the route table', () => {
     expect(play.map((r) => [r.path, r.networks, r.price])).toEqual([
       ['/api/apps', 'standard', 3000n],
       ['/api/apps/{appId}', 'standard', 3000n],
+      ['/api/apps/{appId}/reviews', 'standard', 3000n],
+      ['/api/apps/{appId}/similar', 'standard', 3000n],
       ['/api/developers/{developerId}', 'extended', 3000n],
     ]);
     expect(playDeveloper.queryParams).toEqual(['country']);
+    // Google Play's reviews page and sort as the App Store's do, and are asked in a language.
+    expect(play.find((r) => r.id === 'apps.reviews')!.queryParams).toEqual(['page', 'country', 'sort', 'lang']);
   });
 
   it('refuses a path template whose parameters are not what its path DTO checks', () => {
@@ -100,5 +104,28 @@ describe("Google Play's app route", () => {
         ok: false,
         message: 'appId must be an Android package name such as com.example.app',
       });
+  });
+});
+
+describe("Google Play's reviews route", () => {
+  const reviews = play.find((r) => r.id === 'apps.reviews')!;
+  it("pages and sorts as the App Store's does, with a language, defaults applied", () => {
+    const result = validateRouteInput(reviews, { appId: 'com.mojang.minecraftpe' }, { lang: 'DE_de', country: 'GB' });
+    expect(result.ok && reviews.toCatalogQuery(result.params)).toEqual({
+      route: 'apps.reviews',
+      appId: 'com.mojang.minecraftpe',
+      page: 1,
+      country: 'gb',
+      sort: 'recent',
+      lang: 'de-de',
+    });
+    expect(validateRouteInput(reviews, { appId: 'com.mojang.minecraftpe' }, { sort: 'newest' })).toEqual({
+      ok: false,
+      message: 'sort must be one of: recent, helpful',
+    });
+    expect(validateRouteInput(reviews, { appId: 'com.mojang.minecraftpe' }, { page: '11' })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^page must be/),
+    });
   });
 });

@@ -18,6 +18,7 @@ import {
   PlayAppIdParamDto,
   PlayDeveloperIdParamDto,
   PlayDeveloperQueryDto,
+  PlayReviewsQueryDto,
   ReviewsQueryDto,
   SearchQueryDto,
   SuggestionsQueryDto,
@@ -252,6 +253,24 @@ const GOOGLE_PLAY_ROUTES: readonly PricedRoute[] = [
   }),
   pricedRoute({
     store: 'google-play',
+    id: 'apps.reviews',
+    path: '/api/apps/{appId}/reviews',
+    description: 'User reviews of a Google Play app',
+    networks: 'standard',
+    pathDto: PlayAppIdParamDto,
+    queryDto: PlayReviewsQueryDto,
+  }),
+  pricedRoute({
+    store: 'google-play',
+    id: 'apps.similar',
+    path: '/api/apps/{appId}/similar',
+    description: 'Apps similar to a Google Play app',
+    networks: 'standard',
+    pathDto: PlayAppIdParamDto,
+    queryDto: LookupQueryDto,
+  }),
+  pricedRoute({
+    store: 'google-play',
     id: 'developers.get',
     path: '/api/developers/{developerId}',
     description: "A Google Play developer's apps",
@@ -283,7 +302,7 @@ export const ROUTE_TABLES: Readonly<Record<StoreId, RouteTable>> = {
   'google-play': {
     store: 'google-play',
     storeName: 'Google Play',
-    covers: 'apps, developers',
+    covers: 'apps, reviews, similar apps, developers',
     routes: GOOGLE_PLAY_ROUTES,
   },
 };
