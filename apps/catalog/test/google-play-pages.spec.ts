@@ -3,7 +3,17 @@
  */
 import { ErrorCode } from '@appcat/contracts';
 import { readFileSync } from 'node:fs';
-import { appDetails, clusterPage, developerPage, searchPage } from '../src/google-play/play-pages.js';
+import {
+  appDetails,
+  clusterPage,
+  developerPage,
+  reviewsForm,
+  reviewsPage,
+  searchPage,
+  serviceRequests,
+  similarClusterPath,
+  similarPage,
+} from '../src/google-play/play-pages.js';
 import { playRefusal } from '../src/google-play/play-upstream.js';
 
 const BASE = 'https://play.google.com';
@@ -171,5 +181,123 @@ describe("Google Play's refusals", () => {
     [response(404, 'not found'), undefined],
   ])('%#: %o is %p', (answer, refusal) => {
     expect(playRefusal(answer)).toBe(refusal);
+  });
+});
+
+describe("Google Play's reviews (batchexecute UsvDTd)", () => {
+  const TRANSLATE = 'com.google.android.apps.translate';
+
+  it('asks for a page as its site does: the order, the count and, after the first page, the token', () => {
+    const request = (form: string) => {
+      const envelope = JSON.parse(new URLSearchParams(form).get('f.req')!) as [[[string, string, null, string]]];
+      return [envelope[0][0][0], JSON.parse(envelope[0][0][1]) as unknown];
+    };
+    expect(request(reviewsForm(TRANSLATE, 'recent', 50))).toEqual([
+      'UsvDTd',
+      [null, null, [2, 2, [50, null, null], null, []], [TRANSLATE, 7]],
+    ]);
+    expect(request(reviewsForm(TRANSLATE, 'helpful', 50, 'CtgB'))).toEqual([
+      'UsvDTd',
+      [null, null, [2, 1, [50, null, 'CtgB'], null, []], [TRANSLATE, 7]],
+    ]);
+  });
+
+  it('reads a recorded first page: every review, the developer reply where there is one, and the next token', () => {
+    const page = reviewsPage(fixture(`reviews-${TRANSLATE}.txt`), TRANSLATE, BASE, 'play.google.com');
+    expect(page.reviews).toHaveLength(150);
+    expect(page.reviews[0]).toEqual({
+      id: '017452fc-0d4b-471d-b406-bcf0f52387a7',
+      appId: TRANSLATE,
+      userName: 'Formann Ali',
+      userUrl: '',
+      userImage: expect.stringMatching(/^https:\/\/play-lh\.googleusercontent\.com\/a\//),
+      version: '',
+      score: 5,
+      title: '',
+      text: 'niec',
+      url: `https://play.google.com/store/apps/details?id=${TRANSLATE}&reviewId=017452fc-0d4b-471d-b406-bcf0f52387a7`,
+      updated: '2026-07-06T13:55:24.077Z',
+      voteSum: 0,
+      voteCount: 0,
+    });
+    expect(page.reviews[1].version).toBe('10.24.48.939568180.6-release');
+    expect(page.reviews.find((r) => r.reply)?.reply).toEqual({
+      text: expect.stringMatching(/^Hi .+ We'd like our users to have the best possible experience/),
+      updated: expect.stringMatching(/^2026-07-0\dT/),
+    });
+    expect(page.reviews.every((r) => r.score >= 1 && r.score <= 5 && r.updated.startsWith('2026-'))).toBe(true);
+    expect(page.nextToken).toMatch(/^CtgBIs8BAU60/);
+    expect(page.rejected).toBeUndefined();
+  });
+
+  it('reads the recorded page its token led to, with thumbs up as votes', () => {
+    const page = reviewsPage(fixture(`reviews-${TRANSLATE}-page2.txt`), TRANSLATE, BASE, 'play.google.com');
+    expect(page.reviews[0]).toMatchObject({ id: '631c8899-005f-47b7-9480-0b480748eebf', score: 4, text: 'good' });
+    expect(page.reviews.slice(0, 10).map((r) => r.voteSum)).toEqual([0, 0, 0, 0, 1, 1, 4, 1, 0, 0]);
+    expect(page.nextToken).toMatch(/^CtsBItIBAU60/);
+  });
+
+  it('takes an error frame as a page of none, marked rejected, and unreadable reviews as drift', () => {
+    const frame = (payload: unknown) =>
+      `)]}'\n\n${JSON.stringify([['wrb.fr', 'UsvDTd', payload === null ? null : JSON.stringify(payload), null, null, null, 'generic']])}`;
+    expect(reviewsPage(frame(null), TRANSLATE, BASE, 'play.google.com')).toEqual({ reviews: [], rejected: true });
+    expect(reviewsPage(frame([[], null]), TRANSLATE, BASE, 'play.google.com')).toEqual({ reviews: [] });
+    expect(() => reviewsPage(frame([[['only an id']], null]), TRANSLATE, BASE, 'play.google.com')).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.UpstreamBadResponse,
+        message: 'upstream store answered a reviews page whose reviews are unreadable (play.google.com)',
+      }),
+    );
+    expect(() => reviewsPage(fixture('continuation-error.txt'), TRANSLATE, BASE, 'play.google.com')).toThrow(
+      expect.objectContaining({ code: ErrorCode.UpstreamBadResponse }),
+    );
+  });
+});
+
+describe("Google Play's similar apps (the app page's ag2B9c cluster, then the cluster page)", () => {
+  it("finds the recorded app page's Similar apps cluster, not its More by cluster", () => {
+    const html = fixture('similar-details-com.google.android.apps.translate.html');
+    expect(serviceRequests(html)?.get('ag2B9c')).toEqual(['ds:8']);
+    expect(similarClusterPath(html, 'play.google.com')).toMatch(
+      /^\/store\/apps\/collection\/cluster\?gsr=SnFqGGdySlk4Y25sTVo1VEdnNkJDM1NTYmc9PcICUQolCiFjb20uZ29vZ2xlLmFuZHJvaWQuYXBwcy50cmFuc2xhdGUQ/,
+    );
+  });
+
+  it('finds no cluster on a page that links none, and refuses a page without its data table', () => {
+    const html = fixture('similar-details-com.google.android.apps.translate.html').replace(
+      /\/store\/apps\/collection\/cluster\?/g,
+      '/store/apps/elsewhere?',
+    );
+    expect(similarClusterPath(html, 'play.google.com')).toBeUndefined();
+    expect(() => similarClusterPath(fixture('details-com.mojang.minecraftpe.html'), 'play.google.com')).toThrow(
+      expect.objectContaining({
+        message: 'upstream store answered an app page without its data service table (play.google.com)',
+      }),
+    );
+  });
+
+  it("reads the recorded cluster page's apps in the developer list's shape", () => {
+    const apps = similarPage(fixture('similar-cluster-com.google.android.apps.translate.html'), BASE, 'play.google.com');
+    expect(apps).toHaveLength(50);
+    expect(apps[0]).toMatchObject({
+      appId: 'com.google.android.inputmethod.latin',
+      url: 'https://play.google.com/store/apps/details?id=com.google.android.inputmethod.latin',
+      developer: 'Google LLC',
+      currency: 'USD',
+      price: 0,
+      free: true,
+    });
+    expect(apps.map((app) => app.developer)).toContain('Tool Apps Hub');
+    expect(apps.every((app) => app.title && app.icon?.startsWith('https://'))).toBe(true);
+  });
+
+  it('refuses a linked cluster page that lists nothing: implausible, never an empty list', () => {
+    const empty = `<script>AF_initDataCallback({key: 'ds:3', hash: '1', data:${JSON.stringify([[null, [Object.assign(Array(22).fill(null), { 21: [[], ['Similar apps']] })]]])}, sideChannel: {}});</script>`;
+    expect(() => similarPage(empty, BASE, 'play.google.com')).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.UpstreamBadResponse,
+        message: 'upstream store answered a similar apps page listing no apps (play.google.com)',
+      }),
+    );
   });
 });

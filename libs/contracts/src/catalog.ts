@@ -92,6 +92,7 @@ export const SEARCH_PAGE_SIZE = 20;
 export const SEARCH_MAX_PAGE = 10;
 /** Reviews come in 10 pages of 50 (Apple's feed; Google Play's continuations asked 50 at a time). */
 export const REVIEWS_MAX_PAGE = 10;
+export const REVIEWS_PAGE_SIZE = 50;
 /** A top chart holds up to 200 apps (the iTunes chart feed's most), served 20 a page. */
 export const CHART_PAGE_SIZE = 20;
 export const CHART_MAX_PAGE = 10;

@@ -3,6 +3,7 @@ import {
   CHART_MAX_PAGE,
   CHART_PAGE_SIZE,
   REVIEWS_MAX_PAGE,
+  REVIEWS_PAGE_SIZE,
   SEARCH_MAX_PAGE,
   SEARCH_PAGE_SIZE,
 } from '@appcat/contracts';
@@ -72,7 +73,7 @@ export const ParamDefaults = {
 export const ParamDescriptions = {
   term: `Search text, 1 to ${ParamLimits.termMaxLength} characters.`,
   searchPage: `Page number from ${ParamLimits.firstPage} to ${ParamLimits.searchMaxPage} (${SEARCH_PAGE_SIZE} results a page). Default ${ParamDefaults.page}.`,
-  reviewsPage: `Page number from ${ParamLimits.firstPage} to ${ParamLimits.reviewsMaxPage} (50 reviews a page). Default ${ParamDefaults.page}.`,
+  reviewsPage: `Page number from ${ParamLimits.firstPage} to ${ParamLimits.reviewsMaxPage} (${REVIEWS_PAGE_SIZE} reviews a page). Default ${ParamDefaults.page}.`,
   country:
     `Storefront, an ISO 3166-1 alpha-2 country code, case-insensitive. Default ${ParamDefaults.country}. ` +
     `One of the ${ISO_COUNTRY_CODES.size} assigned codes.`,

@@ -1,3 +1,5 @@
+import type { ReviewSort } from '@appcat/contracts';
+import type { Review } from '../store/store-adapter.js';
 import { badResponse } from '../upstream/upstream-failures.js';
 
 /*
@@ -345,3 +347,134 @@ export function searchContinuation(body: string, baseUrl: string, host: string):
   const apps = readEntries(at(payload, [0, 0, 0]), DEV_PAGE_ITEM, baseUrl, 'a search continuation', host);
   return { apps, nextToken: text(at(payload, [0, 0, 7, 1])) };
 }
+
+/** The rpc that pages an app's reviews, and the numbers Google Play gives our two orders. */
+export const REVIEWS_RPC = 'UsvDTd';
+const REVIEW_SORTS: Readonly<Record<ReviewSort, number>> = { helpful: 1, recent: 2 };
+
+/** The body Google Play's pages send for `count` reviews of `appId`, from the start or from `token`. */
+export function reviewsForm(appId: string, sort: ReviewSort, count: number, token?: string): string {
+  const request = [null, null, [2, REVIEW_SORTS[sort], [count, null, token ?? null], null, []], [appId, 7]];
+  return new URLSearchParams({
+    'f.req': JSON.stringify([[[REVIEWS_RPC, JSON.stringify(request), null, 'generic']]]),
+  }).toString();
+}
+
+/** A page of an app's reviews, and the token of the next page if there is one. */
+export interface PlayReviewPage {
+  reviews: Review[];
+  nextToken?: string;
+  /** Google answered with an error frame (an unknown app, or a token it does not take). */
+  rejected?: true;
+}
+
+/** `[seconds, nanos]` as ISO 8601. */
+function isoTime(value: unknown): string | undefined {
+  const seconds = number(at(value, [0]));
+  if (seconds === undefined) return undefined;
+  const date = new Date(seconds * 1000 + Math.floor((number(at(value, [1])) ?? 0) / 1_000_000));
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/**
+ * One review: id `[0]`, author `[1][0]` (picture `[1][1][3][2]`), stars `[2]`, text `[4]`, time `[5]`
+ * (`[seconds, nanos]`), thumbs up `[6]`, the developer's reply `[7]` (`[name, text, time]`), app version
+ * `[10]`. Google Play reviews have no title and their authors no page; it counts thumbs up only, so the
+ * vote sum and count are both that.
+ */
+function review(entry: unknown, appId: string, baseUrl: string): Review | undefined {
+  const id = text(at(entry, [0]));
+  const userName = text(at(entry, [1, 0]));
+  const score = number(at(entry, [2]));
+  const updated = isoTime(at(entry, [5]));
+  if (!id || !userName || score === undefined || !updated) return undefined;
+  const thumbsUp = number(at(entry, [6])) ?? 0;
+  const url = new URL('/store/apps/details', baseUrl);
+  url.search = new URLSearchParams({ id: appId, reviewId: id }).toString();
+  const replyText = text(at(entry, [7, 1]));
+  const replyUpdated = isoTime(at(entry, [7, 2]));
+  const userImage = text(at(entry, [1, 1, 3, 2]));
+  return {
+    id,
+    appId,
+    userName,
+    userUrl: '',
+    ...(userImage ? { userImage } : {}),
+    version: text(at(entry, [10])) ?? '',
+    score,
+    title: '',
+    text: text(at(entry, [4])) ?? '',
+    url: url.href,
+    updated,
+    voteSum: thumbsUp,
+    voteCount: thumbsUp,
+    ...(replyText ? { reply: { text: replyText, ...(replyUpdated ? { updated: replyUpdated } : {}) } } : {}),
+  };
+}
+
+/**
+ * A `UsvDTd` answer: reviews at `[0]`, the next page's token at `[1][1]`. An error frame (payload null)
+ * or a payload without reviews is a page of none; whether that is plausible is the caller's to judge
+ * (it knows whether the app is rated). Entries that are there but unreadable are drift.
+ */
+export function reviewsPage(body: string, appId: string, baseUrl: string, host: string): PlayReviewPage {
+  const payload = batchPayload(body, REVIEWS_RPC, host);
+  if (payload === null) return { reviews: [], rejected: true };
+  if (!Array.isArray(payload)) throw badResponse('a reviews answer that is not a list', host);
+  const entries = payload[0] ?? [];
+  if (!Array.isArray(entries)) throw badResponse('a reviews answer without its review list', host);
+  const reviews = entries.map((entry) => review(entry, appId, baseUrl)).filter((r): r is Review => !!r);
+  if (entries.length > 0 && reviews.length === 0) throw badResponse('a reviews page whose reviews are unreadable', host);
+  return { reviews, nextToken: text(at(payload, [1, 1])) };
+}
+
+/** The rpc whose block on an app's page holds its clusters ("More by …", "Similar apps"). */
+export const APP_CLUSTERS_RPC = 'ag2B9c';
+const SIMILAR_TITLES = new Set(['Similar apps', 'Similar games']);
+const CLUSTER_LINK = /^\/store\/apps\/collection\/cluster\?/;
+
+/** Which `ds:N` blocks of a page each rpc filled, from its `AF_dataServiceRequests` table; undefined without one. */
+export function serviceRequests(html: string): Map<string, string[]> | undefined {
+  const table = /var AF_dataServiceRequests = \{([\s\S]*?)\}; var AF_initDataChunkQueue/.exec(html)?.[1];
+  if (table === undefined) return undefined;
+  const byRpc = new Map<string, string[]>();
+  for (const [, key, rpc] of table.matchAll(/'(ds:\d+)'\s*:\s*\{\s*id:\s*'([^']+)'/g))
+    byRpc.set(rpc, [...(byRpc.get(rpc) ?? []), key]);
+  return byRpc;
+}
+
+/**
+ * Where an app's page links its similar apps: among the clusters of its `ag2B9c` block (`[1][1]`), the
+ * one titled "Similar apps" or "Similar games" (`[21][1][0]`; the page is asked in English), else the
+ * first whose link (`[21][1][2][4][2]`) is a `/store/apps/collection/cluster?…` page. Undefined when the
+ * page links none (an app Google shows nothing similar for). A page without its data table is unreadable.
+ */
+export function similarClusterPath(html: string, host: string): string | undefined {
+  const byRpc = serviceRequests(html);
+  if (!byRpc) throw badResponse('an app page without its data service table', host);
+  const blocks = scriptBlocks(html);
+  const links: { title?: string; path: string }[] = [];
+  for (const key of byRpc.get(APP_CLUSTERS_RPC) ?? []) {
+    const clusters = at(blocks.get(key), [1, 1]);
+    if (!Array.isArray(clusters)) continue;
+    for (const cluster of clusters) {
+      const path = text(at(cluster, [21, 1, 2, 4, 2]));
+      if (path && CLUSTER_LINK.test(path)) links.push({ title: text(at(cluster, [21, 1, 0])), path });
+    }
+  }
+  return (links.find((link) => link.title && SIMILAR_TITLES.has(link.title)) ?? links[0])?.path;
+}
+
+/**
+ * A similar-apps cluster page (`/store/apps/collection/cluster?gsr=…`): its `ds:3` list at
+ * `[0][1][0][21]`, laid out as a developer page reached by id. The app's page linked it, so a page
+ * listing nothing is implausible: a failure, never an empty list.
+ */
+export function similarPage(html: string, baseUrl: string, host: string): PlayListedApp[] {
+  const root = at(scriptBlocks(html).get('ds:3'), [0, 1, 0, 21]);
+  if (!Array.isArray(root)) throw badResponse('a similar apps page without its ds:3 list', host);
+  const apps = readEntries(root[0], DEV_PAGE_ITEM, baseUrl, 'a similar apps page', host);
+  if (apps.length === 0) throw badResponse('a similar apps page listing no apps', host);
+  return apps;
+}
+

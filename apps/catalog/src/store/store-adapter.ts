@@ -32,6 +32,10 @@ export interface Review {
   updated: string;
   voteSum: number;
   voteCount: number;
+  /** The author's picture, where the store shows one (Google Play). */
+  userImage?: string;
+  /** The developer's answer, where the store shows one (Google Play). */
+  reply?: { text: string; updated?: string };
 }
 
 export const EMPTY_LIST: ListData<never> = Object.freeze({ resultCount: 0, results: [] }) as ListData<never>;
