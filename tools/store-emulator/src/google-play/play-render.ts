@@ -1,4 +1,4 @@
-import type { PlayApp, PlayDeveloper } from './play-catalogue.js';
+import type { PlayApp, PlayDeveloper, PlayReview } from './play-catalogue.js';
 
 /*
  * Google Play's page structures, as the site writes them (and public scrapers read them, July 2026):
@@ -11,6 +11,10 @@ import type { PlayApp, PlayDeveloper } from './play-catalogue.js';
 /** Apps on a developer page before the first continuation. */
 export const FIRST_PAGE_SIZE = 10;
 export const CLUSTER_RPC = 'qnKhOb';
+/** The rpc that pages an app's reviews. */
+export const REVIEWS_RPC = 'UsvDTd';
+/** The rpc whose block on an app's page holds its clusters ("More by …", "Similar apps"). */
+const APP_CLUSTERS_RPC = 'ag2B9c';
 
 const CURRENCIES: Readonly<Record<string, [code: string, symbol: string, perUsd: number]>> = {
   us: ['USD', '$', 1],
@@ -89,7 +93,12 @@ function put(root: unknown[], path: readonly number[], value: unknown): void {
 }
 
 /** An app's details page: its `ds:5` block, the fields at [1][2] where Google Play puts them. */
-export function appDetailsHtml(app: PlayApp, developer: PlayDeveloper, country: string): string {
+export function appDetailsHtml(
+  app: PlayApp,
+  developer: PlayDeveloper,
+  country: string,
+  similarPath: string | undefined,
+): string {
   const { micros, currency } = price(app, country);
   const installs = 10 ** (3 + (Math.round(app.score * 1000) % 6));
   const [genre, genreId] = GENRES[app.appId.length % GENRES.length];
@@ -97,7 +106,8 @@ export function appDetailsHtml(app: PlayApp, developer: PlayDeveloper, country: 
   put(root, [0, 0], app.title);
   put(root, [9, 0], 'Everyone');
   root[13] = [`${installs.toLocaleString('en-US')}+`, installs, installs * 2];
-  root[51] = [[app.score.toFixed(1), app.score], null, [null, installs / 10], [null, installs / 100]];
+  if (app.reviewCount > 0)
+    root[51] = [[app.score.toFixed(1), app.score], null, [null, installs / 10], [null, app.reviewCount]];
   put(root, [57, 0, 0, 0, 0, 1, 0], [micros, currency]);
   root[68] = [developer.name, [null, null, null, null, [null, null, `/store/apps/dev?id=${developer.id}`]]];
   put(root, [72, 0, 1], `${app.summary} ${app.title} works the way you do.`);
@@ -105,12 +115,58 @@ export function appDetailsHtml(app: PlayApp, developer: PlayDeveloper, country: 
   put(root, [79, 0, 0], [genre, null, genreId]);
   put(root, [95, 0, 3, 2], app.icon);
   const data = [null, [null, null, root]];
+  // The clusters under the details: "More by" the developer always, "Similar apps" when Google has some.
+  const cluster = (title: string, path: string) =>
+    Object.assign(Array(22).fill(null), { 21: [null, [title, null, [null, null, null, null, [null, null, path]]]] });
+  const clusters = [cluster(`More by ${developer.name}`, `/store/apps/dev?id=${developer.id}`)];
+  if (similarPath) clusters.push(cluster('Similar apps', similarPath));
   return [
     '<!doctype html><html lang="en"><head><base href="https://play.google.com/">',
     `<title>${app.title} - Apps on Google Play</title></head><body>`,
+    `<script nonce="emulator">var AF_initDataKeys = ["ds:5","ds:8"]; var AF_dataServiceRequests = {'ds:5' : {id:'Ws7gDc',request:[]},'ds:8' : {id:'${APP_CLUSTERS_RPC}',request:[]}}; var AF_initDataChunkQueue = [];</script>`,
     `<script class="ds:5" nonce="emulator">AF_initDataCallback({key: 'ds:5', hash: '7', data:${scriptJson(data)}, sideChannel: {}});</script>`,
+    `<script class="ds:8" nonce="emulator">AF_initDataCallback({key: 'ds:8', hash: '35', data:${scriptJson([null, [null, clusters]])}, sideChannel: {}});</script>`,
     '</body></html>',
   ].join('');
+}
+
+/** A similar-apps cluster page (`/store/apps/collection/cluster?gsr=`): its `ds:3` list laid out as a developer page's. */
+export function similarPageHtml(
+  listed: readonly { app: PlayApp; developer: PlayDeveloper }[],
+  country: string,
+  selfPath: string,
+): string {
+  const root: unknown[] = Array(22).fill(null);
+  root[21] = [
+    listed.map(({ app, developer }) => pageEntry(app, developer, country)),
+    ['Similar apps', null, [null, null, null, null, [null, null, selfPath]], [null, null]],
+  ];
+  return [
+    '<!doctype html><html lang="en"><head><base href="https://play.google.com/"><title>Similar apps - Android Apps on Google Play</title></head><body>',
+    `<script class="ds:3" nonce="emulator">AF_initDataCallback({key: 'ds:3', hash: '6', data:${scriptJson([[null, [root]]])}, sideChannel: {}});</script>`,
+    '</body></html>',
+  ].join('');
+}
+
+/** One review as a `UsvDTd` answer lists it. */
+function reviewEntry(review: PlayReview): unknown[] {
+  const entry: unknown[] = Array(17).fill(null);
+  entry[0] = review.id;
+  entry[1] = [review.userName, [null, 2, null, [null, null, review.userImage]]];
+  entry[2] = review.score;
+  entry[4] = review.text;
+  entry[5] = [review.seconds, 77_000_000];
+  entry[6] = review.thumbsUp;
+  if (review.reply) entry[7] = ['Developer', review.reply.text, [review.reply.seconds, 0]];
+  entry[10] = review.version;
+  entry[16] = 1;
+  return entry;
+}
+
+/** A `UsvDTd` answer: reviews at [0], the next page's token at [1][1]; an app without reviews answers an empty payload. */
+export function reviewsAnswer(reviews: readonly PlayReview[], nextToken: string | undefined): string {
+  const payload = reviews.length === 0 ? [] : [reviews.map(reviewEntry), nextToken ? [null, nextToken] : null];
+  return batchFrames(JSON.stringify(payload), undefined, REVIEWS_RPC);
 }
 
 /** A search page: its `ds:4` sections, the exact match featured in one (`[23]`), the list in another (`[22]`). */
@@ -208,18 +264,18 @@ export function clusterAnswer(
 }
 
 /** What Google answers for a token it does not know (or past the end): an error frame, no payload. */
-export function clusterErrorAnswer(): string {
+export function clusterErrorAnswer(rpc = CLUSTER_RPC): string {
   return batchFrames(null, [
     5,
     null,
     [['type.googleapis.com/wireless.android.finsky.boq.web.data.store.error.PlayDataError', [1]]],
-  ]);
+  ], rpc);
 }
 
-function batchFrames(payload: string | null, error?: unknown): string {
+function batchFrames(payload: string | null, error?: unknown, rpc = CLUSTER_RPC): string {
   const frame =
     error === undefined
-      ? ['wrb.fr', CLUSTER_RPC, payload, null, null, null, 'generic']
-      : ['wrb.fr', CLUSTER_RPC, null, null, null, error, 'generic'];
+      ? ['wrb.fr', rpc, payload, null, null, null, 'generic']
+      : ['wrb.fr', rpc, null, null, null, error, 'generic'];
   return `)]}'\n\n${JSON.stringify([frame, ['di', 42], ['af.httprm', 41, '-1', 17]])}`;
 }
