@@ -6,6 +6,7 @@
 import { CATALOG_SUBJECTS, ErrorCode } from '@appcat/contracts';
 import { PLAY_BLOCKS, PLAY_REFERENCE } from '@appcat/store-emulator';
 import { randomUUID } from 'node:crypto';
+import type { Review } from '../src/store/store-adapter.js';
 import { CatalogSystem, listOf } from './support.js';
 
 const developer = (developerId: string, country = 'us') => ({ route: 'developers.get' as const, developerId, country });
@@ -14,7 +15,8 @@ describe("Google Play's catalog", () => {
   let system: CatalogSystem;
 
   beforeAll(async () => {
-    system = await CatalogSystem.start({ env: { CATALOG_STORE: 'google-play' } });
+    // No failure memo: a call after a failure of the source asks Google Play again at once.
+    system = await CatalogSystem.start({ env: { CATALOG_STORE: 'google-play', CACHE_FAILURE_TTL_MS: '0' } });
   });
   afterAll(() => system.stop());
   beforeEach(() => system.reset());
@@ -123,5 +125,146 @@ describe("Google Play's catalog", () => {
     const exact = listOf(await system.fetch({ ...search, term: PLAY_REFERENCE.minecraft.title }));
     expect(exact.results[0]).toMatchObject({ appId: PLAY_REFERENCE.minecraft.appId });
     expect(listOf(await system.fetch({ ...search, term: 'zzqqxx' }))).toEqual({ resultCount: 0, results: [] });
+  });
+
+  describe('reviews, through batchexecute UsvDTd', () => {
+    const reviews = (appId: string, page = 1, sort: 'recent' | 'helpful' = 'recent') => ({
+      route: 'apps.reviews' as const,
+      appId,
+      page,
+      country: 'us',
+      sort,
+    });
+    /** Answers the reviews rpc with an empty page, as Google Play does when it does not mean it. */
+    const emptyReviews = () =>
+      system.emulator.setRequestHook((request) =>
+        request.body?.includes('UsvDTd')
+          ? {
+              response: {
+                status: 200,
+                body: `)]}'\n\n${JSON.stringify([['wrb.fr', 'UsvDTd', '[]', null, null, null, 'generic']])}`,
+              },
+            }
+          : undefined,
+      );
+
+    it("pages an app's reviews 50 at a time over the store's tokens, each page cached, to the list's end", async () => {
+      const pages = [];
+      for (let page = 1; page <= 5; page++) pages.push(listOf(await system.fetch(reviews(PLAY_REFERENCE.minecraft.appId, page))));
+      expect(pages.map((p) => p.resultCount)).toEqual([50, 50, 50, 30, 0]);
+      const all = pages.flatMap((p) => p.results) as unknown as Review[];
+      expect(new Set(all.map((r) => r.id)).size).toBe(PLAY_REFERENCE.minecraft.reviews);
+      expect(all[0]).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        appId: PLAY_REFERENCE.minecraft.appId,
+        userName: expect.any(String),
+        userUrl: '',
+        userImage: expect.stringMatching(/^https:\/\//),
+        version: expect.any(String),
+        score: expect.any(Number),
+        title: '',
+        text: expect.any(String),
+        url: expect.stringContaining(`reviewId=${all[0].id}`),
+        updated: expect.stringMatching(/^2026-0\dT|^2026-/),
+        voteSum: expect.any(Number),
+        voteCount: expect.any(Number),
+      });
+      const times = all.map((r) => Date.parse(r.updated));
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      // One request per page; page 5 knew from page 4 (no token) that the list had ended.
+      expect(system.emulator.stats().byEndpoint['play-batch']).toBe(4);
+      expect((await system.fetch(reviews(PLAY_REFERENCE.minecraft.appId, 3))).source).toBe('cache');
+
+      const helpful = listOf(await system.fetch(reviews(PLAY_REFERENCE.minecraft.appId, 1, 'helpful')))
+        .results as unknown as Review[];
+      const votes = helpful.map((r) => r.voteSum);
+      expect(votes).toEqual([...votes].sort((a, b) => b - a));
+    });
+
+    it('answers nothing for an app not sold there and for an unrated one, judged by its details page', async () => {
+      expect(listOf(await system.fetch(reviews('com.example.nothing')))).toEqual({ resultCount: 0, results: [] });
+      expect(listOf(await system.fetch(reviews(PLAY_REFERENCE.unrated.appId)))).toEqual({
+        resultCount: 0,
+        results: [],
+      });
+      expect(listOf(await system.fetch(reviews('com.example.nothing', 2)))).toEqual({ resultCount: 0, results: [] });
+    });
+
+    it('takes an empty first page for a rated app as a failure of the source: nothing cached, the next call asks again', async () => {
+      emptyReviews();
+      await expect(system.fetch(reviews(PLAY_REFERENCE.minecraft.appId))).rejects.toMatchObject({
+        code: ErrorCode.UpstreamBadResponse,
+        message: expect.stringMatching(/^upstream store answered no reviews for an app rated \d+ times/),
+      });
+      expect(await system.peek(reviews(PLAY_REFERENCE.minecraft.appId))).toBeNull();
+      system.emulator.setRequestHook();
+      expect(listOf(await system.fetch(reviews(PLAY_REFERENCE.minecraft.appId))).resultCount).toBe(50);
+    });
+
+    it('drops a page whose token Google no longer takes, so the next call reads the chain afresh', async () => {
+      expect(listOf(await system.fetch(reviews(PLAY_REFERENCE.minecraft.appId, 1, 'helpful'))).resultCount).toBe(50);
+      system.emulator.setRequestHook((request) =>
+        request.body?.includes('UsvDTd')
+          ? {
+              response: {
+                status: 200,
+                body: `)]}'\n\n${JSON.stringify([['wrb.fr', 'UsvDTd', null, null, null, [5], 'generic']])}`,
+              },
+            }
+          : undefined,
+      );
+      await expect(system.fetch(reviews(PLAY_REFERENCE.minecraft.appId, 2, 'helpful'))).rejects.toMatchObject({
+        code: ErrorCode.UpstreamBadResponse,
+      });
+      expect(await system.peek(reviews(PLAY_REFERENCE.minecraft.appId, 1, 'helpful'))).toBeNull();
+      system.emulator.setRequestHook();
+      expect(listOf(await system.fetch(reviews(PLAY_REFERENCE.minecraft.appId, 2, 'helpful'))).resultCount).toBe(50);
+    });
+  });
+
+  describe("similar apps, through the app page's cluster link", () => {
+    const similar = (appId: string, lang?: string) => ({ route: 'apps.similar' as const, appId, country: 'us', lang });
+
+    it("lists the apps of the cluster the app's page links, then serves them from the cache", async () => {
+      const first = listOf(await system.fetch(similar(PLAY_REFERENCE.minecraft.appId)));
+      expect(first.resultCount).toBe(50);
+      expect(first.results.map((app) => app.appId)).not.toContain(PLAY_REFERENCE.minecraft.appId);
+      expect(first.results[0]).toMatchObject({
+        appId: expect.any(String),
+        title: expect.any(String),
+        url: expect.stringMatching(/\/store\/apps\/details\?id=/),
+        developer: expect.any(String),
+        free: expect.any(Boolean),
+      });
+      expect(system.emulator.stats().byEndpoint['play-page']).toBe(2);
+      expect((await system.fetch(similar(PLAY_REFERENCE.minecraft.appId))).source).toBe('cache');
+      expect(system.emulator.stats().byEndpoint['play-page']).toBe(2);
+    });
+
+    it('answers nothing for an app not sold there, or one whose page links no similar apps', async () => {
+      expect(listOf(await system.fetch(similar('com.example.nothing')))).toEqual({ resultCount: 0, results: [] });
+      expect(listOf(await system.fetch(similar(PLAY_REFERENCE.unrated.appId)))).toEqual({
+        resultCount: 0,
+        results: [],
+      });
+    });
+
+    it('takes a linked cluster page listing nothing as a failure of the source, never cached', async () => {
+      system.emulator.setRequestHook((request) =>
+        request.path === '/store/apps/collection/cluster'
+          ? {
+              response: {
+                status: 200,
+                body: `<script>AF_initDataCallback({key: 'ds:3', hash: '1', data:${JSON.stringify([[null, [Object.assign(Array(22).fill(null), { 21: [[], ['Similar apps']] })]]])}, sideChannel: {}});</script>`,
+              },
+            }
+          : undefined,
+      );
+      await expect(system.fetch(similar(PLAY_REFERENCE.minecraft.appId, 'de'))).rejects.toMatchObject({
+        code: ErrorCode.UpstreamBadResponse,
+        message: 'upstream store answered a similar apps page listing no apps (127.0.0.1:' + new URL(system.emulator.url).port + ')',
+      });
+      expect(await system.peek(similar(PLAY_REFERENCE.minecraft.appId, 'de'))).toBeNull();
+    });
   });
 });

@@ -1,7 +1,22 @@
-import { ErrorCode, SEARCH_MAX_PAGE, SEARCH_PAGE_SIZE } from '@appcat/contracts';
+import {
+  ErrorCode,
+  REVIEWS_PAGE_SIZE,
+  type ReviewSort,
+  SEARCH_MAX_PAGE,
+  SEARCH_PAGE_SIZE,
+} from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
 import type { RefreshJob } from '../cache/refresh-queue.js';
+import {
+  ArgsCodec,
+  integer,
+  oneOf,
+  optionalText,
+  ResourceKind,
+  ResourceKinds,
+  text,
+} from '../cache/resource-descriptor.js';
 import {
   type Freshness,
   type ResourceRequest,
@@ -9,8 +24,15 @@ import {
   UncachedResources,
 } from '../cache/resource-store.js';
 import type { CacheTtls, GooglePlayConfig } from '../config.js';
-import { EMPTY_LIST, listOf, type ListData, type QueryOf, type StoreAdapter } from '../store/store-adapter.js';
-import { expectSuccess, httpError } from '../upstream/upstream-failures.js';
+import {
+  EMPTY_LIST,
+  listOf,
+  type ListData,
+  type QueryOf,
+  type Review,
+  type StoreAdapter,
+} from '../store/store-adapter.js';
+import { badResponse, expectSuccess, httpError } from '../upstream/upstream-failures.js';
 import type { UpstreamHttpClient, UpstreamResponse } from '../upstream/upstream-http-client.js';
 import {
   appDetails,
@@ -18,12 +40,18 @@ import {
   clusterPageForm,
   CLUSTER_RPC,
   developerPage,
+  REVIEWS_RPC,
+  reviewsForm,
+  reviewsPage,
   searchContinuation,
   searchPage,
+  similarClusterPath,
+  similarPage,
   type PlayAppDetails,
   type PlayListedApp,
+  type PlayReviewPage,
 } from './play-pages.js';
-import { PLAY_UPSTREAM, playRefusal, playUpstreamOf } from './play-upstream.js';
+import { PLAY_UPSTREAM, playRefusal } from './play-upstream.js';
 
 /** The language Google Play's pages are asked in; the route takes a country only. */
 const PAGE_LANGUAGE = 'en';
@@ -33,21 +61,45 @@ export interface GooglePlayStoreAdapterOptions {
   /** Where upstream resources are cached; default: none, every call asks Google Play. */
   store?: ResourceStore;
   /** Only matters with a real cache; default: a day's freshness. */
-  ttl?: Pick<CacheTtls, 'detailsSeconds' | 'listsSeconds' | 'searchSeconds' | 'notFoundSeconds' | 'staleSeconds'>;
+  ttl?: Pick<
+    CacheTtls,
+    | 'detailsSeconds'
+    | 'listsSeconds'
+    | 'searchSeconds'
+    | 'recentReviewsSeconds'
+    | 'reviewsSeconds'
+    | 'notFoundSeconds'
+    | 'staleSeconds'
+  >;
+}
+
+interface AppArgs {
+  country: string;
+  appId: string;
+  lang: string | undefined;
+}
+interface ReviewsArgs extends AppArgs {
+  sort: ReviewSort;
+  page: number;
 }
 
 /**
  * Google Play, read from its own pages as its site reads them: a search page (`ds:4`), an app's page
- * (`ds:5`), a developer's page (`ds:3`) and the batchexecute continuations behind lists. Our own reader rather than the `google-play-scraper` package:
- * every request must go through our guarded client (rate limit, breaker, egress budget, metrics),
- * which the package's fixed base URL and got-based requests do not allow for all of its calls.
+ * (`ds:5`, and its `ag2B9c` clusters for similar apps), a developer's page (`ds:3`), a similar-apps
+ * cluster page (`ds:3`) and the batchexecute rpcs behind lists (`qnKhOb`) and reviews (`UsvDTd`). Our own
+ * reader rather than the `google-play-scraper` package: every request must go through our guarded
+ * client (rate limit, breaker, egress budget, metrics), which the package's fixed base URL and
+ * got-based requests do not allow for all of its calls.
  */
 export class GooglePlayStoreAdapter implements StoreAdapter {
   private readonly store: ResourceStore;
-  private readonly lists: Freshness;
-  private readonly details: Freshness;
-  private readonly search: Freshness;
   private readonly host: string;
+  private readonly developerKind: ResourceKind<{ country: string; developerId: string }, PlayListedApp[]>;
+  private readonly appKind: ResourceKind<AppArgs, PlayAppDetails>;
+  private readonly searchKind: ResourceKind<{ country: string; term: string; lang: string | undefined }, PlayListedApp[]>;
+  private readonly reviewsKind: ResourceKind<ReviewsArgs, PlayReviewPage>;
+  private readonly similarKind: ResourceKind<AppArgs, PlayListedApp[]>;
+  private readonly kinds: ResourceKinds;
 
   constructor(
     private readonly config: GooglePlayConfig,
@@ -55,62 +107,126 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     options: GooglePlayStoreAdapterOptions = {},
   ) {
     this.store = options.store ?? new UncachedResources();
-    const { detailsSeconds, listsSeconds, searchSeconds, notFoundSeconds, staleSeconds } = options.ttl ?? {
+    const ttl = options.ttl ?? {
       detailsSeconds: 43_200,
       searchSeconds: 7200,
       listsSeconds: 86_400,
+      recentReviewsSeconds: 1800,
+      reviewsSeconds: 21_600,
       notFoundSeconds: 3600,
       staleSeconds: 604_800,
     };
-    const freshness = (seconds: number) => ({
+    const freshness = (seconds: number): Freshness => ({
       freshMs: seconds * 1000,
-      notFoundMs: notFoundSeconds * 1000,
-      staleMs: staleSeconds * 1000,
+      notFoundMs: ttl.notFoundSeconds * 1000,
+      staleMs: ttl.staleSeconds * 1000,
     });
-    this.lists = freshness(listsSeconds);
-    this.details = freshness(detailsSeconds);
-    this.search = freshness(searchSeconds);
+    const lists = freshness(ttl.listsSeconds);
+    const details = freshness(ttl.detailsSeconds);
+    const search = freshness(ttl.searchSeconds);
+    const recentReviews = freshness(ttl.recentReviewsSeconds);
+    const reviewPages = freshness(ttl.reviewsSeconds);
     this.host = new URL(config.baseUrl).host;
+    const lang = (a: { lang: string | undefined }) => a.lang ?? '-';
+
+    this.developerKind = new ResourceKind({
+      kind: 'developer',
+      upstreams: [PLAY_UPSTREAM],
+      args: new ArgsCodec({ country: text, developerId: text }),
+      key: (a) => `play:developer:${a.country}:${a.developerId}`,
+      freshness: () => lists,
+      load: (a) => this.loadDeveloper(a.country, a.developerId),
+    });
+    this.appKind = new ResourceKind({
+      kind: 'app',
+      upstreams: [PLAY_UPSTREAM],
+      args: new ArgsCodec<AppArgs>({ country: text, appId: text, lang: optionalText }),
+      key: (a) => `play:app:${a.country}:${lang(a)}:${a.appId}`,
+      freshness: () => details,
+      load: (a) => this.loadApp(a),
+    });
+    this.searchKind = new ResourceKind({
+      kind: 'search',
+      upstreams: [PLAY_UPSTREAM],
+      args: new ArgsCodec({ country: text, term: text, lang: optionalText }),
+      key: (a) => `play:search:${a.country}:${lang(a)}:${a.term}`,
+      freshness: () => search,
+      load: (a) => this.loadSearch(a.country, a.term, a.lang),
+    });
+    this.reviewsKind = new ResourceKind({
+      kind: 'reviews',
+      upstreams: [PLAY_UPSTREAM],
+      args: new ArgsCodec<ReviewsArgs>({
+        country: text,
+        appId: text,
+        lang: optionalText,
+        sort: oneOf<ReviewSort>('recent', 'helpful'),
+        page: integer,
+      }),
+      key: (a) => `play:reviews:${a.country}:${lang(a)}:${a.sort}:${a.appId}:${a.page}`,
+      // The newest reviews change fastest, as Apple's do.
+      freshness: (a) => (a.page === 1 && a.sort === 'recent' ? recentReviews : reviewPages),
+      load: (a) => this.loadReviews(a),
+    });
+    this.similarKind = new ResourceKind({
+      kind: 'similar',
+      upstreams: [PLAY_UPSTREAM],
+      args: new ArgsCodec<AppArgs>({ country: text, appId: text, lang: optionalText }),
+      key: (a) => `play:similar:${a.country}:${lang(a)}:${a.appId}`,
+      freshness: () => lists,
+      load: (a) => this.loadSimilar(a),
+    });
+    this.kinds = new ResourceKinds('play', [
+      this.developerKind,
+      this.appKind,
+      this.searchKind,
+      this.reviewsKind,
+      this.similarKind,
+    ]);
   }
 
   /** The developer's apps as its page lists them, every continuation page followed; nothing for an unknown developer. */
   async getDeveloper(query: QueryOf<'developers.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
-    const apps = await this.store.get(this.developerRequest(query.country ?? 'us', query.developerId), trace);
+    const request = this.developerKind.request({ country: query.country ?? 'us', developerId: query.developerId });
+    const apps = await this.store.get(request, trace);
     return apps ? listOf(apps) : EMPTY_LIST;
   }
 
   upstreamsOf(resourceKey: string): readonly string[] | undefined {
-    const upstream = playUpstreamOf(resourceKey);
-    return upstream === undefined ? undefined : [upstream];
+    return this.kinds.upstreamsOf(resourceKey);
   }
 
   refreshRequest(job: RefreshJob): ResourceRequest<unknown> | undefined {
-    const [country, id, lang] = job.args;
-    if (typeof country !== 'string' || typeof id !== 'string') return undefined;
-    if (job.kind === 'developer') return this.developerRequest(country, id);
-    if (job.kind === 'app') return this.appRequest(country, id, typeof lang === 'string' ? lang : undefined);
-    if (job.kind === 'search') return this.searchRequest(country, id, typeof lang === 'string' ? lang : undefined);
-    return undefined;
+    return this.kinds.fromJob(job);
   }
 
   /** The app's details page, in that country and language; nothing when it is not sold there. */
   async getApp(query: QueryOf<'apps.get'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
-    const app = await this.store.get(this.appRequest(query.country, query.appId, query.lang), trace);
+    const app = await this.store.get(this.appKind.request(appArgs(query)), trace);
     return app ? listOf([app]) : EMPTY_LIST;
   }
 
   /** One page of 20 of a search's results, all pages sharing one cached list (the page and its continuations). */
   async searchApps(query: QueryOf<'apps.search'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
     const term = query.term.trim().replace(/\s+/g, ' ').toLowerCase();
-    const apps = (await this.store.get(this.searchRequest(query.country, term, query.lang), trace)) ?? [];
+    const request = this.searchKind.request({ country: query.country, term, lang: query.lang });
+    const apps = (await this.store.get(request, trace)) ?? [];
     return listOf(apps.slice((query.page - 1) * SEARCH_PAGE_SIZE, query.page * SEARCH_PAGE_SIZE));
   }
-  appReviews(): Promise<ListData<never>> {
-    return this.notServed('apps.reviews');
+
+  /** Page N of 50 of the app's reviews in that order; nothing for an app not sold there. */
+  async appReviews(query: QueryOf<'apps.reviews'>, trace: ResourceTrace = UNTRACKED): Promise<ListData<Review>> {
+    const request = this.reviewsKind.request({ ...appArgs(query), sort: query.sort, page: query.page });
+    const page = await this.store.get(request, trace);
+    return page ? listOf(page.reviews) : EMPTY_LIST;
   }
-  similarApps(): Promise<ListData> {
-    return this.notServed('apps.similar');
+
+  /** The apps Google Play shows as similar on the app's page; nothing for an app not sold there. */
+  async similarApps(query: QueryOf<'apps.similar'>, trace: ResourceTrace = UNTRACKED): Promise<ListData> {
+    const apps = await this.store.get(this.similarKind.request(appArgs(query)), trace);
+    return apps ? listOf(apps) : EMPTY_LIST;
   }
+
   searchBundles(): Promise<ListData> {
     return this.notServed('bundles.search');
   }
@@ -144,55 +260,30 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     throw new WireException(ErrorCode.InvalidArgument, `Google Play's catalog does not serve ${route}`);
   }
 
-  private developerRequest(country: string, developerId: string): ResourceRequest<PlayListedApp[]> {
-    return {
-      key: `play:developer:${country}:${developerId}`,
-      freshness: this.lists,
-      load: () => this.loadDeveloper(country, developerId),
-      refresh: { upstream: PLAY_UPSTREAM, kind: 'developer', args: [country, developerId] },
-    };
+  private async loadSearch(country: string, term: string, lang: string | undefined): Promise<PlayListedApp[]> {
+    const url = new URL('/store/search', this.config.baseUrl);
+    url.search = new URLSearchParams({ q: term, c: 'apps', hl: lang ?? PAGE_LANGUAGE, gl: country }).toString();
+    const first = await this.send(url);
+    expectSuccess(first, this.host);
+    const page = searchPage(first.body, this.config.baseUrl, this.host);
+    const apps = new Map(page.apps.map((app) => [app.appId, app]));
+    const wanted = SEARCH_MAX_PAGE * SEARCH_PAGE_SIZE;
+    let token = page.nextToken;
+    for (let followed = 0; token && apps.size < wanted && followed < this.config.maxContinuations; followed++) {
+      const next = await this.send(this.batchUrl(CLUSTER_RPC, country), clusterPageForm(token));
+      expectSuccess(next, this.host);
+      const more = searchContinuation(next.body, this.config.baseUrl, this.host);
+      for (const app of more.apps) if (!apps.has(app.appId)) apps.set(app.appId, app);
+      token = more.apps.length > 0 && more.nextToken !== token ? more.nextToken : undefined;
+    }
+    return [...apps.values()].slice(0, wanted);
   }
 
-  private searchRequest(country: string, term: string, lang: string | undefined): ResourceRequest<PlayListedApp[]> {
-    return {
-      key: `play:search:${country}:${lang ?? '-'}:${term}`,
-      freshness: this.search,
-      load: async () => {
-        const url = new URL('/store/search', this.config.baseUrl);
-        url.search = new URLSearchParams({ q: term, c: 'apps', hl: lang ?? PAGE_LANGUAGE, gl: country }).toString();
-        const first = await this.send(url);
-        expectSuccess(first, this.host);
-        const page = searchPage(first.body, this.config.baseUrl, this.host);
-        const apps = new Map(page.apps.map((app) => [app.appId, app]));
-        const wanted = SEARCH_MAX_PAGE * SEARCH_PAGE_SIZE;
-        let token = page.nextToken;
-        for (let followed = 0; token && apps.size < wanted && followed < this.config.maxContinuations; followed++) {
-          const next = await this.send(this.batchUrl(country), clusterPageForm(token));
-          expectSuccess(next, this.host);
-          const more = searchContinuation(next.body, this.config.baseUrl, this.host);
-          for (const app of more.apps) if (!apps.has(app.appId)) apps.set(app.appId, app);
-          token = more.apps.length > 0 && more.nextToken !== token ? more.nextToken : undefined;
-        }
-        return [...apps.values()].slice(0, wanted);
-      },
-      refresh: { upstream: PLAY_UPSTREAM, kind: 'search', args: [country, term, lang ?? null] },
-    };
-  }
-
-  private appRequest(country: string, appId: string, lang: string | undefined): ResourceRequest<PlayAppDetails> {
-    return {
-      key: `play:app:${country}:${lang ?? '-'}:${appId}`,
-      freshness: this.details,
-      load: async () => {
-        const url = new URL('/store/apps/details', this.config.baseUrl);
-        url.search = new URLSearchParams({ id: appId, hl: lang ?? PAGE_LANGUAGE, gl: country }).toString();
-        const page = await this.send(url);
-        if (page.status === 404) return undefined;
-        expectSuccess(page, this.host);
-        return appDetails(page.body, appId, this.config.baseUrl, this.host);
-      },
-      refresh: { upstream: PLAY_UPSTREAM, kind: 'app', args: [country, appId, lang ?? null] },
-    };
+  private async loadApp({ country, appId, lang }: AppArgs): Promise<PlayAppDetails | undefined> {
+    const page = await this.send(this.detailsUrl(appId, country, lang ?? PAGE_LANGUAGE));
+    if (page.status === 404) return undefined;
+    expectSuccess(page, this.host);
+    return appDetails(page.body, appId, this.config.baseUrl, this.host);
   }
 
   private async loadDeveloper(country: string, developerId: string): Promise<PlayListedApp[] | undefined> {
@@ -208,7 +299,7 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     let token = page.nextToken;
     for (let followed = 0; token && !seen.has(token) && followed < this.config.maxContinuations; followed++) {
       seen.add(token);
-      const next = await this.send(this.batchUrl(country), clusterPageForm(token));
+      const next = await this.send(this.batchUrl(CLUSTER_RPC, country), clusterPageForm(token));
       expectSuccess(next, this.host);
       const more = clusterPage(next.body, this.config.baseUrl, this.host);
       for (const app of more.apps) if (!apps.has(app.appId)) apps.set(app.appId, app);
@@ -217,9 +308,75 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     return [...apps.values()];
   }
 
-  private batchUrl(country: string): URL {
+  /**
+   * One page of reviews: page 1 asked from the start, page N with the token page N-1 (cached) ended
+   * on. Google answers an unknown app with no reviews, so an empty first page is judged by the app's
+   * details: not sold there → nothing (not found); rated → implausible, a failure never cached;
+   * unrated → truly none. Past the last token the list has ended: an empty page. A token Google
+   * rejects (an error frame) drops the page that gave it, so the next call reads the chain afresh.
+   */
+  private async loadReviews(args: ReviewsArgs): Promise<PlayReviewPage | undefined> {
+    const { country, appId, lang, sort, page } = args;
+    let token: string | undefined;
+    let previousKey: string | undefined;
+    if (page > 1) {
+      const previous = this.reviewsKind.request({ ...args, page: page - 1 });
+      const before = await this.store.get(previous, UNTRACKED);
+      if (!before) return undefined;
+      if (!before.nextToken) return { reviews: [] };
+      token = before.nextToken;
+      previousKey = previous.key;
+    }
+    const answer = await this.send(
+      this.batchUrl(REVIEWS_RPC, country, lang ?? PAGE_LANGUAGE),
+      reviewsForm(appId, sort, REVIEWS_PAGE_SIZE, token),
+    );
+    expectSuccess(answer, this.host);
+    const read = reviewsPage(answer.body, appId, this.config.baseUrl, this.host);
+    if (read.reviews.length > 0) return read;
+    if (previousKey) {
+      if (read.rejected) {
+        await this.store.drop(previousKey);
+        throw badResponse('an error for the reviews token it gave', this.host);
+      }
+      return { reviews: [] };
+    }
+    const app = await this.store.get(this.appKind.request({ country, appId, lang }), UNTRACKED);
+    if (!app) return undefined;
+    const rated = (app.ratings ?? 0) + (app.reviews ?? 0);
+    if (rated > 0) throw badResponse(`no reviews for an app rated ${rated} times`, this.host);
+    return { reviews: [] };
+  }
+
+  /**
+   * The app's page (asked in English: the cluster is found by its title), the similar cluster it
+   * links, then that cluster's page in the asked language: its first page of apps (50 on Google's
+   * pages). No cluster linked: none similar. A linked cluster listing nothing is a failure (similarPage).
+   */
+  private async loadSimilar({ country, appId, lang }: AppArgs): Promise<PlayListedApp[] | undefined> {
+    const page = await this.send(this.detailsUrl(appId, country, PAGE_LANGUAGE));
+    if (page.status === 404) return undefined;
+    expectSuccess(page, this.host);
+    appDetails(page.body, appId, this.config.baseUrl, this.host);
+    const path = similarClusterPath(page.body, this.host);
+    if (!path) return [];
+    const url = new URL(path, this.config.baseUrl);
+    url.searchParams.set('gl', country);
+    url.searchParams.set('hl', lang ?? PAGE_LANGUAGE);
+    const cluster = await this.send(url);
+    expectSuccess(cluster, this.host);
+    return similarPage(cluster.body, this.config.baseUrl, this.host);
+  }
+
+  private detailsUrl(appId: string, country: string, hl: string): URL {
+    const url = new URL('/store/apps/details', this.config.baseUrl);
+    url.search = new URLSearchParams({ id: appId, hl, gl: country }).toString();
+    return url;
+  }
+
+  private batchUrl(rpc: string, country: string, hl = PAGE_LANGUAGE): URL {
     const url = new URL('/_/PlayStoreUi/data/batchexecute', this.config.baseUrl);
-    url.search = new URLSearchParams({ rpcids: CLUSTER_RPC, hl: PAGE_LANGUAGE, gl: country }).toString();
+    url.search = new URLSearchParams({ rpcids: rpc, hl, gl: country }).toString();
     return url;
   }
 
@@ -242,4 +399,8 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
     if (response.status >= 300 && response.status < 400) throw httpError(response, this.host);
     return response;
   }
+}
+
+function appArgs(query: { country: string; appId: string; lang?: string }): AppArgs {
+  return { country: query.country, appId: query.appId, lang: query.lang };
 }

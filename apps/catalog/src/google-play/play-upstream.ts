@@ -4,11 +4,6 @@ import type { UpstreamResponse } from '../upstream/upstream-http-client.js';
 /** play.google.com as the rate limiter and the circuit breaker know it. */
 export const PLAY_UPSTREAM = 'play';
 
-/** Every cached Google Play resource (`play:<kind>:…`) is loaded from play.google.com. */
-export function playUpstreamOf(resourceKey: string): string | undefined {
-  return resourceKey.startsWith('play:') ? PLAY_UPSTREAM : undefined;
-}
-
 export function playRateLimits(config: GooglePlayConfig): Map<string, UpstreamRateLimit> {
   return new Map([[PLAY_UPSTREAM, config.rateLimit]]);
 }
