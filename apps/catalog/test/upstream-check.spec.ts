@@ -179,6 +179,8 @@ describe('upstream check against the store emulator', () => {
         ...ALL_ROUTES.map((r) => ['apple', r, 'ok']),
         ['google-play', '/api/apps', 'ok'],
         ['google-play', '/api/apps/{appId}', 'ok'],
+        ['google-play', '/api/apps/{appId}/reviews', 'ok'],
+        ['google-play', '/api/apps/{appId}/similar', 'ok'],
         ['google-play', '/api/developers/{developerId}', 'ok'],
       ]);
       expect(Object.keys(parsed.routes[0])).toEqual(['store', 'route', 'status', 'detail', 'sources']);
@@ -207,6 +209,8 @@ describe('upstream check against the store emulator', () => {
         ...ALL_ROUTES.map((r) => ['apple', r]),
         ['google-play', '/api/apps'],
         ['google-play', '/api/apps/{appId}'],
+        ['google-play', '/api/apps/{appId}/reviews'],
+        ['google-play', '/api/apps/{appId}/similar'],
         ['google-play', '/api/developers/{developerId}'],
       ];
       expect(routeRows).toHaveLength(expected.length);
@@ -222,7 +226,9 @@ describe('upstream check against the store emulator', () => {
       const play = await run(['--store', 'google-play', '--play-developer', 'Mojang'], envFor(emulator.url));
       expect(play.code).toBe(0);
       const playRows = play.stdout.split('\n').filter((row) => row !== '' && !row.startsWith(' '));
-      expect(playRows[2]).toMatch(/^google-play +\/api\/developers\/\{developerId\} +ok +3 records$/);
+      expect(playRows[4]).toMatch(/^google-play +\/api\/developers\/\{developerId\} +ok +3 records$/);
+      expect(playRows[2]).toMatch(/^google-play +\/api\/apps\/\{appId\}\/reviews +ok +50 records$/);
+      expect(playRows[3]).toMatch(/^google-play +\/api\/apps\/\{appId\}\/similar +ok +50 records$/);
     });
 
     it('refuses bad flags with a usage message and exit code 2', async () => {

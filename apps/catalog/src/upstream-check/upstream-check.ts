@@ -204,10 +204,10 @@ function describe(route: PricedRoute, items: WellKnownItems): string {
   const routeId = route.id;
   const where = `in ${items.country}`;
   if (route.store === 'google-play')
-    return routeId === 'apps.get'
-      ? `Google Play app ${items.playAppId} ${where}`
-      : routeId === 'apps.search'
-        ? `Google Play term "${items.playTerm}" ${where}`
+    return routeId === 'apps.search'
+      ? `Google Play term "${items.playTerm}" ${where}`
+      : routeId.startsWith('apps.')
+        ? `Google Play app ${items.playAppId} ${where}`
         : `Google Play developer ${items.playDeveloperId} ${where}`;
   if (routeId === 'apps.search') return `term "${items.appTerm}" ${where}`;
   if (routeId === 'bundles.search') return `term "${items.bundleTerm}" ${where}`;
