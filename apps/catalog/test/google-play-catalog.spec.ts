@@ -150,7 +150,8 @@ describe("Google Play's catalog", () => {
 
     it("pages an app's reviews 50 at a time over the store's tokens, each page cached, to the list's end", async () => {
       const pages = [];
-      for (let page = 1; page <= 5; page++) pages.push(listOf(await system.fetch(reviews(PLAY_REFERENCE.minecraft.appId, page))));
+      for (let page = 1; page <= 5; page++)
+        pages.push(listOf(await system.fetch(reviews(PLAY_REFERENCE.minecraft.appId, page))));
       expect(pages.map((p) => p.resultCount)).toEqual([50, 50, 50, 30, 0]);
       const all = pages.flatMap((p) => p.results) as unknown as Review[];
       expect(new Set(all.map((r) => r.id)).size).toBe(PLAY_REFERENCE.minecraft.reviews);
@@ -262,7 +263,10 @@ describe("Google Play's catalog", () => {
       );
       await expect(system.fetch(similar(PLAY_REFERENCE.minecraft.appId, 'de'))).rejects.toMatchObject({
         code: ErrorCode.UpstreamBadResponse,
-        message: 'upstream store answered a similar apps page listing no apps (127.0.0.1:' + new URL(system.emulator.url).port + ')',
+        message:
+          'upstream store answered a similar apps page listing no apps (127.0.0.1:' +
+          new URL(system.emulator.url).port +
+          ')',
       });
       expect(await system.peek(similar(PLAY_REFERENCE.minecraft.appId, 'de'))).toBeNull();
     });

@@ -277,7 +277,11 @@ describe("Google Play's similar apps (the app page's ag2B9c cluster, then the cl
   });
 
   it("reads the recorded cluster page's apps in the developer list's shape", () => {
-    const apps = similarPage(fixture('similar-cluster-com.google.android.apps.translate.html'), BASE, 'play.google.com');
+    const apps = similarPage(
+      fixture('similar-cluster-com.google.android.apps.translate.html'),
+      BASE,
+      'play.google.com',
+    );
     expect(apps).toHaveLength(50);
     expect(apps[0]).toMatchObject({
       appId: 'com.google.android.inputmethod.latin',

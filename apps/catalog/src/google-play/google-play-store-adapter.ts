@@ -1,10 +1,4 @@
-import {
-  ErrorCode,
-  REVIEWS_PAGE_SIZE,
-  type ReviewSort,
-  SEARCH_MAX_PAGE,
-  SEARCH_PAGE_SIZE,
-} from '@appcat/contracts';
+import { ErrorCode, REVIEWS_PAGE_SIZE, type ReviewSort, SEARCH_MAX_PAGE, SEARCH_PAGE_SIZE } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
 import { type ResourceTrace, UNTRACKED } from '../cache/provenance.js';
 import type { RefreshJob } from '../cache/refresh-queue.js';
@@ -96,7 +90,10 @@ export class GooglePlayStoreAdapter implements StoreAdapter {
   private readonly host: string;
   private readonly developerKind: ResourceKind<{ country: string; developerId: string }, PlayListedApp[]>;
   private readonly appKind: ResourceKind<AppArgs, PlayAppDetails>;
-  private readonly searchKind: ResourceKind<{ country: string; term: string; lang: string | undefined }, PlayListedApp[]>;
+  private readonly searchKind: ResourceKind<
+    { country: string; term: string; lang: string | undefined },
+    PlayListedApp[]
+  >;
   private readonly reviewsKind: ResourceKind<ReviewsArgs, PlayReviewPage>;
   private readonly similarKind: ResourceKind<AppArgs, PlayListedApp[]>;
   private readonly kinds: ResourceKinds;

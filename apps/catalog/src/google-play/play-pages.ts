@@ -424,7 +424,8 @@ export function reviewsPage(body: string, appId: string, baseUrl: string, host: 
   const entries = payload[0] ?? [];
   if (!Array.isArray(entries)) throw badResponse('a reviews answer without its review list', host);
   const reviews = entries.map((entry) => review(entry, appId, baseUrl)).filter((r): r is Review => !!r);
-  if (entries.length > 0 && reviews.length === 0) throw badResponse('a reviews page whose reviews are unreadable', host);
+  if (entries.length > 0 && reviews.length === 0)
+    throw badResponse('a reviews page whose reviews are unreadable', host);
   return { reviews, nextToken: text(at(payload, [1, 1])) };
 }
 
@@ -477,4 +478,3 @@ export function similarPage(html: string, baseUrl: string, host: string): PlayLi
   if (apps.length === 0) throw badResponse('a similar apps page listing no apps', host);
   return apps;
 }
-

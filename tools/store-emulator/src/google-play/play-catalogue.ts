@@ -168,7 +168,10 @@ export class PlayCatalogue {
         seconds,
         thumbsUp: rng.chance(0.6) ? 0 : rng.int(1, 400),
         version: rng.chance(0.2) ? null : `${rng.int(1, 12)}.${rng.int(0, 40)}.${rng.int(0, 9)}`,
-        reply: score <= 2 && rng.chance(0.5) ? { text: `Thanks, ${name}. We are looking into it.`, seconds: seconds + 3600 } : null,
+        reply:
+          score <= 2 && rng.chance(0.5)
+            ? { text: `Thanks, ${name}. We are looking into it.`, seconds: seconds + 3600 }
+            : null,
       });
     }
     return order === 'recent' ? reviews : [...reviews].sort((a, b) => b.thumbsUp - a.thumbsUp || b.seconds - a.seconds);

@@ -265,11 +265,11 @@ export function clusterAnswer(
 
 /** What Google answers for a token it does not know (or past the end): an error frame, no payload. */
 export function clusterErrorAnswer(rpc = CLUSTER_RPC): string {
-  return batchFrames(null, [
-    5,
+  return batchFrames(
     null,
-    [['type.googleapis.com/wireless.android.finsky.boq.web.data.store.error.PlayDataError', [1]]],
-  ], rpc);
+    [5, null, [['type.googleapis.com/wireless.android.finsky.boq.web.data.store.error.PlayDataError', [1]]]],
+    rpc,
+  );
 }
 
 function batchFrames(payload: string | null, error?: unknown, rpc = CLUSTER_RPC): string {

@@ -194,8 +194,9 @@ export function googlePlayRoutes(catalogue: PlayCatalogue): Route[] {
     const cc = country(request);
     let appId = '';
     try {
-      appId = (JSON.parse(Buffer.from(request.query.get('gsr') ?? '', 'base64url').toString('utf8')) as { similar?: string })
-        .similar ?? '';
+      appId =
+        (JSON.parse(Buffer.from(request.query.get('gsr') ?? '', 'base64url').toString('utf8')) as { similar?: string })
+          .similar ?? '';
     } catch {
       // Not a cluster we linked: Google's 404.
     }
