@@ -26,6 +26,7 @@ export const NO_RATE_LIMITS = {
   APPLE_WEB_RATE_PER_MIN: '0',
   APPLE_AMP_API_RATE_PER_MIN: '0',
   APPLE_CATALOGUE_RATE_PER_MIN: '0',
+  PLAY_RATE_PER_MIN: '0',
 };
 
 export interface Service {
@@ -167,6 +168,7 @@ export class Stack {
       ITUNES_BASE_URL: this.emulatorUrl,
       APPLE_WEB_BASE_URL: this.emulatorUrl,
       APPLE_AMP_API_BASE_URL: this.emulatorUrl,
+      PLAY_BASE_URL: this.emulatorUrl,
       ...NO_RATE_LIMITS,
       ...this.payments?.paymentsEnv,
       X402_FACILITATOR_URL: (this.facilitatorTimer ?? this.facilitator)?.url ?? '',

@@ -6,7 +6,7 @@ import { runHttpLoad, type HttpLoadResult } from '../load/http-load.js';
 import type { Report } from '../report.js';
 import { cpuMs, residentBytes, RssSampler } from '../rss.js';
 import type { BenchSettings } from '../settings.js';
-import { type Service, type Stack, startFloor } from '../stack.js';
+import { type Service, type Stack, startFloor, startService } from '../stack.js';
 import { interleave, median, ratio, summarise, type TargetSummary } from '../stats.js';
 import { count, fixed, markdownTable, megabytes, percent } from '../table.js';
 
@@ -31,6 +31,9 @@ const ZIPF_DRAWS = 65_536;
 const WARM_CONCURRENCY = 32;
 /** Added to the names of processes measured under the Zipf mix in the memory table. */
 export const ZIPF_MEMORY_LABEL = 'Zipf mix';
+/** The sibling's row: Google LLC's developer page in the emulator (135 apps, a page and two continuations). */
+const PLAY_DEVELOPER_PATH = '/api/developers/5700313618786177705';
+const PLAY_MEMORY_LABEL = 'Google Play developers';
 
 interface Target {
   name: string;
@@ -216,6 +219,27 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
     ...ours.processes.map((name) => report.memory.get(memoryName(name, zipfTargets[0]))?.peakBytes ?? 0),
   );
 
+  // The sibling's row: Google Play's catalog and a gateway for it beside ours, on the same payments and
+  // key, its developers route (135 apps) warm in the cache; measured as ours was, rounds of its own.
+  const playEnv = { ...stack.env(), CATALOG_STORE: 'google-play', GATEWAY_STORE: 'google-play' };
+  stack.adopt(await startService('play catalog', 'catalog', playEnv, settings.serviceNodeArgs), 'play catalog');
+  const playGateway = stack.adopt(
+    await startService('play gateway', 'gateway', playEnv, settings.serviceNodeArgs),
+    'play gateway',
+  );
+  await warmCall(playGateway.url!, key.key, PLAY_DEVELOPER_PATH);
+  const playWarm = await warmCall(playGateway.url!, key.key, PLAY_DEVELOPER_PATH);
+  if (playWarm.cache !== 'CACHE')
+    throw new Error(`Google Play's developers route was not served from the cache (x-cache ${playWarm.cache})`);
+  const playTarget: Target = {
+    name: 'ours, Google Play developers',
+    url: playGateway.url!,
+    processes: ['play gateway', 'payments', 'play catalog'],
+    paths: [PLAY_DEVELOPER_PATH],
+    memoryLabel: PLAY_MEMORY_LABEL,
+  };
+  await measure([playTarget]);
+
   const summary = (t: Target) => summarise(results.get(t.name)!);
   const single = singleTargets.map(summary);
   const [oursSingle, rawNatsSingle, fastifySingle] = single;
@@ -223,6 +247,7 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
   const [oursZipf, rawNatsZipf] = zipf;
   const toRawNats = ratio(oursSingle.requestsPerSecond, rawNatsSingle.requestsPerSecond);
   const zipfToRawNats = ratio(oursZipf.requestsPerSecond, rawNatsZipf.requestsPerSecond);
+  const playSingle = summary(playTarget);
   const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'spread', 'errors', 'ours ÷ target'];
   report.add(
     `Credit-paid calls, warm cache, ${settings.connections} connections`,
@@ -238,6 +263,10 @@ export async function creditSection(stack: Stack, settings: BenchSettings, repor
       markdownTable(header, rows(zipfTargets, zipf, cpu)),
       '',
       `On the Zipf mix, ours ÷ raw-NATS floor: **${percent(zipfToRawNats)}** of its throughput (${fixed(zipfToRawNats, 2)}×; ${fixed(toRawNats, 2)}× on the single app); p99 ${fixed(oursZipf.p99Ms)} ms against the floor's ${fixed(rawNatsZipf.p99Ms)} ms. The largest of our services under this load: ${megabytes(zipfPeakBytes)} RSS ("${ZIPF_MEMORY_LABEL}" in the memory table; the memory target is read on the single app's loads, as before).`,
+      '',
+      `**Google Play (the sibling).** \`GET ${PLAY_DEVELOPER_PATH}\` (Google LLC, 135 apps: a bigger payload than the App Store app's) at the sibling's own gateway, with its own catalog (\`CATALOG_STORE=google-play\`), on the same payments and key, warm in its cache; a first warm-up and ${settings.rounds} rounds of ${settings.seconds} s after the rows above. "ours ÷ target" compares it with ours on the App Store app.`,
+      '',
+      markdownTable(header, rows([ours, playTarget], [oursSingle, playSingle], cpu).slice(1)),
     ].join('\n'),
   );
   report.check({
