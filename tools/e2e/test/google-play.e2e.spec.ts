@@ -2,7 +2,8 @@
  * The sibling catalog end to end: Google Play's catalog and its gateway at an address of their own,
  * beside the App Store's, on one payments service. The official x402 client pays for a Google Play
  * developer on each of the five networks, and one API key (as `npm start` issues it) pays at both
- * addresses from one balance.
+ * addresses from one balance. Google Play's reviews and similar apps answer through either rail, an
+ * unknown app and a bad sort as the App Store's do, and an implausible empty answer is never charged.
  */
 import { type X402NetworkName, x402Network } from '@appcat/contracts';
 import { SOLANA_DEV_ACCOUNTS } from '@appcat/solana-ledger';
@@ -135,4 +136,87 @@ describe('Google Play at its own address, on the same payments', () => {
     expect(play.status).toBe(409);
     expect(await balanceAt(system.playBaseUrl, key)).toBe('0.997000');
   });
+
+  const REVIEWS_PATH = `/api/apps/${PLAY_REFERENCE.minecraft.appId}/reviews?sort=recent&page=2`;
+  const SIMILAR_PATH = `/api/apps/${PLAY_REFERENCE.minecraft.appId}/similar`;
+
+  it('answers reviews and similar apps through credits, as the App Store does an unknown app and a bad sort', async () => {
+    const { key, id } = await system.createKey('1');
+    const reviews = await at(system.playBaseUrl, REVIEWS_PATH, key);
+    expect(reviews.status).toBe(200);
+    const page = reviews.body.data as { resultCount: number; results: { appId: string; score: number }[] };
+    expect(page.resultCount).toBe(50);
+    expect(page.results.every((r) => r.appId === PLAY_REFERENCE.minecraft.appId && r.score >= 1)).toBe(true);
+    expect(reviews.headers.get('x-credits-remaining')).toBe('0.997000');
+
+    const similar = await at(system.playBaseUrl, SIMILAR_PATH, key);
+    expect(similar.status).toBe(200);
+    expect((similar.body.data as { resultCount: number }).resultCount).toBe(50);
+
+    // An unknown app is a paid 200 with nothing, on either route, as the App Store's is.
+    for (const path of ['/api/apps/com.example.nothing/reviews', '/api/apps/com.example.nothing/similar']) {
+      const unknown = await at(system.playBaseUrl, path, key);
+      expect([path, unknown.status, unknown.body.data]).toEqual([path, 200, { resultCount: 0, results: [] }]);
+    }
+    // A bad sort or page is a 400 naming it, never charged.
+    const badSort = await at(
+      system.playBaseUrl,
+      `/api/apps/${PLAY_REFERENCE.minecraft.appId}/reviews?sort=newest`,
+      key,
+    );
+    expect([badSort.status, badSort.body.message]).toEqual([400, 'sort must be one of: recent, helpful']);
+    expect(
+      (await at(system.playBaseUrl, `/api/apps/${PLAY_REFERENCE.minecraft.appId}/reviews?page=11`, key)).status,
+    ).toBe(400);
+    expect(await balanceAt(system.playBaseUrl, key)).toBe('0.988000');
+    await system.waitForSpent(id, 12_000n);
+    expect(await system.ledger(id)).toMatchObject({ spent: 12_000n, debits: 4 });
+  });
+
+  it('an empty reviews page for a rated app is a 502, charged nothing, never served as data', async () => {
+    const { key } = await system.createKey('1');
+    const path = `/api/apps/${PLAY_REFERENCE.minecraft.appId}/reviews?sort=helpful&lang=de`;
+    system.emulator.setRequestHook((request) =>
+      request.body?.includes('UsvDTd')
+        ? {
+            response: {
+              status: 200,
+              body: `)]}'\n\n${JSON.stringify([['wrb.fr', 'UsvDTd', '[]', null, null, null, 'generic']])}`,
+            },
+          }
+        : undefined,
+    );
+    try {
+      const failed = await at(system.playBaseUrl, path, key);
+      expect(failed.status).toBe(502);
+      expect(failed.body.data).toBeNull();
+    } finally {
+      system.emulator.setRequestHook(undefined);
+    }
+    // The empty page was never taken as data: asked again at once, the catalog still has no answer
+    // (it remembers the failure for CACHE_FAILURE_TTL_MS), and nothing is charged.
+    const again = await at(system.playBaseUrl, path, key);
+    expect([again.status, again.body.data]).toEqual([502, null]);
+    expect(await balanceAt(system.playBaseUrl, key)).toBe('1.000000');
+  });
+
+  it.each(['apps.reviews', 'apps.similar'] as const)(
+    '%s paid with the official x402 client on Base at the Play address',
+    async (route) => {
+      const path = route === 'apps.reviews' ? REVIEWS_PATH : SIMILAR_PATH;
+      const unpaid = await fetch(system.playBaseUrl + path);
+      expect(unpaid.status).toBe(402);
+      expect(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!).resource.url).toBe(
+        system.playBaseUrl + path,
+      );
+      const chain = system.stack!.chain('base');
+      const payTo = chain.accounts.payTo.address;
+      const before = await chain.balanceOf(payTo);
+      const res = await wrapFetchWithPayment(fetch, evmClient('base'))(system.playBaseUrl + path);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { data: { resultCount: number } }).data.resultCount).toBe(50);
+      expect(decodePaymentResponseHeader(res.headers.get('payment-response')!).success).toBe(true);
+      expect((await chain.balanceOf(payTo)) - before).toBe(3000n);
+    },
+  );
 });
