@@ -156,7 +156,7 @@ describe("the store emulator's Google Play reviews and similar apps", () => {
     const ids: string[] = [];
     let token: string | null = null;
     do {
-      const payload = (await reviews(PLAY_REFERENCE.minecraft.appId, 2, 50, token))!;
+      const payload: unknown[] = (await reviews(PLAY_REFERENCE.minecraft.appId, 2, 50, token))!;
       const entries = payload[0] as unknown[][];
       ids.push(...entries.map((entry) => entry[0] as string));
       token = (at(payload, 1, 1) as string | undefined) ?? null;
