@@ -195,6 +195,102 @@ describe('x402 payments held, then settled or released', () => {
     await expect(a().settle(signature, again, resource, paidFor)).resolves.toMatchObject({ amount: 3000n });
   });
 
+  describe('paid at once, for data already in hand', () => {
+    it('claims and settles in one request, leaving the signature to the facilitator; a copy is then refused', async () => {
+      const before = await chain().balanceOf(payTo());
+      const asked = stats();
+      const signature = await signed();
+      const settled = await a().pay(signature, offer, resource, paidFor);
+      expect(settled.receipt).toMatchObject({ network: 'eip155:8453', transaction: expect.stringMatching(/^0x/) });
+      expect((await chain().balanceOf(payTo())) - before).toBe(3000n);
+      expect([stats().verifyCalls - asked.verifyCalls, stats().settleCalls - asked.settleCalls]).toEqual([0, 1]);
+      await expect(b().pay(signature, offer, resource, paidFor)).rejects.toMatchObject({
+        code: 'PAYMENT_REPLAYED',
+        message: 'payment already used',
+      });
+      await expect(b().authorize(signature, offer, resource)).rejects.toMatchObject({ code: 'PAYMENT_REPLAYED' });
+      expect(stats().settleCalls - asked.settleCalls).toBe(1);
+    });
+
+    it('settles one of two copies sent at once: the claim comes before the facilitator', async () => {
+      const before = await chain().balanceOf(payTo());
+      const asked = stats();
+      const signature = await signed();
+      const outcomes = await Promise.allSettled([
+        a().pay(signature, offer, resource, paidFor),
+        b().pay(signature, offer, resource, paidFor),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({
+        reason: { code: 'PAYMENT_REPLAYED' },
+      });
+      expect(stats().settleCalls - asked.settleCalls).toBe(1);
+      expect((await chain().balanceOf(payTo())) - before).toBe(3000n);
+    });
+
+    it('refuses a forged signature through the facilitator, settling nothing, and leaves the genuine payment free', async () => {
+      const before = await chain().balanceOf(payTo());
+      const genuine = await signed();
+      const forged = JSON.parse(Buffer.from(genuine, 'base64').toString()) as PaymentPayload;
+      const evmPayload = forged.payload as { signature: string };
+      const s = evmPayload.signature;
+      evmPayload.signature = s.slice(0, -6) + (s.slice(-6, -2) === 'aaaa' ? 'bbbb' : 'aaaa') + s.slice(-2);
+      await expect(a().pay(encodePaymentSignatureHeader(forged), offer, resource, paidFor)).rejects.toMatchObject({
+        code: 'PAYMENT_SETTLEMENT_FAILED',
+        message: expect.stringMatching(/^settlement failed: \S+/),
+      });
+      expect(await chain().balanceOf(payTo())).toBe(before);
+      // The forgery shares the genuine payment's identity (payer, nonce): its claim was given back, not refused.
+      await b().pay(genuine, offer, resource, paidFor);
+      expect((await chain().balanceOf(payTo())) - before).toBe(3000n);
+    });
+
+    it('refuses a payment without funds, and then refuses a copy at once', async () => {
+      const poor = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) });
+      const signature = await signed({ client: poor });
+      await expect(a().pay(signature, offer, resource, paidFor)).rejects.toMatchObject({
+        code: 'PAYMENT_SETTLEMENT_FAILED',
+      });
+      const asked = stats();
+      await expect(b().pay(signature, offer, resource, paidFor)).rejects.toMatchObject({
+        code: 'PAYMENT_REPLAYED',
+        message: 'payment already refused by the facilitator; sign a new one',
+      });
+      expect(stats().settleCalls).toBe(asked.settleCalls);
+    });
+
+    it('refuses what authorize refuses before any request: another payTo, an expired authorization', async () => {
+      const asked = stats();
+      for (const tamper of [
+        (p: PaymentPayload) => {
+          (p.payload as { authorization: { to: string } }).authorization.to =
+            '0x0000000000000000000000000000000000000002';
+        },
+        (p: PaymentPayload) => {
+          (p.payload as { authorization: { validBefore: string } }).authorization.validBefore = '1';
+        },
+      ]) {
+        await expect(a().pay(await signed({ tamper }), offer, resource, paidFor)).rejects.toMatchObject({
+          code: 'PAYMENT_INVALID',
+        });
+      }
+      expect([stats().verifyCalls, stats().settleCalls]).toEqual([asked.verifyCalls, asked.settleCalls]);
+    });
+
+    it('gives the claim back when the facilitator is unreachable, so the same payload pays after', async () => {
+      const signature = await signed();
+      stack.facilitator.setUnavailable(true);
+      try {
+        await expect(a().pay(signature, offer, resource, paidFor)).rejects.toMatchObject({
+          code: 'FACILITATOR_UNAVAILABLE',
+        });
+      } finally {
+        stack.facilitator.setUnavailable(false);
+      }
+      await expect(b().pay(signature, offer, resource, paidFor)).resolves.toMatchObject({ amount: 3000n });
+    });
+  });
+
   describe('on Solana', () => {
     const ledger = () => stack.solana!;
 
@@ -207,6 +303,14 @@ describe('x402 payments held, then settled or released', () => {
       await b().settle(signature, hold, resource, paidFor);
       expect((await ledger().usdcBalance(ledger().accounts.payTo.address)) - before).toBe(3000n);
       await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({ code: 'PAYMENT_REPLAYED' });
+    });
+
+    it('pays at once and settles once', async () => {
+      const before = await ledger().usdcBalance(ledger().accounts.payTo.address);
+      const signature = await signed({ client: svm, network: ledger().network });
+      await a().pay(signature, offer, resource, paidFor);
+      expect((await ledger().usdcBalance(ledger().accounts.payTo.address)) - before).toBe(3000n);
+      await expect(b().pay(signature, offer, resource, paidFor)).rejects.toMatchObject({ code: 'PAYMENT_REPLAYED' });
     });
 
     it('refuses a transaction whose payer signature does not verify, before holding it', async () => {

@@ -16,6 +16,7 @@ import type {
   X402AcceptsRequest,
   X402AuthorizeRequest,
   X402Hold,
+  X402PayRequest,
   X402Receipt,
   X402ReleaseReply,
   X402ReleaseRequest,
@@ -62,6 +63,8 @@ export const Subject = {
   X402Accepts: 'payments.x402.accepts',
   /** Check an x402 payment for a call and claim it, taking nothing: {@link X402AuthorizeRequest} → {@link X402Hold}. */
   X402Authorize: 'payments.x402.authorize',
+  /** Check, claim and settle a payment at once, for data already in hand: {@link X402PayRequest} → {@link X402Receipt}. */
+  X402Pay: 'payments.x402.pay',
   /** Settle a held payment once the call's data is in hand: {@link X402SettleRequest} → {@link X402Receipt}. */
   X402Settle: 'payments.x402.settle',
   /** Give a held payment back after a failed call: {@link X402ReleaseRequest} → {@link X402ReleaseReply}. */
@@ -129,6 +132,7 @@ export interface GatewayRpcShapes {
   [Subject.CreditsBalance]: { request: BalanceRequest; reply: BalanceReply };
   [Subject.X402Accepts]: { request: X402AcceptsRequest; reply: X402AcceptsReply };
   [Subject.X402Authorize]: { request: X402AuthorizeRequest; reply: X402Hold };
+  [Subject.X402Pay]: { request: X402PayRequest; reply: X402Receipt };
   [Subject.X402Settle]: { request: X402SettleRequest; reply: X402Receipt };
   [Subject.X402Release]: { request: X402ReleaseRequest; reply: X402ReleaseReply };
   [Subject.CreditsTopUp]: { request: X402TopUpRequest; reply: X402TopUpReply };

@@ -23,6 +23,7 @@ import type {
   X402AuthorizeRequest,
   X402Hold,
   X402Offer,
+  X402PayRequest,
   X402ReleaseRequest,
   X402Resource,
   X402SettleRequest,
@@ -146,6 +147,9 @@ export const parseX402AcceptsRequest = parseWire<X402AcceptsRequest>(object({ of
 export const parseX402AuthorizeRequest = parseWire<X402AuthorizeRequest>(
   object({ paymentSignature, offer, resource, route: paidRoute, requestId: requiredRequestId }),
 );
+
+/** `payments.x402.pay`: the same request as authorize's. */
+export const parseX402PayRequest: (payload: unknown) => X402PayRequest = parseX402AuthorizeRequest;
 
 /** `payments.x402.settle`: the hold comes back as payments made it; its requirement's other fields are kept. */
 export const parseX402SettleRequest = parseWire<X402SettleRequest>(

@@ -70,6 +70,14 @@ export interface X402Hold {
   settleableUntilMs: number;
 }
 
+/**
+ * payments.x402.pay: take a payment at once for a call whose data the gateway already holds (its near
+ * cache): checked like an authorization, claimed, settled and recorded in one request → {@link X402Receipt}.
+ * Nothing is fetched for it, so the facilitator's settle, which verifies the signature itself, is its
+ * only signature check.
+ */
+export type X402PayRequest = X402AuthorizeRequest;
+
 /** payments.x402.settle: take the money of a held payment once the call's data is in hand → {@link X402Receipt}. */
 export interface X402SettleRequest {
   paymentSignature: string;

@@ -1,6 +1,7 @@
 import {
   parseX402AcceptsRequest,
   parseX402AuthorizeRequest,
+  parseX402PayRequest,
   parseX402ReleaseRequest,
   parseX402SettleRequest,
   parseX402TopUpRequest,
@@ -19,8 +20,9 @@ import { X402Offers } from '../x402/x402-offers.js';
 import { X402TopUps } from '../x402/x402-top-ups.js';
 
 /**
- * x402 for the gateway: challenges, per-call payments (held, then settled or released) and top-ups.
- * Queue-grouped like every handler; each payload is read by its subject's parser before anything runs.
+ * x402 for the gateway: challenges, per-call payments (held, then settled or released; or, for data in
+ * hand, paid at once) and top-ups. Queue-grouped like every handler; each payload is read by its
+ * subject's parser before anything runs.
  */
 @Controller()
 export class X402Controller {
@@ -39,6 +41,17 @@ export class X402Controller {
   async authorize(@Payload() payload: unknown): Promise<X402Hold> {
     const request = parseX402AuthorizeRequest(payload);
     return this.holds.authorize(request.paymentSignature, request.offer, request.resource);
+  }
+
+  @MessagePattern(Subject.X402Pay, { queue: QueueGroup.Payments })
+  async pay(@Payload() payload: unknown): Promise<X402Receipt> {
+    const request = parseX402PayRequest(payload);
+    const settlement = await this.holds.pay(request.paymentSignature, request.offer, request.resource, {
+      purpose: 'call',
+      route: request.route,
+      requestId: request.requestId,
+    });
+    return settlement.receipt;
   }
 
   @MessagePattern(Subject.X402Settle, { queue: QueueGroup.Payments })

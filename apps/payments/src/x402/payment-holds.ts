@@ -10,15 +10,21 @@ import { WireException } from '@appcat/microservice';
 import { OUTCOME, PaymentsMetrics, withSpan } from '@appcat/ops';
 import type { RedisClient } from '@appcat/redis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { FacilitatorTimeoutError, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
+import {
+  FacilitatorTimeoutError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SettleResponse,
+} from '@x402/core/types';
 import { randomUUID } from 'node:crypto';
 import { PAYMENTS_REDIS } from '../payments-tokens.js';
 import { FacilitatorConnection } from './facilitator-connection.js';
-import { checkPaymentLocally } from './local-payment-check.js';
+import { checkPaymentLocally, checkPaymentTerms } from './local-payment-check.js';
 import { type ClaimRefusal, PaymentLock } from './payment-lock.js';
 import { decodePaymentSignature, describe, facilitatorFailure, invalid, settlementFailed } from './payment-payload.js';
-import { paymentValidity } from './payment-validity.js';
+import { paymentValidity, type ValidityVerdict } from './payment-validity.js';
 import { type SettlementRecord, SettlementRecords } from './settlement-records.js';
+import type { PaymentKeys } from './x402-keyspace.js';
 import { X402Offers } from './x402-offers.js';
 
 /** What a payment buys, kept with its settlement record. */
@@ -31,6 +37,25 @@ export interface PaidFor {
 export interface Settlement {
   receipt: X402Receipt;
   amount: bigint;
+}
+
+/** A payment as far as it can be checked without its signature or Redis (PaymentHolds.terms). */
+interface PaymentTerms {
+  payload: PaymentPayload;
+  requirement: PaymentRequirements;
+  kind: 'evm' | 'svm';
+  validity: Extract<ValidityVerdict, { ok: true }>;
+  paymentId: string;
+  keys: PaymentKeys;
+}
+
+/** A payment this request has claimed: what settling it needs to record it and to decide its claim's fate. */
+interface Claimed {
+  paymentId: string;
+  keys: PaymentKeys;
+  /** This request's mark on the claim. */
+  mark: string;
+  settleableUntilMs: number;
 }
 
 /** The least time a settled payload stays marked used, whatever its hold said. */
@@ -70,18 +95,60 @@ export class PaymentHolds {
     });
   }
 
-  private async check(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<X402Hold> {
-    const payload = decodePaymentSignature(paymentSignature);
-    if (payload.resource?.url !== undefined && payload.resource.url !== resource.url) {
-      throw invalid('payment was made for another resource');
+  /**
+   * Takes a payment at once for a call whose data is already in hand (the gateway's near cache): the
+   * checks of `authorize` but the EIP-3009 signature's, the claim, then the settlement and its record.
+   * Nothing is fetched for this call, so nothing upstream waits on the signature, and the facilitator's
+   * settle verifies it before it moves any money: the recovery `authorize` does locally (several ms of
+   * CPU) would only repeat it.
+   */
+  pay(paymentSignature: string, offer: X402Offer, resource: X402Resource, paidFor: PaidFor): Promise<Settlement> {
+    return withSpan('x402.pay', { 'appcat.rail': 'x402', 'appcat.route': paidFor.route }, async (span) => {
+      const settlement = await this.payAtOnce(paymentSignature, offer, resource, paidFor);
+      span.set({ 'appcat.network': settlement.receipt.network, [OUTCOME]: 'ok' });
+      return settlement;
+    });
+  }
+
+  private async payAtOnce(
+    paymentSignature: string,
+    offer: X402Offer,
+    resource: X402Resource,
+    paidFor: PaidFor,
+  ): Promise<Settlement> {
+    const { payload, requirement, kind, validity, paymentId, keys } = await this.terms(
+      paymentSignature,
+      offer,
+      resource,
+    );
+    const mark = randomUUID();
+    // The transfer's terms (payee, amount; a Solana payer's signatures) are checked while the claim travels.
+    const [claim, verdict] = await Promise.all([
+      this.lock.claim(keys, validity.lockMs, mark),
+      checkPaymentTerms(kind, payload.payload, requirement),
+    ]);
+    if (verdict.kind === 'invalid') {
+      if (claim.claimed) await this.lock.release(keys, mark);
+      throw invalid(verdict.reason);
     }
-    const requirement = await this.offers.requirementFor(payload, offer);
-    const kind = this.connection.network(requirement.network)?.kind ?? 'evm';
-    // A payload that cannot settle now, or could settle after its claim is gone, is refused here.
-    const validity = paymentValidity(kind, payload.payload, this.connection.config.maxTimeoutSeconds);
-    if (!validity.ok) throw invalid(validity.reason);
-    const paymentId = PaymentLock.identify(requirement.network, payload.payload, paymentSignature);
-    const keys = this.records.keyspace.keysOf(paymentId);
+    if (!claim.claimed) throw replayed(claim.refusal);
+    if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
+    const claimed: Claimed = { paymentId, keys, mark, settleableUntilMs: Date.now() + validity.lockMs };
+    return this.settleClaimed(payload, requirement, claimed, resource, paidFor, async () => {
+      // Marked refused only if the signature holds (checked now, on a refusal alone): a forged copy's
+      // claim is given back, so it cannot spoil the genuine payload whose payer and nonce it copies.
+      const signed = await checkPaymentLocally(kind, payload.payload, requirement);
+      if (signed.kind === 'valid') await this.lock.refuse(keys, mark);
+      else await this.lock.release(keys, mark);
+    });
+  }
+
+  private async check(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<X402Hold> {
+    const { payload, requirement, kind, validity, paymentId, keys } = await this.terms(
+      paymentSignature,
+      offer,
+      resource,
+    );
     const mark = randomUUID();
     // The signature is checked while the claim travels; a forged copy's claim is given back at once.
     const [claim, verdict] = await Promise.all([
@@ -110,6 +177,24 @@ export class PaymentHolds {
       requirement: requirement as X402Hold['requirement'],
       settleableUntilMs: Date.now() + validity.lockMs,
     };
+  }
+
+  /**
+   * What can be told of a payment without its signature or Redis: the payload, the offered entry it
+   * answers, and that it can settle now and not after its claim is gone. Refusals are PAYMENT_INVALID.
+   */
+  private async terms(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<PaymentTerms> {
+    const payload = decodePaymentSignature(paymentSignature);
+    if (payload.resource?.url !== undefined && payload.resource.url !== resource.url) {
+      throw invalid('payment was made for another resource');
+    }
+    const requirement = await this.offers.requirementFor(payload, offer);
+    const kind = this.connection.network(requirement.network)?.kind ?? 'evm';
+    // A payload that cannot settle now, or could settle after its claim is gone, is refused here.
+    const validity = paymentValidity(kind, payload.payload, this.connection.config.maxTimeoutSeconds);
+    if (!validity.ok) throw invalid(validity.reason);
+    const paymentId = PaymentLock.identify(requirement.network, payload.payload, paymentSignature);
+    return { payload, requirement, kind, validity, paymentId, keys: this.records.keyspace.keysOf(paymentId) };
   }
 
   /**
@@ -145,6 +230,32 @@ export class PaymentHolds {
       throw invalid('payment is not the one this hold was made for');
     }
     const keys = this.records.keyspace.keysOf(hold.paymentId);
+    const claimed: Claimed = {
+      paymentId: hold.paymentId,
+      keys,
+      mark: hold.claim,
+      settleableUntilMs: hold.settleableUntilMs,
+    };
+    // Its signature was checked when it was held: a refusal now is about this payment itself.
+    return this.settleClaimed(payload, requirement, claimed, resource, paidFor, async () => {
+      await this.lock.refuse(keys, hold.claim);
+    });
+  }
+
+  /**
+   * Settles a claimed payment and records the settlement. A refusal (`refused` decides the claim's
+   * fate); an unreachable facilitator gives the claim back (it bought nothing); one that did not answer
+   * in time keeps it (it may have settled).
+   */
+  private async settleClaimed(
+    payload: PaymentPayload,
+    requirement: PaymentRequirements,
+    claimed: Claimed,
+    resource: X402Resource,
+    paidFor: PaidFor,
+    refused: () => Promise<void>,
+  ): Promise<Settlement> {
+    const { keys } = claimed;
     const started = performance.now();
     const observe = (outcome: string) =>
       this.metrics.settlementSeconds.observe(
@@ -158,8 +269,8 @@ export class PaymentHolds {
     } catch (error) {
       const failure = this.failure(error);
       if (failure.code === ErrorCode.PaymentSettlementFailed || failure.code === ErrorCode.PaymentInvalid)
-        await this.lock.refuse(keys, hold.claim);
-      else if (!(error instanceof FacilitatorTimeoutError)) await this.lock.release(keys, hold.claim);
+        await refused();
+      else if (!(error instanceof FacilitatorTimeoutError)) await this.lock.release(keys, claimed.mark);
       observe(failure.code);
       throw failure;
     }
@@ -169,7 +280,7 @@ export class PaymentHolds {
     // one script queues the record and marks the payment used (Postgres gets the record right after).
     await this.records.record(
       {
-        paymentId: hold.paymentId,
+        paymentId: claimed.paymentId,
         network: settled.network,
         transaction: settled.transaction,
         payer: settled.payer ?? '',
@@ -181,7 +292,7 @@ export class PaymentHolds {
         settledAtMs: Date.now(),
       },
       keys,
-      PaymentLock.used(Math.max(MIN_USED_MS, hold.settleableUntilMs - Date.now())),
+      PaymentLock.used(Math.max(MIN_USED_MS, claimed.settleableUntilMs - Date.now())),
     );
     const receipt: X402Receipt = {
       paymentResponse: encodeX402Header({
