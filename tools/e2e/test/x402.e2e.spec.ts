@@ -8,6 +8,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { X402Checkout } from '@appcat/gateway';
+import { jest } from '@jest/globals';
 import { X402Keyspace } from '@appcat/payments';
 import { Redis } from 'ioredis';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -440,6 +441,108 @@ describe('x402 through every service', () => {
       expect(answer.body.data).toBeNull();
       expect(answer.headers.get('payment-required')).toBeTruthy();
       expect(answer.headers.get('payment-response')).toBeNull();
+    });
+  });
+
+  describe("data already in the gateway's near cache: paid in one request to payments (X402Checkout.pay)", () => {
+    const path = '/api/apps/284882215';
+    let checkout: X402Checkout;
+    let authorized: jest.SpiedFunction<X402Checkout['authorize']>;
+    let paidAtOnce: jest.SpiedFunction<X402Checkout['pay']>;
+
+    beforeAll(() => {
+      checkout = system.gateway.get(X402Checkout);
+      authorized = jest.spyOn(checkout, 'authorize');
+      paidAtOnce = jest.spyOn(checkout, 'pay');
+    });
+    afterAll(() => jest.restoreAllMocks());
+
+    /**
+     * A paid call that puts `path`'s answer in the near cache afresh (kept GATEWAY_NEAR_CACHE_MS, 1 s):
+     * after waiting out what an earlier call left there, since a hit does not renew its entry.
+     */
+    async function fillNearCache(): Promise<void> {
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await paidFetch(system.baseUrl + path)).status).toBe(200);
+    }
+
+    /** Sends `signature` for `path` on a near-cache hit, and says whether it was paid at once (not held). */
+    async function sendOnNearHit(signature: string) {
+      await fillNearCache();
+      const [authorizedBefore, paidBefore] = [authorized.mock.calls.length, paidAtOnce.mock.calls.length];
+      const answer = await send(path, signature);
+      return {
+        answer,
+        atOnce: paidAtOnce.mock.calls.length - paidBefore === 1 && authorized.mock.calls.length === authorizedBefore,
+      };
+    }
+
+    it('is checked, claimed and settled in one request: delivered once, settled once, a replay refused', async () => {
+      const signature = await signedFor(path);
+      const before = await system.chain!.balanceOf(payTo);
+      const asked = system.facilitator!.stats();
+      const { answer, atOnce } = await sendOnNearHit(signature);
+      expect(atOnce).toBe(true);
+      expect([answer.status, answer.body.message]).toEqual([200, 'ok']);
+      expect(decodePaymentResponseHeader(answer.headers.get('payment-response')!)).toMatchObject({
+        success: true,
+        network: 'eip155:8453',
+      });
+      // Two calls paid (the one that filled the near cache, and this one), each settled once, no /verify.
+      const stats = system.facilitator!.stats();
+      expect([stats.verifyCalls - asked.verifyCalls, stats.settleCalls - asked.settleCalls]).toEqual([0, 2]);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(6000n);
+
+      const replay = await sendOnNearHit(signature);
+      expect(replay.atOnce).toBe(true);
+      expect([replay.answer.status, replay.answer.body.message]).toEqual([402, 'payment already used']);
+      expect(replay.answer.body.data).toBeNull();
+      expect(replay.answer.headers.get('payment-required')).toBeTruthy();
+      expect(system.facilitator!.stats().settleCalls - asked.settleCalls).toBe(3);
+    });
+
+    it('a forged signature is refused by the facilitator: 402 naming the reason, nothing delivered or paid, and the genuine payment still buys the call', async () => {
+      const genuine = await signedFor(path);
+      const forged = JSON.parse(Buffer.from(genuine, 'base64').toString()) as PaymentPayload;
+      const evm = forged.payload as { signature: string };
+      evm.signature =
+        evm.signature.slice(0, -6) +
+        (evm.signature.slice(-6, -2) === 'aaaa' ? 'bbbb' : 'aaaa') +
+        evm.signature.slice(-2);
+      const { answer, atOnce } = await sendOnNearHit(encodePaymentSignatureHeader(forged));
+      const before = await system.chain!.balanceOf(payTo);
+      expect(atOnce).toBe(true);
+      expect(answer.status).toBe(402);
+      expect(answer.body.message).toMatch(/^settlement failed: \S+/);
+      expect(answer.body.data).toBeNull();
+      expect(answer.headers.get('payment-required')).toBeTruthy();
+      expect(answer.headers.get('payment-response')).toBeNull();
+      // The forgery copies the genuine payment's payer and nonce: its claim was given back, not marked refused.
+      const paid = await sendOnNearHit(genuine);
+      expect([paid.answer.status, paid.atOnce]).toEqual([200, true]);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(6000n);
+    });
+
+    it('a facilitator that cannot be reached gives the claim back: nothing delivered, and the same payment buys the call after', async () => {
+      const signature = await signedFor(path);
+      await fillNearCache();
+      const before = await system.chain!.balanceOf(payTo);
+      const paidBefore = paidAtOnce.mock.calls.length;
+      system.facilitator!.setUnavailable(true);
+      let failed: Awaited<ReturnType<typeof send>>;
+      try {
+        failed = await send(path, signature);
+      } finally {
+        system.facilitator!.setUnavailable(false);
+      }
+      expect(paidAtOnce.mock.calls.length - paidBefore).toBe(1);
+      expect(failed.status).toBe(502);
+      expect(failed.body.message).toMatch(/facilitator/);
+      expect(failed.body.data).toBeNull();
+      expect(await system.chain!.balanceOf(payTo)).toBe(before);
+      const retry = await sendOnNearHit(signature);
+      expect([retry.answer.status, retry.atOnce]).toEqual([200, true]);
+      expect((await system.chain!.balanceOf(payTo)) - before).toBe(6000n);
     });
   });
 

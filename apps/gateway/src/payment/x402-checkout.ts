@@ -22,7 +22,7 @@ const REFUSED_PAYMENT: ReadonlySet<ErrorCode> = new Set([
 
 /**
  * Takes x402 payments through payments: a priced call's payment held (authorize, then capture or
- * release), a top-up bought. A payment that buys nothing is answered like an unpaid request —
+ * release) or, when its data is already in hand, paid at once; a top-up bought. A payment that buys nothing is answered like an unpaid request —
  * 402 with a fresh `payment-required` header — but with the reason in `message` and in the header's
  * `error`, so the caller can fix it and pay again.
  */
@@ -65,6 +65,24 @@ export class X402Checkout {
         void this.x402.release({ hold }, requestId);
       },
     };
+  }
+
+  /**
+   * Takes a payment for `offer` on `resource` at once, for a call whose data is already in hand: one
+   * request checks, claims and settles it. A payment that buys nothing rejects with a 402 carrying a
+   * fresh challenge and the reason; anything else that fails it rejects with its HttpError.
+   */
+  async pay(
+    paymentSignature: string,
+    offer: X402Offer,
+    resource: X402Resource,
+    route: string,
+    requestId: string,
+  ): Promise<Charge> {
+    const receipt = await this.refusingWithChallenge(offer, resource, requestId, () =>
+      this.x402.pay({ paymentSignature, offer, resource, route, requestId }),
+    );
+    return { method: 'x402', receipt };
   }
 
   async topUp(request: X402TopUpRequest): Promise<X402TopUpReply> {

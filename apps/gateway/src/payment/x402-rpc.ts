@@ -4,6 +4,7 @@ import {
   type X402AuthorizeRequest,
   type X402Hold,
   type X402Offer,
+  type X402PayRequest,
   type X402Receipt,
   type X402ReleaseReply,
   type X402ReleaseRequest,
@@ -24,7 +25,7 @@ const ACCEPTS_TTL_MS = 60_000;
 /**
  * Payments' x402 subjects over NATS: `accepts` lists, cached (an unpaid request, the cheapest thing to
  * flood us with, costs no round trip once the list is known); a call's payment authorized, settled or
- * released; top-ups. `accepts` fails with an HttpError; a payment's outcome is a value, since a refused
+ * released, or paid at once when the data is in hand; top-ups. `accepts` fails with an HttpError; a payment's outcome is a value, since a refused
  * payment is answered with a new challenge.
  */
 @Injectable()
@@ -49,6 +50,14 @@ export class X402Rpc {
   /** Checks and claims a payment; may wait on the facilitator's /verify. */
   authorize(request: X402AuthorizeRequest): Promise<RpcResult<X402Hold>> {
     return this.rpc.result(Subject.X402Authorize, request, {
+      requestId: request.requestId,
+      timeoutMs: this.config.x402PayTimeoutMs,
+    });
+  }
+
+  /** Checks, claims and settles a payment at once, for data already in hand; waits on the facilitator's settle. */
+  pay(request: X402PayRequest): Promise<RpcResult<X402Receipt>> {
+    return this.rpc.result(Subject.X402Pay, request, {
       requestId: request.requestId,
       timeoutMs: this.config.x402PayTimeoutMs,
     });

@@ -40,9 +40,9 @@ type Paying = Exclude<PaymentCredentials, { kind: 'none' }>;
  * payment means, hold the payment (a credit reservation, or an x402 payment checked) while the
  * catalog's cache is read ahead (`catalog.peek`, which never asks the upstream), fetch on a miss, and
  * only with the data in hand capture the hold and deliver. Any failure after the hold gives it back:
- * a failed call is never charged. Data this gateway already holds (its near cache) needs no hold: a
- * credit-paid call then debits in one step. Knows no transport: `call` returns a result that the HTTP
- * routes and the MCP tools render.
+ * a failed call is never charged. Data this gateway already holds (its near cache) needs no hold: the
+ * call is charged in one step (a credit debit; an x402 payment checked, claimed and settled at once).
+ * Knows no transport: `call` returns a result that the HTTP routes and the MCP tools render.
  */
 @Injectable()
 export class PricedCallService {
@@ -88,16 +88,19 @@ export class PricedCallService {
   private async paid(call: PricedCall, query: CatalogQuery, credentials: Paying): Promise<PricedResult> {
     const { route, requestId } = call;
     const near = this.catalog.near(query);
-    if (near && credentials.kind === 'credits') {
-      // The data is in hand before any hop: one debit, one round trip, nothing to give back. A debit
-      // whose answer was lost may have been applied, as a lost capture may.
-      const balance = await withSpan('gateway.debit', { 'appcat.rail': 'credits', 'appcat.route': route.id }, () =>
-        this.credits.debit(credentials.keyHash, route.price, route.id, requestId),
+    if (near) {
+      // The data is in hand before any hop: one request takes the money (a debit; an x402 payment
+      // checked, claimed and settled), nothing to give back. One whose answer was lost may have been
+      // applied, as a lost capture may.
+      const charge = await withSpan(
+        'gateway.debit',
+        { 'appcat.rail': credentials.kind, 'appcat.route': route.id },
+        () => this.charge(call, credentials),
       ).catch((error: unknown) => {
         throw chargeUnsure(error);
       });
-      this.creditCharges.inc();
-      return delivered({ method: 'credits', balance }, near);
+      this.counted(charge);
+      return delivered(charge, near);
     }
     // Read ahead while the payment is held: a fresh cached answer costs nothing upstream, so a call
     // refused payment has cost one cache read.
@@ -109,13 +112,28 @@ export class PricedCallService {
       const charge = await withSpan('gateway.capture', rail, () => hold.capture()).catch((error: unknown) => {
         throw chargeUnsure(error);
       });
-      if (charge.method === 'credits') this.creditCharges.inc();
-      else this.metrics.charges.inc({ method: 'x402', network: charge.receipt.network });
+      this.counted(charge);
       return delivered(charge, data);
     } catch (error) {
       hold.release();
       return { ok: false, error };
     }
+  }
+
+  /** Takes the price at once, for data in hand: a debit, or an x402 payment settled; rejects, charging nothing, when refused. */
+  private async charge(call: PricedCall, credentials: Paying): Promise<Charge> {
+    const { route, requestId } = call;
+    if (credentials.kind === 'credits') {
+      const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, requestId);
+      return { method: 'credits', balance };
+    }
+    const { offer, resource } = this.x402Terms(route, call.resourceUrl());
+    return this.x402Checkout.pay(credentials.paymentSignature, offer, resource, route.id, requestId);
+  }
+
+  private counted(charge: Charge): void {
+    if (charge.method === 'credits') this.creditCharges.inc();
+    else this.metrics.charges.inc({ method: 'x402', network: charge.receipt.network });
   }
 
   /** Reserves the price on the key, or checks the x402 payment; rejects, holding nothing, when it is refused. */

@@ -110,17 +110,26 @@ export const STAND_IN_X402_HOLD = {
 /**
  * Payments' x402 path for calls as stand-ins: `authorize` decides what a payment's check answers (a
  * hold by default; throw a wire error for a refusal) and counts the payments; `settle` answers
- * `receipt`; releases are counted.
+ * `receipt`; releases are counted. `payAtOnce` (a near-cache hit's payments.x402.pay) refuses what
+ * `authorize` refuses, without counting there, and answers `receipt`.
  */
 export function serveX402Holds(
   responder: NatsConnection,
   authorize: StandIn,
   receipt: Record<string, unknown>,
-): { settle: StandIn; release: StandIn } {
+): { settle: StandIn; release: StandIn; payAtOnce: StandIn } {
   serveStandIn(responder, Subject.X402Authorize, authorize);
   const settle = serveStandIn(responder, Subject.X402Settle, new StandIn(() => receipt));
   const release = serveStandIn(responder, Subject.X402Release, new StandIn(() => ({ released: true })));
-  return { settle, release };
+  const payAtOnce = serveStandIn(
+    responder,
+    Subject.X402Pay,
+    new StandIn((data) => {
+      authorize.handler(data);
+      return receipt;
+    }),
+  );
+  return { settle, release, payAtOnce };
 }
 
 /** What the `hold` stand-in of serveCredits answers by default: a debit's and a reservation's reply in one. */
