@@ -67,6 +67,13 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
   const solanaClient = new x402Client().register('solana:*', new ExactSvmScheme(solanaSigner, { rpcUrl: ledger.url }));
   const key = await stack.createKey('100');
   const paymentsWait = paymentsFacilitatorWait(stack.services.get('payments')!.opsUrl!);
+  const gatewayOps = stack.services.get('gateway')!.opsUrl!;
+  /** The gateway's near-cache hits so far: a hit paid with x402 is paid at once (payments.x402.pay), a miss is held. */
+  const nearHits = async () => {
+    const text = await (await fetch(`${gatewayOps}/metrics?name=appcat_near_cache_reads_total`)).text();
+    const hits = /^appcat_near_cache_reads_total\{[^}]*outcome="hit"[^}]*\} (\d+)/m.exec(text);
+    return hits ? Number(hits[1]) : 0;
+  };
 
   const targets: Target[] = [
     { name: 'ours, x402', url: stack.gatewayUrl, kind: 'x402', waited: paymentsWait, payer: client },
@@ -126,9 +133,17 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
   }
 
   const times = new Map<string, CallTimes[][]>(targets.map((t) => [t.name, []]));
+  /** Of our x402 calls on Base, how many the near cache answered. */
+  const oursNear = { hits: 0, calls: 0 };
   for (const { round, target } of interleave(targets, settings.rounds)) {
     const calls: CallTimes[] = [];
-    for (const signature of await paymentsFor(target, settings.x402Calls)) calls.push(await call(target, signature));
+    const signatures = await paymentsFor(target, settings.x402Calls);
+    const hitsBefore = target === targets[0] ? await nearHits() : 0;
+    for (const signature of signatures) calls.push(await call(target, signature));
+    if (target === targets[0]) {
+      oursNear.hits += (await nearHits()) - hitsBefore;
+      oursNear.calls += calls.length;
+    }
     times.get(target.name)!.push(calls);
     const roundMedian = (pick: (c: CallTimes) => number) => fixed(median(calls.map(pick)), 2);
     log(
@@ -155,7 +170,7 @@ export async function x402Section(stack: Stack, settings: BenchSettings, report:
   report.add(
     'x402-paid calls',
     [
-      `\`GET ${BENCH_PATH}\` paid with x402 on the local chain (anvil as Base, test USDC, the dev facilitator settling on it) and, for "ours, x402 on Solana", on the local Solana ledger (litesvm, USDC at the mainnet mint, \`@x402/svm\`'s client), ${settings.x402Calls} calls per server per round after ${settings.x402WarmupCalls} unmeasured ones, one at a time, payloads signed ahead of time with the official client (\`@x402/core\` client, \`@x402/evm\` exact scheme). \`@x402/express\` (its default flow: verify, then settle after the handler) protects the same data (read from Redis) with the same facilitator; ours checks the payment itself (signature included) and settles it, with one facilitator request. "Waited" is the time each server's facilitator client spent on verify and settle, from the call to the answer (payments' \`appcat_x402_facilitator_request_seconds\`; a timed copy of the library's client in the floor); "own time" is the call minus that. Both servers reach the facilitator through a timing proxy, which also times each request from its arrival to the facilitator's last byte: "own time by the proxy's clock" counts the proxy's extra loopback hop, which no deployment has, as the server's. "ours, credits" is a credit-paid call one at a time: what a call costs us without x402.`,
+      `\`GET ${BENCH_PATH}\` paid with x402 on the local chain (anvil as Base, test USDC, the dev facilitator settling on it) and, for "ours, x402 on Solana", on the local Solana ledger (litesvm, USDC at the mainnet mint, \`@x402/svm\`'s client), ${settings.x402Calls} calls per server per round after ${settings.x402WarmupCalls} unmeasured ones, one at a time, payloads signed ahead of time with the official client (\`@x402/core\` client, \`@x402/evm\` exact scheme). \`@x402/express\` (its default flow: verify, then settle after the handler) protects the same data (read from Redis) with the same facilitator. Ours makes one facilitator request per payment: on a near-cache hit (the same path called one at a time: ${fixed((100 * oursNear.hits) / Math.max(1, oursNear.calls), 0)} % of our measured Base calls) the payment is checked (all but the signature), claimed and settled in one request to payments, the facilitator's \`/settle\` verifying the signature; on a miss it is checked, signature included, beside the cache read and settled once the data is in hand. "Waited" is the time each server's facilitator client spent on verify and settle, from the call to the answer (payments' \`appcat_x402_facilitator_request_seconds\`; a timed copy of the library's client in the floor); "own time" is the call minus that. Both servers reach the facilitator through a timing proxy, which also times each request from its arrival to the facilitator's last byte: "own time by the proxy's clock" counts the proxy's extra loopback hop, which no deployment has, as the server's. "ours, credits" is a credit-paid call one at a time: what a call costs us without x402.`,
       '',
       markdownTable(
         [
