@@ -84,7 +84,7 @@ export class PricedCallService {
     }
   }
 
-  /** Holds the payment, fetches, captures, delivers; throws only what comes before the hold. */
+  /** Holds the payment, fetches, captures, delivers (data in hand: charges in one step); throws only what comes before the hold. */
   private async paid(call: PricedCall, query: CatalogQuery, credentials: Paying): Promise<PricedResult> {
     const { route, requestId } = call;
     const near = this.catalog.near(query);
@@ -104,7 +104,7 @@ export class PricedCallService {
     }
     // Read ahead while the payment is held: a fresh cached answer costs nothing upstream, so a call
     // refused payment has cost one cache read.
-    const readAhead = near ?? this.catalog.peek(query, requestId);
+    const readAhead = this.catalog.peek(query, requestId);
     const rail = { 'appcat.rail': credentials.kind, 'appcat.route': route.id };
     const hold = await withSpan('gateway.hold', rail, () => this.hold(call, credentials));
     try {
