@@ -77,8 +77,9 @@ export class PricedCallService {
         const { offer, resource } = this.x402Terms(route, call.resourceUrl());
         return { ok: false, error: await this.challenge.required(offer, resource, requestId) };
       }
+      const paid = () => this.paid(call, query, credentials);
       const name = pricedCallName(credentials, call.idempotencyKey, route.store, query);
-      return await this.remembered.run(name, requestId, () => this.paid(call, query, credentials));
+      return await this.remembered.run(name, requestId, paid);
     } catch (error) {
       return { ok: false, error };
     }
