@@ -4,7 +4,7 @@
  * same cache, and Google Play's refusals taken as failures of the source.
  */
 import { CATALOG_SUBJECTS, ErrorCode } from '@appcat/contracts';
-import { PLAY_BLOCKS, PLAY_REFERENCE } from '@appcat/store-emulator';
+import { PLAY_BLOCKS, PLAY_REFERENCE, playEmptyReviews } from '@appcat/store-emulator';
 import { randomUUID } from 'node:crypto';
 import type { Review } from '../src/store/store-adapter.js';
 import { CatalogSystem, listOf } from './support.js';
@@ -136,17 +136,7 @@ describe("Google Play's catalog", () => {
       sort,
     });
     /** Answers the reviews rpc with an empty page, as Google Play does when it does not mean it. */
-    const emptyReviews = () =>
-      system.emulator.setRequestHook((request) =>
-        request.body?.includes('UsvDTd')
-          ? {
-              response: {
-                status: 200,
-                body: `)]}'\n\n${JSON.stringify([['wrb.fr', 'UsvDTd', '[]', null, null, null, 'generic']])}`,
-              },
-            }
-          : undefined,
-      );
+    const emptyReviews = () => system.emulator.setRequestHook(playEmptyReviews);
 
     it("pages an app's reviews 50 at a time over the store's tokens, each page cached, to the list's end", async () => {
       const pages = [];

@@ -7,7 +7,7 @@
  */
 import { type X402NetworkName, x402Network } from '@appcat/contracts';
 import { SOLANA_DEV_ACCOUNTS } from '@appcat/solana-ledger';
-import { PLAY_REFERENCE } from '@appcat/store-emulator';
+import { PLAY_REFERENCE, playEmptyReviews } from '@appcat/store-emulator';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -176,16 +176,7 @@ describe('Google Play at its own address, on the same payments', () => {
   it('an empty reviews page for a rated app is a 502, charged nothing, never served as data', async () => {
     const { key } = await system.createKey('1');
     const path = `/api/apps/${PLAY_REFERENCE.minecraft.appId}/reviews?sort=helpful&lang=de`;
-    system.emulator.setRequestHook((request) =>
-      request.body?.includes('UsvDTd')
-        ? {
-            response: {
-              status: 200,
-              body: `)]}'\n\n${JSON.stringify([['wrb.fr', 'UsvDTd', '[]', null, null, null, 'generic']])}`,
-            },
-          }
-        : undefined,
-    );
+    system.emulator.setRequestHook(playEmptyReviews);
     try {
       const failed = await at(system.playBaseUrl, path, key);
       expect(failed.status).toBe(502);

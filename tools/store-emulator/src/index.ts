@@ -19,4 +19,4 @@ export {
   type StoreEmulatorOptions,
 } from './server.js';
 export { PLAY_REFERENCE } from './google-play/play-catalogue.js';
-export { PLAY_BLOCKS } from './google-play/play-faults.js';
+export { PLAY_BLOCKS, playEmptyReviews } from './google-play/play-faults.js';

@@ -1,4 +1,5 @@
 import type { FaultSpec } from '../control/fault-book.js';
+import type { RequestHook } from '../control/request-fault.js';
 
 /** Every Google Play request the emulator serves. */
 const PLAY = { pathPattern: '^/(store/|_/PlayStoreUi/)' };
@@ -35,3 +36,17 @@ export const PLAY_BLOCKS = {
     },
   },
 } as const satisfies Record<string, FaultSpec>;
+
+/**
+ * Answers the reviews rpc (batchexecute `UsvDTd`) with an empty page, as Google Play does when it does
+ * not mean it (`setRequestHook`): for an app its details show rated, a failure of the source.
+ */
+export const playEmptyReviews: RequestHook = (request) =>
+  request.body?.includes('UsvDTd')
+    ? {
+        response: {
+          status: 200,
+          body: `)]}'\n\n${JSON.stringify([['wrb.fr', 'UsvDTd', '[]', null, null, null, 'generic']])}`,
+        },
+      }
+    : undefined;
