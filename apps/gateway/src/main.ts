@@ -5,6 +5,7 @@ void runService({
   name: 'gateway',
   // Its requests' spans come from its own Fastify hooks; it calls nothing else but NATS.
   tracedLibraries: [],
+  traceContext: 'async',
   readConfig: () => readGatewayConfig(),
   // Imported here, after tracing has started (runService), so its modules are instrumented.
   createApp: async (config, options) => (await import('./gateway-app.js')).createGatewayApp(config, options),

@@ -1,6 +1,6 @@
 import type { NatsConfig } from '@appcat/config';
 import { ErrorCode, isWireError, REQUEST_ID_HEADER, type WireError } from '@appcat/contracts';
-import { traceHeaders, tracingEnabled } from '@appcat/ops';
+import { type Context, traceHeaders, tracingEnabled } from '@appcat/ops';
 import { readJsonTextReply } from './json-text-reply.js';
 import { joinBatchReplyParts } from './batch-reply.js';
 import { decodeNestReply, encodeNestRequest, isReplyPart, type NestReplyPacket } from './nest-nats-packets.js';
@@ -27,6 +27,11 @@ export interface RpcRequestOptions {
   timeoutMs?: number;
   /** More header fields (a batch's item trace contexts). */
   headers?: Record<string, string>;
+  /**
+   * The trace context the request carries (its `traceparent`), when in a sampled trace; the active one
+   * when not given (a service with an async trace context). The gateway passes it explicitly.
+   */
+  trace?: Context;
 }
 
 interface PendingRequest {
@@ -95,7 +100,7 @@ export class NatsRpcClient {
 
   /**
    * Sends `data` to `subject` and resolves with the handler's response. With tracing on, the message
-   * carries the active trace context (W3C `traceparent`).
+   * carries the trace context it is given, or the active one (W3C `traceparent`).
    */
   async request<Res>(subject: string, data: unknown, options: RpcRequestOptions): Promise<Res> {
     const started = performance.now();
@@ -126,7 +131,8 @@ export class NatsRpcClient {
     const headers = natsHeaders();
     if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);
     if (options.headers) for (const [name, value] of Object.entries(options.headers)) headers.set(name, value);
-    if (tracingEnabled()) for (const [name, value] of Object.entries(traceHeaders())) headers.set(name, value);
+    if (tracingEnabled())
+      for (const [name, value] of Object.entries(traceHeaders(options.trace))) headers.set(name, value);
     const payload = encodeNestRequest(subject, data, token);
     return new Promise<Res>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -24,10 +24,13 @@ export function natsSpanAttributes(subject: string): SpanAttributes {
   return { 'messaging.system': 'nats', 'messaging.destination.name': subject };
 }
 
-/** The caller's span of one request, in the context that is active now; `end` it with the outcome. */
-export function startRequestSpan(subject: string): { span: Span; context: Context } | undefined {
-  const span = startSpan(subject, natsSpanAttributes(subject), { kind: SpanKind.CLIENT });
-  return span && { span, context: contextWithSpan(span) };
+/**
+ * The caller's span of one request, a child of `parent` (the active context when not given); `end` it
+ * with the outcome. Undefined outside a sampled trace.
+ */
+export function startRequestSpan(subject: string, parent?: Context): { span: Span; context: Context } | undefined {
+  const span = startSpan(subject, natsSpanAttributes(subject), { kind: SpanKind.CLIENT, parent });
+  return span && { span, context: contextWithSpan(span, parent) };
 }
 
 /** The batch header for requests sent with these contexts, or undefined when none is in a sampled trace. */

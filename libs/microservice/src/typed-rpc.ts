@@ -8,7 +8,7 @@ import {
   type GatewaySubject,
   isWireError,
 } from '@appcat/contracts';
-import { type Context, endSpan, inContext, tracingEnabled } from '@appcat/ops';
+import { type Context, endSpan, tracingEnabled } from '@appcat/ops';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { type NatsRpcClient, RpcCallError } from './nats-rpc-client.js';
 import { batchItemTraceHeader, startRequestSpan } from './nats-trace.js';
@@ -21,6 +21,11 @@ export interface TypedRpcOptions {
   requestId?: string;
   /** Overrides the client's request timeout (an x402 settlement waits for the chain). */
   timeoutMs?: number;
+  /**
+   * The parent of the request's span: the caller's span (the gateway passes it explicitly); the active
+   * context when not given.
+   */
+  trace?: Context;
 }
 
 export interface TypedRpcSettings {
@@ -34,7 +39,7 @@ export interface TypedRpcSettings {
 interface QueuedRequest {
   payload: unknown;
   requestId?: string;
-  /** The request's own span, in a sampled trace: a batch carries each item's. */
+  /** The context the request carries: its own span's in a sampled trace (a batch carries each item's), else none. */
   trace?: Context;
 }
 
@@ -77,9 +82,9 @@ export class TypedRpc<E extends Error> {
     options: TypedRpcOptions = {},
   ): Promise<RpcResult<ReplyOf<S>>> {
     // Outside a sampled trace (tracing off, or a call not sampled) no span, and no context to carry.
-    const request = tracingEnabled() ? startRequestSpan(subject) : undefined;
-    if (request === undefined) return this.send(subject, payload, options);
-    return inContext(request.context, () => this.send(subject, payload, options, request.context)).then(
+    const request = tracingEnabled() ? startRequestSpan(subject, options.trace) : undefined;
+    if (request === undefined) return this.send(subject, payload, options, undefined);
+    return this.send(subject, payload, options, request.context).then(
       (outcome) => {
         endSpan(request.span, outcome.ok ? 'ok' : outcome.error.code);
         return outcome;
@@ -91,18 +96,23 @@ export class TypedRpc<E extends Error> {
     );
   }
 
+  /**
+   * `trace`: the context the request carries (its own span's), not its parent; none outside a sampled
+   * trace, whatever context is active when it leaves.
+   */
   private send<S extends GatewaySubject>(
     subject: S,
     payload: RequestOf<S>,
     options: TypedRpcOptions,
-    trace?: Context,
+    trace: Context | undefined,
   ): Promise<RpcResult<ReplyOf<S>>> {
     const coalescer = options.timeoutMs === undefined ? this.coalescers.get(subject) : undefined;
     if (coalescer)
       return coalescer.add({ payload, requestId: options.requestId, trace }) as Promise<RpcResult<ReplyOf<S>>>;
-    return this.resultAlone(subject, payload, options);
+    return this.resultAlone(subject, payload, { ...options, trace: trace ?? ROOT_CONTEXT });
   }
 
+  /** `options.trace`: the context the request carries. */
   private async resultAlone<S extends GatewaySubject>(
     subject: S,
     payload: unknown,
@@ -124,23 +134,20 @@ export class TypedRpc<E extends Error> {
   /**
    * A lone request goes as itself; several as one request to the batch subject, answered item by item.
    * The queue is sent from the end-of-turn flush, in whichever caller's context scheduled it: each
-   * request is sent in its own (a batch in none, its items' contexts in a header of their own).
+   * request carries its own context, given explicitly (a batch none, its items' in a header of their own).
    */
   private async sendQueued(subject: BatchableSubject, queued: QueuedRequest[]): Promise<RpcResult<unknown>[]> {
     if (queued.length === 1) {
       const [{ payload, requestId, trace }] = queued;
-      return [await inContext(trace, () => this.resultAlone(subject, payload, { requestId }))];
+      return [await this.resultAlone(subject, payload, { requestId, trace: trace ?? ROOT_CONTEXT })];
     }
     const service = serviceOf(subject);
     const items = queued.map((request) => request.payload);
     const traces = tracingEnabled() ? batchItemTraceHeader(queued.map((request) => request.trace)) : undefined;
-    const batch = await inContext(ROOT_CONTEXT, () =>
-      this.resultAlone(
-        BatchSubject[subject],
-        { items } as never,
-        traces ? { headers: { [BATCH_ITEM_TRACE_HEADER]: traces } } : {},
-      ),
-    );
+    const batch = await this.resultAlone(BatchSubject[subject], { items } as never, {
+      trace: ROOT_CONTEXT,
+      ...(traces ? { headers: { [BATCH_ITEM_TRACE_HEADER]: traces } } : {}),
+    });
     if (!batch.ok) return queued.map(() => batch);
     const results = (batch.value as { results?: unknown } | null)?.results;
     if (!Array.isArray(results) || results.length !== queued.length) {

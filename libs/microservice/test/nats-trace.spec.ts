@@ -7,13 +7,13 @@ import {
   QueueGroup,
   Subject,
 } from '@appcat/contracts';
-import { OUTCOME, useTracer, withSpan } from '@appcat/ops';
+import { contextWithSpan, OUTCOME, startSpan, useTracer, withSpan } from '@appcat/ops';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { jest } from '@jest/globals';
 import { Controller, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import {
   InMemorySpanExporter,
   NodeTracerProvider,
@@ -165,6 +165,42 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
       expect(client.attributes[OUTCOME]).toBe(outcome);
       expect(server.attributes[OUTCOME]).toBe(outcome);
     });
+  });
+
+  it('a parent given explicitly (the gateway keeps no async context): alone and in a batch, in its trace', async () => {
+    // Each call's span is never entered: only the `trace` option says where each request belongs,
+    // and an unrelated active context must not leak into any of them.
+    const calls = [0, 1, 2].map((index) => startSpan(`call ${index}`, {}, { root: true })!);
+    const elsewhere = startSpan('elsewhere', {}, { root: true })!;
+    const answers = await context.with(trace.setSpan(context.active(), elsewhere), async () => {
+      const alone = await rpc.result(Subject.CatalogPeek, peek(), { trace: contextWithSpan(calls[0]) });
+      const batched = await Promise.all(
+        calls
+          .slice(1)
+          .map((call) => rpc.result(Subject.CatalogPeek, peek(), { trace: contextWithSpan(call, ROOT_CONTEXT) })),
+      );
+      return [alone, ...batched];
+    });
+    for (const span of [...calls, elsewhere]) span.end();
+    expect(answers.map((a) => a.ok)).toEqual([true, true, true]);
+    expect(sentHeaders).toHaveLength(2);
+    const all = await spans(13);
+    calls.forEach((call) => {
+      const ours = all.filter((s) => s.spanContext().traceId === call.spanContext().traceId);
+      const client = ours.find((s) => s.kind === SpanKind.CLIENT)!;
+      const server = ours.find((s) => s.kind === SpanKind.SERVER)!;
+      const read = ours.find((s) => s.name === 'cache read')!;
+      expect(ours).toHaveLength(4);
+      expect(parentOf(client)).toBe(call.spanContext().spanId);
+      expect(parentOf(server)).toBe(idOf(client));
+      expect(parentOf(read)).toBe(idOf(server));
+    });
+    expect(all.filter((s) => s.spanContext().traceId === elsewhere.spanContext().traceId)).toHaveLength(1);
+    const alone = all.find(
+      (s) => s.kind === SpanKind.CLIENT && s.spanContext().traceId === calls[0].spanContext().traceId,
+    )!;
+    expect(sentHeaders[0]?.get('traceparent')).toContain(idOf(alone));
+    expect(sentHeaders[1]?.get('traceparent')).toBe('');
   });
 
   it('a call whose trace is not sampled: no span and no trace context on either side', async () => {

@@ -9,7 +9,7 @@ import { type Instrumentation, registerInstrumentations } from '@opentelemetry/i
 import { detectResources, envDetector, hostDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { TracedLibrary, TracingConfig } from './tracing-config.js';
-import { useTracer } from './tracing.js';
+import { type TraceContextMode, useTracer } from './tracing.js';
 
 /**
  * Each library a service may ask to be traced: its instrumentation (imported only when asked for) and
@@ -54,14 +54,18 @@ const LIBRARIES: Record<TracedLibrary, { instrument: () => Promise<Instrumentati
 /**
  * Starts tracing for `service`: the tracer provider (sampler, batch size and export delay from the
  * standard OTEL_* settings, read by the SDK), the OTLP/HTTP exporter, W3C trace context propagation,
- * and the instrumentations of the `libraries` the service uses. ServiceOps sends the spans still
- * buffered at shutdown (`flushTraces`).
+ * the instrumentations of the `libraries` the service uses, and, for `async` context, OpenTelemetry's
+ * AsyncLocalStorage context manager (none for `explicit`: see TraceContextMode). ServiceOps sends
+ * the spans still buffered at shutdown (`flushTraces`).
  */
 export async function startTracing(
   service: string,
   config: TracingConfig,
   libraries: readonly TracedLibrary[],
+  contextMode: TraceContextMode,
 ): Promise<void> {
+  if (contextMode === 'explicit' && libraries.length > 0)
+    throw new Error(`${service}: the instrumentations of ${libraries.join(', ')} need the async trace context`);
   const resource = resourceFromAttributes({ 'service.name': service, 'service.namespace': 'appcat' }).merge(
     detectResources({ detectors: [hostDetector, envDetector] }),
   );
@@ -71,7 +75,7 @@ export async function startTracing(
       ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
       : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
-  provider.register();
+  provider.register(contextMode === 'explicit' ? { contextManager: null } : {});
   const asked = libraries.map((library) => LIBRARIES[library]);
   registerInstrumentations({
     tracerProvider: provider,

@@ -7,7 +7,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
 import { createJsonLogger, JsonNestLogger } from './logger.js';
-import { OUTCOME, startSpan, traceHeaders, useTracer, withSpan } from './tracing.js';
+import { contextWithSpan, OUTCOME, startSpan, traceHeaders, traceIds, useTracer, withSpan } from './tracing.js';
 
 /** A JSON logger writing into `lines`. */
 function jsonLogger(lines: Array<Record<string, unknown>>): JsonNestLogger {
@@ -144,5 +144,64 @@ describe('withSpan and the log lines of a traced call', () => {
     await withSpan('call', {}, async () => expect(trace.getActiveSpan()).toBeUndefined(), root);
     expect(exporter.getFinishedSpans()).toEqual([]);
     await never.shutdown();
+  });
+});
+
+describe('explicit trace context (no context manager, as the gateway runs)', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+  beforeAll(() => {
+    provider.register({ contextManager: null });
+    useTracer(provider.getTracer('test'));
+  });
+  afterAll(async () => {
+    useTracer(undefined);
+    await provider.shutdown();
+    trace.disable();
+    propagation.disable();
+  });
+  afterEach(() => exporter.reset());
+
+  it('a span takes its parent from `parent`, and passes its own on as `span.context`', async () => {
+    const call = startSpan('call', {}, root)!;
+    const callContext = contextWithSpan(call);
+    const carried = await withSpan(
+      'step',
+      {},
+      async (span) => {
+        // Nothing is active: the work is not run inside an async context.
+        expect(trace.getActiveSpan()).toBeUndefined();
+        return withSpan('inner', {}, async (inner) => traceHeaders(inner.context), { parent: span.context });
+      },
+      { parent: callContext },
+    );
+    call.end();
+    const spans = exporter.getFinishedSpans();
+    const [inner, step] = spans;
+    expect(spans.map((s) => s.name)).toEqual(['inner', 'step', 'call']);
+    expect(step.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
+    expect(inner.parentSpanContext?.spanId).toBe(step.spanContext().spanId);
+    expect(carried.traceparent).toBe(`00-${call.spanContext().traceId}-${inner.spanContext().spanId}-01`);
+    expect(traceIds(callContext)).toEqual({ trace_id: call.spanContext().traceId, span_id: call.spanContext().spanId });
+  });
+
+  it('without a parent given, a step makes no span, carries no context and its log ids are none', async () => {
+    const made = await withSpan('step', {}, async (span) => ({ context: span.context, headers: traceHeaders() }));
+    expect(made).toEqual({ context: undefined, headers: {} });
+    expect(traceIds(undefined)).toBeUndefined();
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('a parent that is not sampled makes no span: its steps cost a check each', async () => {
+    const unsampled = trace.setSpan(
+      context.active(),
+      trace.wrapSpanContext({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 0 }),
+    );
+    const made = await withSpan('step', {}, async (span) => span.context, { parent: unsampled });
+    expect(made).toBeUndefined();
+    expect(traceHeaders(unsampled)).toEqual({});
+    expect(traceIds(unsampled)).toBeUndefined();
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });

@@ -43,12 +43,28 @@ export type SpanAttributes = Attributes;
 /** The outcome of the work a span covers: `ok`, a typed error code, or a short reason. */
 export const OUTCOME = 'appcat.outcome';
 
-/** What a span's work may add to its span while it runs. */
+/** What a span's work may add to its span while it runs, and the context to parent its own spans on. */
 export interface SpanHandle {
   set(attributes: SpanAttributes): void;
+  /**
+   * The span's context, undefined when no span was made: the `parent` of the spans and requests the
+   * work starts, in a service that passes trace context explicitly (the gateway, see
+   * {@link TraceContextMode}). Where an async context carries it, the work runs in it anyway.
+   */
+  readonly context?: Context;
 }
 
 const NO_SPAN: SpanHandle = { set: () => undefined };
+
+/**
+ * How a service's spans find their parent. `async`: the active context, which OpenTelemetry's
+ * AsyncLocalStorage context manager carries across awaits (what the instrumentations of Redis, pg and
+ * HTTP clients need). `explicit`: no context manager at all; every span takes its parent from its
+ * caller (`SpanOptions.parent`, `SpanHandle.context`). On Node 20 an AsyncLocalStorage, once a context
+ * has been entered, runs an async hook for every promise the process makes, sampled call or not; the
+ * gateway, which makes no call an instrumentation traces, passes its context explicitly instead.
+ */
+export type TraceContextMode = 'async' | 'explicit';
 
 export interface SpanOptions {
   kind?: SpanKind;
@@ -79,11 +95,13 @@ export function withSpan<T>(
   const span = startSpan(name, attributes, options);
   if (span === undefined) return work(NO_SPAN);
   let named = false;
+  const spanContext = trace.setSpan(options.parent ?? context.active(), span);
   const handle: SpanHandle = {
     set: (more) => {
       if (OUTCOME in more) named = true;
       span.setAttributes(more);
     },
+    context: spanContext,
   };
   const failed = (error: unknown) => (named ? span.end() : endFailed(span, error));
   const succeeded = () => {
@@ -92,7 +110,7 @@ export function withSpan<T>(
   };
   let result: T;
   try {
-    result = context.with(trace.setSpan(options.parent ?? context.active(), span), work, undefined, handle);
+    result = context.with(spanContext, work, undefined, handle);
   } catch (error) {
     failed(error);
     throw error;
@@ -202,9 +220,21 @@ export function contextFromHeaders(get: (name: string) => string | undefined): C
 }
 
 /** The ids log lines carry to meet their trace: those of the active span, when it is sampled (exported). */
-export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
-  if (tracer === undefined) return undefined;
-  const spanContext = trace.getActiveSpan()?.spanContext();
+export function activeTraceIds(): TraceIds | undefined {
+  return tracer === undefined ? undefined : traceIds(context.active());
+}
+
+export interface TraceIds {
+  trace_id: string;
+  span_id: string;
+}
+
+/**
+ * The ids of `ctx`'s span, when it is sampled: for a log line written with a context passed explicitly
+ * (a service without an async context, whose lines' `activeTraceIds` are always none).
+ */
+export function traceIds(ctx: Context | undefined): TraceIds | undefined {
+  const spanContext = ctx && trace.getSpan(ctx)?.spanContext();
   if (spanContext === undefined || (spanContext.traceFlags & TraceFlags.SAMPLED) === 0) return undefined;
   return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 }
