@@ -192,14 +192,6 @@ export function inContext<T>(ctx: Context | undefined, work: () => T): T {
 }
 
 /**
- * Makes the listeners added to `emitter` run in `ctx`: an incoming request's body arrives in events
- * of the socket's, outside the context the request's handling was started in.
- */
-export function bindToContext<E extends object>(ctx: Context, emitter: E): E {
-  return context.bind(ctx, emitter);
-}
-
-/**
  * The W3C trace context of `ctx` (the active one by default) as header fields: empty with tracing off
  * and outside a sampled trace (the services a call reaches trace it only when it carries one).
  */

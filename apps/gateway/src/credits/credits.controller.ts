@@ -15,6 +15,7 @@ import { X402Checkout } from '../payment/x402-checkout.js';
 import { topUpCallName } from '../idempotency/call-names.js';
 import { type CallOutcome, RememberedCalls } from '../idempotency/remembered-calls.js';
 import type { Charge } from '../priced/priced-result.js';
+import { requestTrace } from '../http/request-spans.js';
 import { CreditsClient } from './credits.client.js';
 import { readTopUpAmount } from './top-up-amount.js';
 
@@ -37,7 +38,7 @@ export class CreditsController {
   @HttpCode(200)
   async balance(@Req() request: FastifyRequest): Promise<Envelope> {
     const keyHash = requireKeyHash(readPaymentCredentials(request.headers));
-    const balance = await this.credits.balance(keyHash, request.id);
+    const balance = await this.credits.balance(keyHash, request.id, requestTrace(request));
     return envelope(200, OK_MESSAGE, { balance: formatUsd(balance), currency: 'USD' });
   }
 

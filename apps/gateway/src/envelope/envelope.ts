@@ -2,6 +2,7 @@ import { OUTCOME, withSpan } from '@appcat/ops';
 import type { FastifyReply } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { ErrorAnswer } from '../errors/error-answers.js';
+import { requestTrace } from '../http/request-spans.js';
 
 /** The one response shape of the service (spec §2): the HTTP status is repeated in `status`. */
 export interface Envelope {
@@ -31,13 +32,18 @@ export function sendEnvelopeWithJsonData(
   message: string,
   dataJson: string,
 ): FastifyReply {
-  return withSpan('gateway.envelope', { 'http.response.status_code': status }, (span) => {
-    span.set({ [OUTCOME]: status < 400 ? 'ok' : `http_${status}` });
-    return reply
-      .code(status)
-      .type('application/json; charset=utf-8')
-      .send(`{"status":${status},"message":${JSON.stringify(message)},"data":${dataJson}}`);
-  });
+  return withSpan(
+    'gateway.envelope',
+    { 'http.response.status_code': status },
+    (span) => {
+      span.set({ [OUTCOME]: status < 400 ? 'ok' : `http_${status}` });
+      return reply
+        .code(status)
+        .type('application/json; charset=utf-8')
+        .send(`{"status":${status},"message":${JSON.stringify(message)},"data":${dataJson}}`);
+    },
+    { parent: requestTrace(reply.request) },
+  );
 }
 
 /** Writes a failure's answer: its headers, and the envelope with its status and message. */

@@ -1,4 +1,4 @@
-import { GatewayMetrics } from '@appcat/ops';
+import { type Context, GatewayMetrics, traceIds } from '@appcat/ops';
 import { HttpException, Injectable, Logger } from '@nestjs/common';
 import { ChargeUnsureError, HttpError, Messages } from './http-error.js';
 
@@ -15,6 +15,16 @@ export interface ErrorAnswer {
   readonly headers: Readonly<Record<string, string>>;
   /** The stable label the answer is counted under in `appcat_declines_total` (never the free-text message). */
   readonly reason: string;
+}
+
+/**
+ * The call a failure ended, for its log line: its request id and, when it is traced, its trace context,
+ * whose ids the line carries (the gateway passes trace context explicitly: its log lines have no
+ * active span to take them from).
+ */
+export interface FailedCall {
+  requestId: string;
+  trace?: Context;
 }
 
 /** Every failure we did not foresee: a 500 that reveals nothing (the cause is logged, not sent). */
@@ -85,11 +95,16 @@ export class ErrorAnswers {
 
   constructor(private readonly metrics: GatewayMetrics) {}
 
-  /** @param context what failed, for the log line of an unforeseen failure (a route id, an MCP tool). */
-  answer(error: unknown, context = 'request'): ErrorAnswer {
+  /**
+   * @param context what failed, for the log line of an unforeseen failure (a route id, an MCP tool).
+   * @param call the call that failed, when known: the line carries its request id and trace ids.
+   */
+  answer(error: unknown, context = 'request', call?: FailedCall): ErrorAnswer {
     const answered = errorAnswer(error);
-    if (answered === INTERNAL)
-      this.logger.error(`${context} failed: ${(error as Error | undefined)?.stack ?? String(error)}`);
+    if (answered === INTERNAL) {
+      const msg = `${context} failed: ${(error as Error | undefined)?.stack ?? String(error)}`;
+      this.logger.error(call ? { msg, requestId: call.requestId, ...traceIds(call.trace) } : msg);
+    }
     this.metrics.declines.inc({ reason: answered.reason });
     return answered;
   }
@@ -98,8 +113,8 @@ export class ErrorAnswers {
    * A priced call's failure: a 5xx (upstream, dependency, internal) ends by saying nothing was charged,
    * since a failed call never is; only a charge whose answer was lost says it may have been made.
    */
-  uncharged(error: unknown, context?: string): ErrorAnswer {
-    const answered = this.answer(error, context);
+  uncharged(error: unknown, context?: string, call?: FailedCall): ErrorAnswer {
+    const answered = this.answer(error, context, call);
     if (answered.status < 500 || error instanceof ChargeUnsureError) return answered;
     return { ...answered, message: `${answered.message}; ${NOTHING_CHARGED}` };
   }

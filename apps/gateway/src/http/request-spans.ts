@@ -1,8 +1,7 @@
 import {
-  bindToContext,
+  type Context,
   contextFromHeaders,
   contextWithSpan,
-  inContext,
   OUTCOME,
   type Span,
   SpanKind,
@@ -14,14 +13,22 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 /** Probes and scrapes are not traced: each would be a trace of its own, every few seconds. */
 const UNTRACED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** Each traced request's span, until its answer is sent. */
-const spans = new WeakMap<FastifyRequest, Span>();
+/** Each traced request's span and the context it heads, until its answer is sent. */
+const traced = new WeakMap<FastifyRequest, { span: Span; context: Context }>();
+
+/**
+ * The trace context of `request`'s handling (its span's), undefined when it is not traced: the parent
+ * the gateway gives its spans and requests explicitly (it keeps no async context, see main.ts).
+ */
+export function requestTrace(request: FastifyRequest): Context | undefined {
+  return traced.get(request)?.context;
+}
 
 /**
  * The span of each HTTP request, named by its route (`GET /api/apps/:appId`) and carrying the request
  * id, which is where the trace meets the request's log lines; its parent is the caller's `traceparent`,
- * if any, and the sampler decides. Only a sampled request gets a span, and only its handling runs in
- * that span's context: an unsampled one costs the sampler's decision and nothing else.
+ * if any, and the sampler decides. Only a sampled request gets a span, which its handling reads with
+ * `requestTrace`: an unsampled one costs the sampler's decision and nothing else.
  *
  * Our own two hooks rather than @opentelemetry/instrumentation-http's server side, which on every
  * request (sampled or not) computed a dozen attributes, entered a context and bound the request's and
@@ -43,17 +50,13 @@ export function traceRequests(fastify: FastifyInstance): void {
       },
       { kind: SpanKind.SERVER, parent, root: true },
     );
-    if (span === undefined) return done();
-    spans.set(request, span);
-    const context = contextWithSpan(span, parent);
-    // The body (a POST's) arrives in the request's own events, outside the context entered here.
-    bindToContext(context, request.raw);
-    inContext(context, done);
+    if (span !== undefined) traced.set(request, { span, context: contextWithSpan(span, parent) });
+    done();
   });
   const end = (request: FastifyRequest, status: number) => {
-    const span = spans.get(request);
+    const span = traced.get(request)?.span;
     if (span === undefined) return;
-    spans.delete(request);
+    traced.delete(request);
     span.setAttributes({ 'http.response.status_code': status, [OUTCOME]: status < 400 ? 'ok' : String(status) });
     // As OpenTelemetry's HTTP conventions have it: a server span is an error only when the server failed.
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });

@@ -1,4 +1,5 @@
 import { ErrorCode, type X402Receipt } from '@appcat/contracts';
+import type { Context } from '@appcat/ops';
 import { Injectable, Logger } from '@nestjs/common';
 import { httpErrorFor } from '../errors/http-status.js';
 import type { Charge } from '../priced/priced-result.js';
@@ -44,22 +45,24 @@ export class RememberedCalls {
 
   constructor(private readonly records: IdempotencyClient) {}
 
-  /** The outcome of `make`, or of the first call with this name (a call without one is simply made); never rejects. */
+  /**
+   * The outcome of `make`, or of the first call with this name (a call without one is simply made);
+   * never rejects. `trace`: the call's trace context, which its requests to payments carry.
+   */
   async run<A extends { charge: Charge }>(
     name: CallName | undefined,
     requestId: string,
     make: () => Promise<CallOutcome<A>>,
+    trace?: Context,
   ): Promise<CallOutcome<A>> {
     try {
       if (!name) return await make();
       const deadline = Date.now() + WAIT_MS;
       for (;;) {
-        const record = await this.records.begin({
-          scope: name.scope,
-          key: name.key,
-          fingerprint: name.fingerprint,
-          requestId,
-        });
+        const record = await this.records.begin(
+          { scope: name.scope, key: name.key, fingerprint: name.fingerprint, requestId },
+          trace,
+        );
         switch (record.state) {
           case 'conflict':
             return refused(
@@ -79,7 +82,7 @@ export class RememberedCalls {
             await new Promise((resolve) => setTimeout(resolve, POLL_MS));
             continue;
           case 'claimed':
-            return await this.makeClaimed(name, record.token, requestId, make);
+            return await this.makeClaimed(name, record.token, requestId, make, trace);
         }
       }
     } catch (error) {
@@ -103,6 +106,7 @@ export class RememberedCalls {
     token: string,
     requestId: string,
     make: () => Promise<CallOutcome<A>>,
+    trace: Context | undefined,
   ): Promise<CallOutcome<A>> {
     let outcome: CallOutcome<A> | undefined;
     try {
@@ -112,7 +116,7 @@ export class RememberedCalls {
       // Remembered before the answer goes out, so a retry right after it finds the answer.
       const answerJson = outcome?.ok ? this.kept(name, outcome.answer) : undefined;
       await this.records
-        .finish({ scope: name.scope, key: name.key, token, requestId, ...(answerJson ? { answerJson } : {}) })
+        .finish({ scope: name.scope, key: name.key, token, requestId, ...(answerJson ? { answerJson } : {}) }, trace)
         .catch((error: unknown) =>
           this.logger.warn(
             `idempotency record not finished: ${error instanceof Error ? error.message : String(error)}`,

@@ -10,6 +10,7 @@ import { ErrorAnswers } from '../errors/error-answers.js';
 import { PaymentRequiredError } from '../payment/payment-challenge.js';
 import { requireKeyHash } from '../payment/payment-credentials.js';
 import { readIdempotencyKey } from '../idempotency/call-names.js';
+import { requestTrace } from '../http/request-spans.js';
 import { PricedCallService } from '../priced/priced-call.service.js';
 import type { Charge, PricedAnswer, PricedResult } from '../priced/priced-result.js';
 import { type PricedTool, pricedTools, toolList, toRouteInput } from './mcp-tools.js';
@@ -60,13 +61,13 @@ export class McpToolCallsService {
       try {
         return await this.balance(request);
       } catch (error) {
-        return this.failed(params.name, error);
+        return this.failed(params.name, error, request);
       }
     }
     const tool = this.tools.get(params.name);
     if (!tool) throw new UnknownToolError(params.name);
     const result = await this.pricedCall(tool, params, request);
-    return result.ok ? rendered(result.answer) : this.failed(params.name, result.error);
+    return result.ok ? rendered(result.answer) : this.failed(params.name, result.error, request);
   }
 
   private async pricedCall(
@@ -87,6 +88,7 @@ export class McpToolCallsService {
       idempotencyKey: () => readIdempotencyKey(request.headers),
       resourceUrl: () => `mcp://tool/${tool.name}`,
       requestId: request.id,
+      trace: requestTrace(request),
     });
   }
 
@@ -100,8 +102,8 @@ export class McpToolCallsService {
   }
 
   /** A failed call as a tool error; nothing was charged for it. */
-  private failed(name: string, error: unknown): CallToolResult {
-    const answer = this.errors.uncharged(error, `mcp ${name}`);
+  private failed(name: string, error: unknown, request: FastifyRequest): CallToolResult {
+    const answer = this.errors.uncharged(error, `mcp ${name}`, { requestId: request.id, trace: requestTrace(request) });
     if (error instanceof PaymentRequiredError) return paymentRequiredResult(error.paymentRequired);
     return { isError: true, content: [{ type: 'text', text: answer.message }] };
   }

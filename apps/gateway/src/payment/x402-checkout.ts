@@ -7,6 +7,7 @@ import {
   type X402TopUpRequest,
 } from '@appcat/contracts';
 import type { RpcResult } from '@appcat/microservice';
+import type { Context } from '@appcat/ops';
 import { Injectable } from '@nestjs/common';
 import { httpErrorFor } from '../errors/http-status.js';
 import type { Charge } from '../priced/priced-result.js';
@@ -36,7 +37,8 @@ export class X402Checkout {
   /**
    * Checks and claims a payment for `offer` on `resource`, taking nothing: the hold settles it on
    * `capture()`, once the data is in hand, or gives it back on `release()` so it can buy a retry. A
-   * payment that buys nothing rejects with a 402 carrying a fresh challenge and the reason.
+   * payment that buys nothing rejects with a 402 carrying a fresh challenge and the reason. `trace`:
+   * the parent of the authorize request's span (the call's, when it is traced).
    */
   async authorize(
     paymentSignature: string,
@@ -44,25 +46,26 @@ export class X402Checkout {
     resource: X402Resource,
     route: string,
     requestId: string,
+    trace?: Context,
   ): Promise<PaymentHold> {
     const hold = await this.refusingWithChallenge(offer, resource, requestId, () =>
-      this.x402.authorize({ paymentSignature, offer, resource, route, requestId }),
+      this.x402.authorize({ paymentSignature, offer, resource, route, requestId }, trace),
     );
     let state: 'held' | 'captured' | 'released' = 'held';
     return {
-      capture: async (): Promise<Charge> => {
+      capture: async (captureTrace?: Context): Promise<Charge> => {
         if (state !== 'held') throw new Error(`x402 hold ${state} cannot be captured`);
         state = 'captured';
         const receipt = await this.refusingWithChallenge(offer, resource, requestId, () =>
-          this.x402.settle({ paymentSignature, hold, resource, route, requestId }),
+          this.x402.settle({ paymentSignature, hold, resource, route, requestId }, captureTrace),
         );
         return { method: 'x402', receipt };
       },
-      release: () => {
+      release: (releaseTrace?: Context) => {
         // After a capture, payments has settled the claim's fate itself (used, refused, or given back).
         if (state !== 'held') return;
         state = 'released';
-        void this.x402.release({ hold }, requestId);
+        void this.x402.release({ hold }, requestId, releaseTrace);
       },
     };
   }
@@ -70,7 +73,8 @@ export class X402Checkout {
   /**
    * Takes a payment for `offer` on `resource` at once, for a call whose data is already in hand: one
    * request checks, claims and settles it. A payment that buys nothing rejects with a 402 carrying a
-   * fresh challenge and the reason; anything else that fails it rejects with its HttpError.
+   * fresh challenge and the reason; anything else that fails it rejects with its HttpError. `trace`:
+   * the parent of its request's span (the call's, when it is traced).
    */
   async pay(
     paymentSignature: string,
@@ -78,9 +82,10 @@ export class X402Checkout {
     resource: X402Resource,
     route: string,
     requestId: string,
+    trace?: Context,
   ): Promise<Charge> {
     const receipt = await this.refusingWithChallenge(offer, resource, requestId, () =>
-      this.x402.pay({ paymentSignature, offer, resource, route, requestId }),
+      this.x402.pay({ paymentSignature, offer, resource, route, requestId }, trace),
     );
     return { method: 'x402', receipt };
   }

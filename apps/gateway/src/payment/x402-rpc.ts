@@ -14,6 +14,7 @@ import {
   type X402TopUpRequest,
 } from '@appcat/contracts';
 import type { RpcResult } from '@appcat/microservice';
+import type { Context } from '@appcat/ops';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
@@ -47,31 +48,34 @@ export class X402Rpc {
     return reply.accepts;
   }
 
-  /** Checks and claims a payment; may wait on the facilitator's /verify. */
-  authorize(request: X402AuthorizeRequest): Promise<RpcResult<X402Hold>> {
+  /** Checks and claims a payment; may wait on the facilitator's /verify. `trace`: the parent of its span. */
+  authorize(request: X402AuthorizeRequest, trace?: Context): Promise<RpcResult<X402Hold>> {
     return this.rpc.result(Subject.X402Authorize, request, {
       requestId: request.requestId,
       timeoutMs: this.config.x402PayTimeoutMs,
+      trace,
     });
   }
 
   /** Checks, claims and settles a payment at once, for data already in hand; waits on the facilitator's settle. */
-  pay(request: X402PayRequest): Promise<RpcResult<X402Receipt>> {
+  pay(request: X402PayRequest, trace?: Context): Promise<RpcResult<X402Receipt>> {
     return this.rpc.result(Subject.X402Pay, request, {
       requestId: request.requestId,
       timeoutMs: this.config.x402PayTimeoutMs,
+      trace,
     });
   }
 
-  settle(request: X402SettleRequest): Promise<RpcResult<X402Receipt>> {
+  settle(request: X402SettleRequest, trace?: Context): Promise<RpcResult<X402Receipt>> {
     return this.rpc.result(Subject.X402Settle, request, {
       requestId: request.requestId,
       timeoutMs: this.config.x402PayTimeoutMs,
+      trace,
     });
   }
 
-  release(request: X402ReleaseRequest, requestId: string): Promise<RpcResult<X402ReleaseReply>> {
-    return this.rpc.result(Subject.X402Release, request, { requestId });
+  release(request: X402ReleaseRequest, requestId: string, trace?: Context): Promise<RpcResult<X402ReleaseReply>> {
+    return this.rpc.result(Subject.X402Release, request, { requestId, trace });
   }
 
   topUp(request: X402TopUpRequest): Promise<RpcResult<X402TopUpReply>> {

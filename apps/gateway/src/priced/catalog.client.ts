@@ -8,7 +8,7 @@ import {
   isCatalogUnavailable,
 } from '@appcat/contracts';
 import { httpErrorFor } from '../errors/http-status.js';
-import { GatewayMetrics } from '@appcat/ops';
+import { type Context, GatewayMetrics } from '@appcat/ops';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '../config.provider.js';
 import type { GatewayConfig } from '../config.js';
@@ -17,7 +17,8 @@ import { NearCache } from './near-cache.js';
 
 /**
  * Catalogue data from the catalog service over NATS, or from the near cache for a query answered a
- * moment ago. Failures come out as HttpErrors (502 for upstream).
+ * moment ago. Failures come out as HttpErrors (502 for upstream). `trace`: the parent of a request's
+ * span (the call's, when it is traced).
  */
 @Injectable()
 export class CatalogClient {
@@ -40,10 +41,10 @@ export class CatalogClient {
     this.nearMisses = metrics.nearCacheReads.labels({ outcome: 'miss' });
   }
 
-  async fetch(query: CatalogQuery, requestId: string): Promise<CatalogReply> {
+  async fetch(query: CatalogQuery, requestId: string, trace?: Context): Promise<CatalogReply> {
     const request: CatalogRequest = { query, requestId };
     const sentAt = Date.now();
-    const reply = await this.rpc.request(this.subjects.fetch, request, { requestId });
+    const reply = await this.rpc.request(this.subjects.fetch, request, { requestId, trace });
     this.remember(query, reply, sentAt);
     return reply;
   }
@@ -62,10 +63,10 @@ export class CatalogClient {
    * any trouble (catalog unreachable, an older catalog without `catalog.peek`) is a miss, and the full
    * fetch that follows reports what is wrong.
    */
-  async peek(query: CatalogQuery, requestId: string): Promise<CatalogPeekReply> {
+  async peek(query: CatalogQuery, requestId: string, trace?: Context): Promise<CatalogPeekReply> {
     const request: CatalogRequest = { query, requestId };
     const sentAt = Date.now();
-    const peeked = await this.rpc.result(this.subjects.peek, request, { requestId });
+    const peeked = await this.rpc.result(this.subjects.peek, request, { requestId, trace });
     if (!peeked.ok || peeked.value === null) return null;
     if (!isCatalogUnavailable(peeked.value)) this.remember(query, peeked.value, sentAt);
     return peeked.value;
@@ -75,8 +76,13 @@ export class CatalogClient {
    * The data a peek read ahead, or, on a miss, the upstream's through `fetch`; a peek that reported the
    * upstream unavailable is a 502 naming it, with Retry-After, and asks nothing more.
    */
-  async answer(peeked: CatalogPeekReply, query: CatalogQuery, requestId: string): Promise<CatalogReply> {
-    if (peeked === null) return this.fetch(query, requestId);
+  async answer(
+    peeked: CatalogPeekReply,
+    query: CatalogQuery,
+    requestId: string,
+    trace?: Context,
+  ): Promise<CatalogReply> {
+    if (peeked === null) return this.fetch(query, requestId, trace);
     if (!isCatalogUnavailable(peeked)) return peeked;
     const { code, message, retryAfterSeconds } = peeked.unavailable;
     const error = httpErrorFor(code, message);

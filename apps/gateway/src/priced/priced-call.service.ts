@@ -1,4 +1,4 @@
-import { GatewayMetrics, OUTCOME, withSpan } from '@appcat/ops';
+import { type Context, GatewayMetrics, OUTCOME, withSpan } from '@appcat/ops';
 import { type CatalogQuery, type CatalogReply, routeOffer, type X402Offer, type X402Resource } from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Injectable } from '@nestjs/common';
@@ -29,6 +29,11 @@ export interface PricedCall {
    */
   resourceUrl: () => string;
   requestId: string;
+  /**
+   * The request's trace context, when it is traced (sampled): the parent of the call's spans, given
+   * explicitly since the gateway keeps no async context (see main.ts). Undefined: nothing is traced.
+   */
+  trace?: Context;
   /** The `Idempotency-Key` the caller sent, if any (read after validation; a malformed one is a 400). */
   idempotencyKey?: () => string | undefined;
 }
@@ -64,11 +69,16 @@ export class PricedCallService {
   async call(call: PricedCall): Promise<PricedResult> {
     try {
       const { route, requestId } = call;
-      const input = withSpan('gateway.validate', { 'appcat.route': route.id }, (span) => {
-        const checked = validateRouteInput(route, call.pathParams as Record<string, string>, call.query);
-        span.set({ [OUTCOME]: checked.ok ? 'ok' : 'invalid' });
-        return checked;
-      });
+      const input = withSpan(
+        'gateway.validate',
+        { 'appcat.route': route.id },
+        (span) => {
+          const checked = validateRouteInput(route, call.pathParams as Record<string, string>, call.query);
+          span.set({ [OUTCOME]: checked.ok ? 'ok' : 'invalid' });
+          return checked;
+        },
+        { parent: call.trace },
+      );
       if (!input.ok) return { ok: false, error: new HttpError(400, input.message) };
       const query = route.toCatalogQuery(input.params);
 
@@ -79,7 +89,7 @@ export class PricedCallService {
       }
       const paid = () => this.paid(call, query, credentials);
       const name = pricedCallName(credentials, call.idempotencyKey, route.store, query);
-      return await this.remembered.run(name, requestId, paid);
+      return await this.remembered.run(name, requestId, paid, call.trace);
     } catch (error) {
       return { ok: false, error };
     }
@@ -87,7 +97,7 @@ export class PricedCallService {
 
   /** Holds the payment, fetches, captures, delivers (data in hand: charges in one step); throws only what comes before the hold. */
   private async paid(call: PricedCall, query: CatalogQuery, credentials: Paying): Promise<PricedResult> {
-    const { route, requestId } = call;
+    const { route, requestId, trace } = call;
     const near = this.catalog.near(query);
     if (near) {
       // The data is in hand before any hop: one request takes the money (a debit; an x402 payment
@@ -96,7 +106,8 @@ export class PricedCallService {
       const charge = await withSpan(
         'gateway.debit',
         { 'appcat.rail': credentials.kind, 'appcat.route': route.id },
-        () => this.charge(call, credentials),
+        (span) => this.charge(call, credentials, span.context),
+        { parent: trace },
       ).catch((error: unknown) => {
         throw chargeUnsure(error);
       });
@@ -105,31 +116,38 @@ export class PricedCallService {
     }
     // Read ahead while the payment is held: a fresh cached answer costs nothing upstream, so a call
     // refused payment has cost one cache read.
-    const readAhead = this.catalog.peek(query, requestId);
+    const readAhead = this.catalog.peek(query, requestId, trace);
     const rail = { 'appcat.rail': credentials.kind, 'appcat.route': route.id };
-    const hold = await withSpan('gateway.hold', rail, () => this.hold(call, credentials));
+    const hold = await withSpan('gateway.hold', rail, (span) => this.hold(call, credentials, span.context), {
+      parent: trace,
+    });
     try {
-      const data = await this.catalog.answer(await readAhead, query, requestId);
-      const charge = await withSpan('gateway.capture', rail, () => hold.capture()).catch((error: unknown) => {
+      const data = await this.catalog.answer(await readAhead, query, requestId, trace);
+      const charge = await withSpan('gateway.capture', rail, (span) => hold.capture(span.context), {
+        parent: trace,
+      }).catch((error: unknown) => {
         throw chargeUnsure(error);
       });
       this.counted(charge);
       return delivered(charge, data);
     } catch (error) {
-      hold.release();
+      hold.release(trace);
       return { ok: false, error };
     }
   }
 
-  /** Takes the price at once, for data in hand: a debit, or an x402 payment settled; rejects, charging nothing, when refused. */
-  private async charge(call: PricedCall, credentials: Paying): Promise<Charge> {
+  /**
+   * Takes the price at once, for data in hand: a debit, or an x402 payment settled; rejects, charging
+   * nothing, when refused. `trace`: the parent of its request's span.
+   */
+  private async charge(call: PricedCall, credentials: Paying, trace: Context | undefined): Promise<Charge> {
     const { route, requestId } = call;
     if (credentials.kind === 'credits') {
-      const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, requestId);
+      const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, requestId, trace);
       return { method: 'credits', balance };
     }
     const { offer, resource } = this.x402Terms(route, call.resourceUrl());
-    return this.x402Checkout.pay(credentials.paymentSignature, offer, resource, route.id, requestId);
+    return this.x402Checkout.pay(credentials.paymentSignature, offer, resource, route.id, requestId, trace);
   }
 
   private counted(charge: Charge): void {
@@ -137,13 +155,16 @@ export class PricedCallService {
     else this.metrics.charges.inc({ method: 'x402', network: charge.receipt.network });
   }
 
-  /** Reserves the price on the key, or checks the x402 payment; rejects, holding nothing, when it is refused. */
-  private hold(call: PricedCall, credentials: Paying): Promise<PaymentHold> {
+  /**
+   * Reserves the price on the key, or checks the x402 payment; rejects, holding nothing, when it is
+   * refused. `trace`: the parent of its request's span.
+   */
+  private hold(call: PricedCall, credentials: Paying, trace: Context | undefined): Promise<PaymentHold> {
     const { route, requestId } = call;
     if (credentials.kind === 'credits')
-      return this.credits.reserve(credentials.keyHash, route.price, route.id, requestId);
+      return this.credits.reserve(credentials.keyHash, route.price, route.id, requestId, trace);
     const { offer, resource } = this.x402Terms(route, call.resourceUrl());
-    return this.x402Checkout.authorize(credentials.paymentSignature, offer, resource, route.id, requestId);
+    return this.x402Checkout.authorize(credentials.paymentSignature, offer, resource, route.id, requestId, trace);
   }
 
   /** What x402 sells on this call; built only when x402 is involved, not on the credit path. */

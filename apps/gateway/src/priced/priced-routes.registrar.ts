@@ -9,6 +9,7 @@ import { OK_MESSAGE, sendEnvelopeWithJsonData, sendErrorEnvelope } from '../enve
 import { ErrorAnswers } from '../errors/error-answers.js';
 import { HttpError, Messages } from '../errors/http-error.js';
 import { methodsOtherThan } from '../http/http-methods.js';
+import { requestTrace } from '../http/request-spans.js';
 import { readIdempotencyKey } from '../idempotency/call-names.js';
 import { PAYMENT_RESPONSE_HEADER } from '../payment/payment-challenge.js';
 import { readPaymentCredentials } from '../payment/payment-credentials.js';
@@ -59,6 +60,7 @@ export class PricedRoutesRegistrar implements OnModuleInit {
   }
 
   private async serve(route: PricedRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const trace = requestTrace(request);
     const result = await this.calls.call({
       route,
       pathParams: request.params as Record<string, string>,
@@ -67,9 +69,10 @@ export class PricedRoutesRegistrar implements OnModuleInit {
       idempotencyKey: () => readIdempotencyKey(request.headers),
       resourceUrl: () => this.config.publicBaseUrl + request.url,
       requestId: request.id,
+      trace,
     });
     if (!result.ok) {
-      sendErrorEnvelope(reply, this.errors.uncharged(result.error, route.id));
+      sendErrorEnvelope(reply, this.errors.uncharged(result.error, route.id, { requestId: request.id, trace }));
       return;
     }
     const { answer } = result;

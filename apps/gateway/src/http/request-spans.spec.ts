@@ -1,0 +1,65 @@
+import { useTracer } from '@appcat/ops';
+import { propagation, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { requestTrace, traceRequests } from './request-spans.js';
+
+/*
+ * The gateway passes trace context explicitly (no context manager, as main.ts starts it): a request's
+ * span reaches its handling through `requestTrace`, the parent its spans and requests are given.
+ */
+describe('request spans, carried with the request', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  let fastify: FastifyInstance;
+  let url: string;
+
+  beforeAll(async () => {
+    provider.register({ contextManager: null });
+    useTracer(provider.getTracer('test'));
+    fastify = Fastify();
+    traceRequests(fastify);
+    // What the handling sees: the trace context it would give its spans, and whether any is active.
+    fastify.get('/api/apps/:appId', async (request) => {
+      const context = requestTrace(request);
+      return {
+        span: context && trace.getSpan(context)?.spanContext(),
+        active: trace.getActiveSpan() !== undefined,
+      };
+    });
+    url = await fastify.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await fastify.close();
+    useTracer(undefined);
+    await provider.shutdown();
+    trace.disable();
+    propagation.disable();
+  });
+  afterEach(() => exporter.reset());
+
+  const callerTrace = '0af7651916cd43dd8448eb211c80319c';
+
+  it("hands the request's span to its handling, a child of the caller's traceparent, with no context entered", async () => {
+    const response = await fetch(`${url}/api/apps/1`, {
+      headers: { traceparent: `00-${callerTrace}-b7ad6b7169203331-01` },
+    });
+    const seen = (await response.json()) as { span: { traceId: string; spanId: string }; active: boolean };
+    // The span ends as the answer has gone (onResponse), which may be just after the client read it.
+    for (let i = 0; i < 100 && exporter.getFinishedSpans().length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const [span] = exporter.getFinishedSpans();
+    expect(span.name).toBe('GET /api/apps/:appId');
+    expect(span.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
+    expect(seen).toMatchObject({ span: { traceId: callerTrace, spanId: span.spanContext().spanId }, active: false });
+    expect(span.attributes).toMatchObject({ 'http.route': '/api/apps/:appId', 'appcat.outcome': 'ok' });
+  });
+
+  it('a request not sampled has no trace context to hand on, and makes no span', async () => {
+    const response = await fetch(`${url}/api/apps/1`, {
+      headers: { traceparent: `00-${callerTrace}-b7ad6b7169203331-00` },
+    });
+    expect(await response.json()).toEqual({ active: false });
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
