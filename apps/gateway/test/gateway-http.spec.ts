@@ -268,6 +268,21 @@ describe('gateway over HTTP', () => {
     });
 
     it.each([
+      // No connection to the facilitator could be opened: the settlement was never asked for.
+      [ErrorCode.FacilitatorUnreachable, 'payment facilitator unreachable; nothing was charged'],
+      [
+        ErrorCode.FacilitatorUnavailable,
+        'payment facilitator unreachable; the charge may have been made: check the balance or the chain before paying again',
+      ],
+    ])('a settle that fails with %s after the fetch → 502 %s', async (code, message) => {
+      settle.handler = () => {
+        throw { code, message: 'payment facilitator unreachable' };
+      };
+      expectEnvelope(await get(`/api/apps/${code.length}`, { 'payment-signature': 'e30=' }), 502, message);
+      expect(settle.calls).toHaveLength(1);
+    });
+
+    it.each([
       ['/api/apps', 'term is required'],
       ['/api/apps?term=', 'term is required'],
       ['/api/apps?term=a&term=b', 'term must be given only once'],

@@ -8,7 +8,15 @@ import { GatewayMetrics } from '@appcat/ops';
 import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { heldOrDebited, serveCredits, serveStandIn, StandIn, startGatewayOnStandIns } from './support/stand-ins.js';
+import {
+  heldOrDebited,
+  serveCredits,
+  serveStandIn,
+  serveX402Holds,
+  STAND_IN_X402_HOLD,
+  StandIn,
+  startGatewayOnStandIns,
+} from './support/stand-ins.js';
 
 const KEY = 'ak_' + 'x'.repeat(43);
 const EMPTY_KEY = 'ak_' + 'e'.repeat(43);
@@ -38,6 +46,9 @@ describe('gateway hot path: near cache and coalescing', () => {
     freshForMs: 60_000,
   });
   const peek = new StandIn(fresh);
+  /** x402 checks (payments.x402.authorize); payments.x402.pay runs the same handler, then answers a receipt. */
+  const x402Check = new StandIn(() => STAND_IN_X402_HOLD);
+  let payAtOnce: StandIn;
   const fetchStandIn = new StandIn((data) => ({
     dataJson: JSON.stringify({ echo: (data as unknown as CatalogRequest).query }),
   }));
@@ -48,6 +59,12 @@ describe('gateway hot path: near cache and coalescing', () => {
     ({ capture } = serveCredits(responder, debit));
     serveStandIn(responder, Subject.CatalogPeek, peek);
     serveStandIn(responder, Subject.CatalogFetch, fetchStandIn);
+    ({ payAtOnce } = serveX402Holds(responder, x402Check, {
+      paymentResponse: 'cmVjZWlwdA==',
+      network: 'eip155:8453',
+      payer: '0xP',
+      transaction: '0xT',
+    }));
     const start = async (overrides: Parameters<typeof startGatewayOnStandIns>[2]) => {
       const { app, base } = await startGatewayOnStandIns(nats.url, undefined, overrides);
       gateways.push(app);
@@ -65,7 +82,7 @@ describe('gateway hot path: near cache and coalescing', () => {
   });
 
   beforeEach(() => {
-    for (const standIn of [debit, capture, peek, fetchStandIn]) standIn.reset();
+    for (const standIn of [debit, capture, peek, fetchStandIn, x402Check, payAtOnce]) standIn.reset();
   });
 
   async function paid(base: string, url: string, key = KEY) {
@@ -134,6 +151,25 @@ describe('gateway hot path: near cache and coalescing', () => {
       const { message } = JSON.parse(failed.body) as { message: string };
       expect(message).toContain('the charge may have been made');
       expect(message).not.toContain('nothing was charged');
+    });
+
+    it.each([
+      // No connection to the facilitator could be opened: the settlement was never asked for.
+      [ErrorCode.FacilitatorUnreachable, 'nothing was charged', 'the charge may have been made', 901],
+      [ErrorCode.FacilitatorUnavailable, 'the charge may have been made', 'nothing was charged', 902],
+    ])('an x402 payment taken at once for a hot query that fails with %s says %s', async (code, says, never, id) => {
+      const path = `/api/apps/${id}`;
+      expect((await paid(nearBase, path)).status).toBe(200);
+      x402Check.handler = () => {
+        throw { code, message: 'payment facilitator unreachable' };
+      };
+      const res = await fetch(nearBase + path, { headers: { 'payment-signature': 'e30=' } });
+      expect(res.status).toBe(502);
+      const { message } = (await res.json()) as { message: string };
+      expect(message).toMatch(new RegExp(`^payment facilitator unreachable; ${says}`));
+      expect(message).not.toContain(never);
+      // Taken at once (payments.x402.pay), not held: the near cache answered.
+      expect(payAtOnce.calls).toHaveLength(1);
     });
 
     it('never skips the debit: a refused call is refused even for a hot query', async () => {

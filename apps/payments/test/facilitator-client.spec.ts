@@ -292,8 +292,13 @@ describe('facilitator client', () => {
     await expect(throwing.settle(payload, requirements)).resolves.toMatchObject({ success: true, transaction: '0xtx' });
   });
 
-  it('reports an unreachable facilitator as a plain error, not a refusal', async () => {
-    const outcomeOf = await outcome(() => ours({ url: 'http://127.0.0.1:9' }).verify(payload, requirements));
-    expect(outcomeOf).toMatchObject({ error: 'Error', message: expect.stringContaining('ECONNREFUSED') });
+  it('reports a facilitator it could not connect to as unreached (nothing was sent), not as a refusal', async () => {
+    for (const operation of ['verify', 'settle'] as const) {
+      const outcomeOf = await outcome(() => ours({ url: 'http://127.0.0.1:9' })[operation](payload, requirements));
+      expect(outcomeOf).toMatchObject({
+        error: 'FacilitatorUnreachableError',
+        message: expect.stringContaining('ECONNREFUSED'),
+      });
+    }
   });
 });

@@ -13,6 +13,7 @@ import type { PaymentPayload } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { Redis } from 'ioredis';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { readPaymentsConfig } from '../src/config/payments-config.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
@@ -21,6 +22,30 @@ import { x402Payments } from './support/x402-payments.js';
 const offer = { price: '3000', networks: 'standard' } as const;
 const resource = { url: 'http://127.0.0.1/api/apps/1', description: 'one call', mimeType: 'application/json' };
 const paidFor = { purpose: 'call', route: 'apps.get', requestId: 'holds-test' } as const;
+
+/** A TCP relay to the server at `url`; once shut, whoever used it finds its port refusing connections. */
+async function relayTo(url: string): Promise<{ url: string; shut: () => Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    shut: async () => {
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
 
 describe('x402 payments held, then settled or released', () => {
   let redisServer: ManagedProcess;
@@ -288,6 +313,50 @@ describe('x402 payments held, then settled or released', () => {
         stack.facilitator.setUnavailable(false);
       }
       await expect(b().pay(signature, offer, resource, paidFor)).resolves.toMatchObject({ amount: 3000n });
+    });
+  });
+
+  describe('with a facilitator that refuses connections', () => {
+    /** A replica whose facilitator (reached through a relay, /supported read) can no longer be connected to. */
+    async function cutOff(): Promise<ReturnType<typeof x402Payments>> {
+      const relay = await relayTo(stack.facilitator.url);
+      const config = readPaymentsConfig({ ...stack.paymentsEnv, X402_FACILITATOR_URL: relay.url });
+      const replica = x402Payments(config, { redis, pool: database.pool });
+      await replica.check.run(50);
+      await relay.shut();
+      // Its idle keep-alive connections are gone too: the next request must open one.
+      replica.connection.client.close();
+      return replica;
+    }
+
+    it('settle: FACILITATOR_UNREACHABLE (nothing was sent, so nothing charged), and the payment is given back', async () => {
+      const replica = await cutOff();
+      const before = await chain().balanceOf(payTo());
+      const asked = stats();
+      const signature = await signed();
+      const hold = await a().authorize(signature, offer, resource);
+      await expect(replica.holds.settle(signature, hold, resource, paidFor)).rejects.toMatchObject({
+        code: 'FACILITATOR_UNREACHABLE',
+        message: 'payment facilitator unreachable',
+      });
+      expect(stats().settleCalls).toBe(asked.settleCalls);
+      expect(await chain().balanceOf(payTo())).toBe(before);
+      await a().settle(signature, await a().authorize(signature, offer, resource), resource, paidFor);
+      expect((await chain().balanceOf(payTo())) - before).toBe(3000n);
+    });
+
+    it('pay: FACILITATOR_UNREACHABLE, nothing settled, and the same payload pays after', async () => {
+      const replica = await cutOff();
+      const before = await chain().balanceOf(payTo());
+      const asked = stats();
+      const signature = await signed();
+      await expect(replica.holds.pay(signature, offer, resource, paidFor)).rejects.toMatchObject({
+        code: 'FACILITATOR_UNREACHABLE',
+        message: 'payment facilitator unreachable',
+      });
+      expect(stats().settleCalls).toBe(asked.settleCalls);
+      await a().pay(signature, offer, resource, paidFor);
+      expect((await chain().balanceOf(payTo())) - before).toBe(3000n);
     });
   });
 

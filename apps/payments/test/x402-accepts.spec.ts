@@ -99,10 +99,10 @@ describe('x402 accepts lists', () => {
     ]);
   });
 
-  it('answers FACILITATOR_UNAVAILABLE while the facilitator cannot be reached', async () => {
+  it('answers FACILITATOR_UNREACHABLE while the facilitator cannot be reached', async () => {
     const x402 = payments({ X402_FACILITATOR_URL: 'http://127.0.0.1:9' });
     await expect(x402.accepts({ price: '3000', networks: 'standard' })).rejects.toMatchObject({
-      code: ErrorCode.FacilitatorUnavailable,
+      code: ErrorCode.FacilitatorUnreachable,
     });
   });
 

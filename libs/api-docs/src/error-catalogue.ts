@@ -225,13 +225,14 @@ export const ERROR_CATALOGUE: readonly DocumentedError[] = [
     when:
       'The upstream store or one of our dependencies failed; the message names it and, on a priced call, ends `; nothing was charged`: ' +
       'a failed call is never charged. Only when the charge itself went out and its answer was lost does the message say instead that ' +
-      'the charge may have been made.',
+      'the charge may have been made (a facilitator that could not be reached at all was never asked to settle: nothing was charged).',
     action:
       'Retry later (after `Retry-After` seconds when given). If the message says the charge may have been made, check the balance or the chain before paying again.',
     scopes: ['priced', 'balance', 'topup'],
     codes: [
       ErrorCode.CreditStoreUnavailable,
       ErrorCode.FacilitatorUnavailable,
+      ErrorCode.FacilitatorUnreachable,
       ErrorCode.ServiceUnavailable,
       ErrorCode.ServiceTimeout,
       ErrorCode.ReplyTooLarge,

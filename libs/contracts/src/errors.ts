@@ -19,8 +19,16 @@ export enum ErrorCode {
   PaymentReplayed = 'PAYMENT_REPLAYED',
   /** x402: the facilitator refused to settle (expired authorization, insufficient funds, bad signature…). */
   PaymentSettlementFailed = 'PAYMENT_SETTLEMENT_FAILED',
-  /** x402: the facilitator could not be reached or timed out; nothing was settled that we know of. */
+  /**
+   * x402: the facilitator failed or did not answer in time after it was asked; a settlement asked for
+   * may have gone through.
+   */
   FacilitatorUnavailable = 'FACILITATOR_UNAVAILABLE',
+  /**
+   * x402: the facilitator could not be used at all (no connection could be opened, or its `/supported`
+   * could not be read), so no settlement was asked for: nothing was charged.
+   */
+  FacilitatorUnreachable = 'FACILITATOR_UNREACHABLE',
 
   /** An idempotency name (Idempotency-Key, x402 payment-identifier) was used for another call, or its first call is still running. */
   IdempotencyConflict = 'IDEMPOTENCY_CONFLICT',

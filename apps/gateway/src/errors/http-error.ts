@@ -27,6 +27,17 @@ export class ChargeUnsureError extends HttpError {
   }
 }
 
+/**
+ * A failure that payments knows charged nothing even though it came from a request that takes the money
+ * (a settlement the facilitator was never asked for): left as it is, never made a ChargeUnsureError.
+ */
+export class NothingChargedError extends HttpError {
+  constructor(status: number, message: string) {
+    super(status, message);
+    this.name = 'NothingChargedError';
+  }
+}
+
 export const Messages = {
   notFound: 'not found',
   methodNotAllowed: 'method not allowed',

@@ -1,5 +1,5 @@
 import { ErrorCode } from '@appcat/contracts';
-import { HttpError, Messages } from './http-error.js';
+import { HttpError, Messages, NothingChargedError } from './http-error.js';
 
 /**
  * The one place where a typed error from payments or catalog becomes an HTTP answer. The switch is
@@ -36,6 +36,9 @@ export function httpErrorFor(code: ErrorCode, message: string): HttpError {
     case ErrorCode.UpstreamHttpError:
     case ErrorCode.UpstreamBadResponse:
       return new HttpError(502, message);
+    // The same 502, but payments knows no settlement was asked for: even a charging request's failure says nothing was charged.
+    case ErrorCode.FacilitatorUnreachable:
+      return new NothingChargedError(502, message);
     // Admin codes never come back to the public port; if one did, it is our bug.
     case ErrorCode.AdminKeyNotFound:
     case ErrorCode.AdminKeyAmbiguous:

@@ -3,7 +3,7 @@ import { type CatalogQuery, type CatalogReply, routeOffer, type X402Offer, type 
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Injectable } from '@nestjs/common';
 import { CreditsClient } from '../credits/credits.client.js';
-import { ChargeUnsureError, HttpError } from '../errors/http-error.js';
+import { ChargeUnsureError, HttpError, NothingChargedError } from '../errors/http-error.js';
 import { PaymentChallenge } from '../payment/payment-challenge.js';
 import type { PaymentHold } from '../payment/payment-hold.js';
 import { X402Checkout } from '../payment/x402-checkout.js';
@@ -176,9 +176,14 @@ export class PricedCallService {
   }
 }
 
-/** A capture or debit refused (401, 402) charged nothing; one that met a failing dependency may have been applied. */
+/**
+ * A capture or debit refused (401, 402) charged nothing; one that met a failing dependency may have been
+ * applied, unless payments says it was not (NothingChargedError: the facilitator was never reached).
+ */
 function chargeUnsure(error: unknown): unknown {
-  return error instanceof HttpError && error.status >= 500 ? new ChargeUnsureError(error) : error;
+  return error instanceof HttpError && error.status >= 500 && !(error instanceof NothingChargedError)
+    ? new ChargeUnsureError(error)
+    : error;
 }
 
 function delivered(charge: Charge, data: CatalogReply): PricedResult {

@@ -37,6 +37,19 @@ const SETTLE_FIELDS = [
 ] as const;
 
 /**
+ * A verify or settle that never reached the facilitator: no connection to it could be opened (refused,
+ * unresolvable, no route), so nothing was sent and nothing can have been settled.
+ */
+export class FacilitatorUnreachableError extends Error {
+  constructor(operation: Operation, cause: unknown) {
+    super(`facilitator ${operation}: no connection: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = 'FacilitatorUnreachableError';
+  }
+}
+
+/**
  * @x402/core's facilitator client with `verify` and `settle` sent over node:http(s) with a keep-alive
  * agent instead of `fetch`: on the paid call's path, `fetch` cost about twice the CPU per request (its
  * streams write the body in pieces). Requests, answers and errors are those of HTTPFacilitatorClient:
@@ -155,6 +168,9 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     const body = jsonBody({ x402Version: paymentPayload.x402Version, paymentPayload, paymentRequirements });
     const auth = (await this.createAuthHeaders(operation)).headers;
     const signal = AbortSignal.timeout(this.timeoutMs);
+    // Whether the request had a connection: an error before it has one means nothing was sent (a
+    // reused keep-alive connection counts as one, so a reset on it stays an unknown outcome).
+    let connected = false;
     try {
       return await new Promise<{ status: number; text: string }>((resolve, reject) => {
         const request = this.send(
@@ -177,11 +193,16 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
             });
           },
         );
+        request.on('socket', (socket) => {
+          if (!socket.connecting) connected = true;
+          else socket.once('connect', () => (connected = true));
+        });
         request.on('error', reject);
         request.end(body);
       });
     } catch (error) {
       if (signal.aborted) throw new FacilitatorTimeoutError(operation, this.timeoutMs);
+      if (!connected) throw new FacilitatorUnreachableError(operation, error);
       throw error;
     }
   }

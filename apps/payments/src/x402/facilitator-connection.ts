@@ -1,5 +1,3 @@
-import { ErrorCode } from '@appcat/contracts';
-import { WireException } from '@appcat/microservice';
 import { PaymentsMetrics } from '@appcat/ops';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { createFacilitatorConfig } from '@coinbase/x402';
@@ -9,7 +7,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { X402_CONFIG } from '../payments-tokens.js';
 import { FacilitatorClient } from './facilitator-client.js';
-import { describe } from './payment-payload.js';
+import { describe, unreachable } from './payment-payload.js';
 import type { X402Config, X402Network } from './x402-config.js';
 
 /** The least time between two reads of `/supported` after one failed. */
@@ -48,16 +46,15 @@ export class FacilitatorConnection implements OnApplicationShutdown {
     }
   }
 
-  /** Resolves once `/supported` has been read; FACILITATOR_UNAVAILABLE while it cannot be (retried at most every SUPPORTED_RETRY_MS). */
+  /** Resolves once `/supported` has been read; FACILITATOR_UNREACHABLE while it cannot be (retried at most every SUPPORTED_RETRY_MS). */
   ready(): Promise<void> {
     if (this.supportedRead) return this.supportedRead;
-    if (Date.now() - this.lastFailure < SUPPORTED_RETRY_MS)
-      return Promise.reject(new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable'));
+    if (Date.now() - this.lastFailure < SUPPORTED_RETRY_MS) return Promise.reject(unreachable());
     this.supportedRead = this.server.initialize().catch((error: unknown) => {
       this.supportedRead = null;
       this.lastFailure = Date.now();
       this.logger.warn(`facilitator /supported failed: ${describe(error)}`);
-      throw new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable');
+      throw unreachable();
     });
     return this.supportedRead;
   }

@@ -244,8 +244,9 @@ export class PaymentHolds {
 
   /**
    * Settles a claimed payment and records the settlement. A refusal (`refused` decides the claim's
-   * fate); an unreachable facilitator gives the claim back (it bought nothing); one that did not answer
-   * in time keeps it (it may have settled).
+   * fate); an unreachable facilitator gives the claim back (it bought nothing; FACILITATOR_UNREACHABLE
+   * when no connection could be opened, so the caller is told nothing was charged); one that did not
+   * answer in time keeps it (it may have settled).
    */
   private async settleClaimed(
     payload: PaymentPayload,
@@ -316,8 +317,8 @@ export class PaymentHolds {
 
   private failure(error: unknown): WireException {
     const failure = facilitatorFailure(error);
-    if (failure.code === ErrorCode.FacilitatorUnavailable && !(error instanceof WireException))
-      this.logger.warn(`facilitator call failed: ${describe(error)}`);
+    const down = failure.code === ErrorCode.FacilitatorUnavailable || failure.code === ErrorCode.FacilitatorUnreachable;
+    if (down && !(error instanceof WireException)) this.logger.warn(`facilitator call failed: ${describe(error)}`);
     return failure;
   }
 }

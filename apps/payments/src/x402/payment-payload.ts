@@ -7,6 +7,7 @@ import {
   SettleError,
   VerifyError,
 } from '@x402/core/types';
+import { FacilitatorUnreachableError } from './facilitator-client.js';
 
 /** The largest `payment-signature` header accepted; real payloads are well under 4 KiB. */
 const MAX_SIGNATURE_LENGTH = 16_384;
@@ -49,7 +50,13 @@ export function facilitatorFailure(error: unknown): WireException {
       'payment facilitator did not answer in time; the payment may have settled',
     );
   }
+  if (error instanceof FacilitatorUnreachableError) return unreachable();
   return new WireException(ErrorCode.FacilitatorUnavailable, 'payment facilitator unreachable');
+}
+
+/** The facilitator could not be used at all: nothing was asked of it, so nothing was charged. */
+export function unreachable(): WireException {
+  return new WireException(ErrorCode.FacilitatorUnreachable, 'payment facilitator unreachable');
 }
 
 /** Says which field of the payment does not meet any offered requirement. */

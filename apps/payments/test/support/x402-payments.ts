@@ -25,6 +25,7 @@ export function x402Payments(config: PaymentsConfig, stores: { redis: RedisClien
   const connection = new FacilitatorConnection(config.x402, metrics);
   const offers = new X402Offers(connection);
   return {
+    connection,
     check: new FacilitatorCheck(connection),
     offers,
     holds: new PaymentHolds(connection, offers, stores.redis, metrics, records),
