@@ -85,6 +85,13 @@ describe('x402 payments held, then settled or released', () => {
   const payTo = () => chain().accounts.payTo.address;
   const stats = () => stack.facilitator.stats();
 
+  // The demo payers have paid before (a settlement makes a payer known): most cases below are about a
+  // known payer, whose payment is checked here alone. First-time payers: 'payers not known to hold funds'.
+  beforeAll(async () => {
+    await a().pay(await signed(), offer, resource, paidFor);
+    await a().pay(await signed({ client: svm, network: stack.solana!.network }), offer, resource, paidFor);
+  }, 30_000);
+
   /** A payment signed by `client` (the EVM payer by default) for the offer's entry on `network`, tampered with if asked. */
   async function signed(
     options: { client?: x402Client; network?: string; tamper?: (payload: PaymentPayload) => void } = {},
@@ -189,20 +196,86 @@ describe('x402 payments held, then settled or released', () => {
     },
   );
 
-  it('holds the payment of a payer without funds, and its settle fails naming the reason; a copy is then refused at once', async () => {
-    const poor = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) });
-    const signature = await signed({ client: poor });
-    const hold = await a().authorize(signature, offer, resource);
-    await expect(b().settle(signature, hold, resource, paidFor)).rejects.toMatchObject({
-      code: 'PAYMENT_SETTLEMENT_FAILED',
-      message: expect.stringMatching(/^settlement failed: \S+/),
+  describe('payers not known to hold funds', () => {
+    /** A new EVM payer holding `funds` of test USDC (atomic units). */
+    async function payerWith(funds: bigint): Promise<x402Client> {
+      const account = privateKeyToAccount(generatePrivateKey());
+      if (funds > 0n) await chain().mint(account.address, funds);
+      return registerExactEvmScheme(new x402Client(), { signer: account });
+    }
+
+    it('verifies a first-time payer (funds included) before holding its payment; once it settled, its next payment is held without asking', async () => {
+      const payer = await payerWith(10_000n);
+      const first = await signed({ client: payer });
+      const asked = stats();
+      const hold = await a().authorize(first, offer, resource);
+      expect([stats().verifyCalls - asked.verifyCalls, stats().settleCalls - asked.settleCalls]).toEqual([1, 0]);
+      await b().settle(first, hold, resource, paidFor);
+      const next = await signed({ client: payer });
+      const known = stats();
+      // Known on every replica (the mark is in Redis).
+      expect(await b().release(await b().authorize(next, offer, resource))).toBe(true);
+      expect(stats().verifyCalls).toBe(known.verifyCalls);
     });
-    const asked = stats();
-    await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({
-      code: 'PAYMENT_REPLAYED',
-      message: 'payment already refused by the facilitator; sign a new one',
+
+    it('refuses a payer without funds before holding anything (nothing would be fetched for it), and keeps refusing it', async () => {
+      const poor = await payerWith(0n);
+      const signature = await signed({ client: poor });
+      const asked = stats();
+      await expect(a().authorize(signature, offer, resource)).rejects.toMatchObject({
+        code: 'PAYMENT_INVALID',
+        message: expect.stringMatching(/^payment rejected: \S*insufficient_balance/),
+      });
+      // Not held, and not remembered: the same payload is verified, and refused, again.
+      await expect(b().authorize(signature, offer, resource)).rejects.toMatchObject({ code: 'PAYMENT_INVALID' });
+      expect([stats().verifyCalls - asked.verifyCalls, stats().settleCalls - asked.settleCalls]).toEqual([2, 0]);
     });
-    expect(stats().settleCalls).toBe(asked.settleCalls);
+
+    it('forgets a payer whose settlement is refused: a wallet drained since it paid costs one held payment, then is verified again', async () => {
+      const payer = await payerWith(6_000n);
+      const first = await signed({ client: payer });
+      await b().settle(first, await a().authorize(first, offer, resource), resource, paidFor);
+      // Drained by a payment taken at once (no /verify there: nothing is fetched for it).
+      await a().pay(await signed({ client: payer }), offer, resource, paidFor);
+      const asked = stats();
+      // Still known: held without asking, and its settlement is refused naming the reason.
+      const drained = await signed({ client: payer });
+      const hold = await a().authorize(drained, offer, resource);
+      expect(stats().verifyCalls).toBe(asked.verifyCalls);
+      await expect(b().settle(drained, hold, resource, paidFor)).rejects.toMatchObject({
+        code: 'PAYMENT_SETTLEMENT_FAILED',
+        message: expect.stringMatching(/^settlement failed: \S+/),
+      });
+      await expect(a().authorize(drained, offer, resource)).rejects.toMatchObject({
+        code: 'PAYMENT_REPLAYED',
+        message: 'payment already refused by the facilitator; sign a new one',
+      });
+      // Forgotten: its next payment is verified, and refused before any hold.
+      await expect(a().authorize(await signed({ client: payer }), offer, resource)).rejects.toMatchObject({
+        code: 'PAYMENT_INVALID',
+        message: expect.stringMatching(/insufficient_balance/),
+      });
+      expect([stats().verifyCalls - asked.verifyCalls, stats().settleCalls - asked.settleCalls]).toEqual([1, 1]);
+    });
+
+    it('verifies a first-time payer when Redis cannot tell', async () => {
+      const payer = await payerWith(10_000n);
+      const signature = await signed({ client: payer });
+      await b().settle(signature, await a().authorize(signature, offer, resource), resource, paidFor);
+      const lost = new Redis(redisServer.url, {
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        enableOfflineQueue: false,
+      });
+      const blind = x402Payments(readPaymentsConfig(stack.paymentsEnv), { redis: lost, pool: database.pool });
+      await blind.check.run(50);
+      const asked = stats();
+      // No claim, no lookup (Redis unreachable): the payer is verified, then held.
+      const hold = await blind.holds.authorize(await signed({ client: payer }), offer, resource);
+      expect(hold.paymentId).toBeTruthy();
+      expect(stats().verifyCalls - asked.verifyCalls).toBe(1);
+      lost.disconnect();
+    });
   });
 
   it('gives the payment back when the facilitator is unreachable at settle, so it can be settled after', async () => {

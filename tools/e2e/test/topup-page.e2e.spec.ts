@@ -263,13 +263,14 @@ describe('the /topup page in Chromium', () => {
     expect(await system.chain!.balanceOf(payTo)).toBe(before);
   });
 
+  // Refused before it is held: a payer that never paid is verified (funds included) by the facilitator first.
   it('a payment the service refuses (a wallet without USDC): shows the reason from the 402 envelope', async () => {
     const before = await system.chain!.balanceOf(payTo);
     const { page, context } = await openPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 8453 });
     await page.getByLabel('Amount in USD').fill('1');
     await page.getByRole('button', { name: 'Pay with wallet' }).click();
     await expect(alert(page).textContent()).resolves.toMatch(
-      /Payment refused.*The payment was not accepted: settlement failed: \S*insufficient_balance\. Your wallet does not hold enough USDC on this network\. Nothing was credited/s,
+      /Payment refused.*The payment was not accepted: payment rejected: \S*insufficient_balance\. Your wallet does not hold enough USDC on this network\. Nothing was credited/s,
     );
     await shot(page, '06-refused');
     await context.close();

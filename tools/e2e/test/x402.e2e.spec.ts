@@ -51,6 +51,16 @@ describe('x402 through every service', () => {
 
   const send = (path: string, signature: string, init?: RequestInit) => system.paid(path, signature, init);
 
+  /** A new payer holding `funds` of test USDC on Base (none: a wallet that can sign but not pay). */
+  async function payerWith(funds: bigint): Promise<x402Client> {
+    const account = privateKeyToAccount(generatePrivateKey());
+    if (funds > 0n) await system.chain!.mint(account.address, funds);
+    return registerExactEvmScheme(new x402Client(), { signer: account });
+  }
+
+  const signedBy = async (payer: x402Client, path: string) =>
+    encodePaymentSignatureHeader(await payer.createPaymentPayload(await challenge(path)));
+
   it('challenges an unpaid call with the route, price, USDC on Base then Monad and our payTo, then Solana', async () => {
     const required = await challenge('/api/apps?term=chess');
     expect(required).toMatchObject({
@@ -92,9 +102,9 @@ describe('x402 through every service', () => {
     const asked = system.facilitator!.stats();
     const res = await paidFetch(system.baseUrl + '/api/apps/284882215');
     expect(res.status).toBe(200);
-    // One facilitator request: the payment is checked here (signature included) and settled, with no /verify.
+    // The payer's first payment: checked here (signature included), its funds by /verify before the fetch, then settled.
     const stats = system.facilitator!.stats();
-    expect([stats.verifyCalls - asked.verifyCalls, stats.settleCalls - asked.settleCalls]).toEqual([0, 1]);
+    expect([stats.verifyCalls - asked.verifyCalls, stats.settleCalls - asked.settleCalls]).toEqual([1, 1]);
     const body = (await res.json()) as { data: { results: { trackId: number }[] } };
     expect(body.data.results[0].trackId).toBe(284882215);
     const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
@@ -431,16 +441,50 @@ describe('x402 through every service', () => {
       expect(system.facilitator!.stats().settleCalls).toBe(settles);
     });
 
-    it('a settle that fails is a 402 naming the reason, and the data is not delivered', async () => {
+    it('a payer that can sign but holds no USDC is refused by /verify before any upstream request', async () => {
       const path = '/api/apps?term=x402-unfunded';
-      const poor = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) });
-      const signature = encodePaymentSignatureHeader(await poor.createPaymentPayload(await challenge(path)));
+      const signature = await signedBy(await payerWith(0n), path);
+      const asked = upstreamCalls();
+      const stats = system.facilitator!.stats();
       const answer = await send(path, signature);
       expect(answer.status).toBe(402);
-      expect(answer.body.message).toMatch(/^settlement failed: \S+/);
-      expect(answer.body.data).toBeNull();
+      expect(answer.body.message).toMatch(/^payment rejected: \S*insufficient_balance/);
       expect(answer.headers.get('payment-required')).toBeTruthy();
-      expect(answer.headers.get('payment-response')).toBeNull();
+      expect(upstreamCalls()).toBe(asked);
+      const after = system.facilitator!.stats();
+      expect([after.verifyCalls - stats.verifyCalls, after.settleCalls - stats.settleCalls]).toEqual([1, 0]);
+    });
+
+    it('a payer known to have paid is not verified again; once drained, its settle fails (402 naming the reason, nothing delivered) and it is verified again', async () => {
+      const payer = await payerWith(6000n);
+      const stats = () => system.facilitator!.stats();
+      const first = stats();
+      expect(
+        (await send('/api/apps?term=x402-drained-1', await signedBy(payer, '/api/apps?term=x402-drained-1'))).status,
+      ).toBe(200);
+      expect(
+        (await send('/api/apps?term=x402-drained-2', await signedBy(payer, '/api/apps?term=x402-drained-2'))).status,
+      ).toBe(200);
+      // Verified once, at its first payment; the second was held on what payments remembered.
+      expect([stats().verifyCalls - first.verifyCalls, stats().settleCalls - first.settleCalls]).toEqual([1, 2]);
+
+      // Drained: the one call this costs is fetched, then its settle is refused.
+      const drained = await send(
+        '/api/apps?term=x402-drained-3',
+        await signedBy(payer, '/api/apps?term=x402-drained-3'),
+      );
+      expect(drained.status).toBe(402);
+      expect(drained.body.message).toMatch(/^settlement failed: \S+/);
+      expect(drained.body.data).toBeNull();
+      expect(drained.headers.get('payment-required')).toBeTruthy();
+      expect(drained.headers.get('payment-response')).toBeNull();
+
+      // Forgotten: the next payment is verified, and refused before any upstream request.
+      const asked = upstreamCalls();
+      const again = await send('/api/apps?term=x402-drained-4', await signedBy(payer, '/api/apps?term=x402-drained-4'));
+      expect(again.status).toBe(402);
+      expect(again.body.message).toMatch(/^payment rejected: \S*insufficient_balance/);
+      expect(upstreamCalls()).toBe(asked);
     });
   });
 
@@ -601,10 +645,17 @@ describe('x402 through every service', () => {
       });
     });
 
-    it('a settle that fails rejects the capture with a 402 naming the reason, and nothing is taken', async () => {
-      const poor = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) });
-      const signature = encodePaymentSignatureHeader(await poor.createPaymentPayload(await challenge(path)));
-      const hold = await held(signature);
+    it('an unfunded payer is refused at the hold, a drained one at the capture: 402 naming the reason, nothing taken', async () => {
+      await expect(held(await signedBy(await payerWith(0n), path))).rejects.toMatchObject({
+        status: 402,
+        message: expect.stringMatching(/^payment rejected: \S*insufficient_balance/),
+        headers: { 'payment-required': expect.any(String) },
+      });
+      // Paid once (so it is known, and held without /verify), then drained.
+      const payer = await payerWith(3000n);
+      const paid = await held(await signedBy(payer, path));
+      await paid.capture();
+      const hold = await held(await signedBy(payer, path));
       await expect(hold.capture()).rejects.toMatchObject({
         status: 402,
         message: expect.stringMatching(/^settlement failed: \S+/),

@@ -19,6 +19,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { PAYMENTS_REDIS } from '../payments-tokens.js';
 import { FacilitatorConnection } from './facilitator-connection.js';
+import { KnownPayers } from './known-payers.js';
 import { checkPaymentLocally, checkPaymentTerms } from './local-payment-check.js';
 import { type ClaimRefusal, PaymentLock } from './payment-lock.js';
 import { decodePaymentSignature, describe, facilitatorFailure, invalid, settlementFailed } from './payment-payload.js';
@@ -56,6 +57,8 @@ interface Claimed {
   /** This request's mark on the claim. */
   mark: string;
   settleableUntilMs: number;
+  /** Who pays (KnownPayers.payerOf). */
+  payer: string | undefined;
 }
 
 /** The least time a settled payload stays marked used, whatever its hold said. */
@@ -72,6 +75,7 @@ const MIN_USED_MS = 1_000;
 export class PaymentHolds {
   private readonly logger = new Logger('PaymentHolds');
   private readonly lock: PaymentLock;
+  private readonly payers: KnownPayers;
 
   constructor(
     @Inject(FacilitatorConnection) private readonly connection: FacilitatorConnection,
@@ -81,11 +85,13 @@ export class PaymentHolds {
     @Inject(SettlementRecords) private readonly records: SettlementRecords,
   ) {
     this.lock = new PaymentLock(redis);
+    this.payers = new KnownPayers(redis, records.keyspace);
   }
 
   /**
    * Checks a payment for `offer` on `resource` and claims it; nothing is charged. Every refusal is a
-   * typed WireException naming the reason, made before any upstream request can be.
+   * typed WireException naming the reason, made before any upstream request can be. A payer not known
+   * to have settled lately (KnownPayers) is verified by the facilitator, funds included, first.
    */
   authorize(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<X402Hold> {
     return withSpan('x402.check', { 'appcat.rail': 'x402' }, async (span) => {
@@ -133,12 +139,15 @@ export class PaymentHolds {
     }
     if (!claim.claimed) throw replayed(claim.refusal);
     if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
-    const claimed: Claimed = { paymentId, keys, mark, settleableUntilMs: Date.now() + validity.lockMs };
+    const payer = KnownPayers.payerOf(payload.payload);
+    const claimed: Claimed = { paymentId, keys, mark, settleableUntilMs: Date.now() + validity.lockMs, payer };
     return this.settleClaimed(payload, requirement, claimed, resource, paidFor, async () => {
-      // Marked refused only if the signature holds (checked now, on a refusal alone): a forged copy's
-      // claim is given back, so it cannot spoil the genuine payload whose payer and nonce it copies.
+      // Marked refused, and its payer forgotten, only if the signature holds (checked now, on a refusal
+      // alone): a forged copy's claim is given back, so it cannot spoil the genuine payload whose payer
+      // and nonce it copies.
       const signed = await checkPaymentLocally(kind, payload.payload, requirement);
-      if (signed.kind === 'valid') await this.lock.refuse(keys, mark);
+      if (signed.kind === 'valid')
+        await Promise.all([this.lock.refuse(keys, mark), this.payers.forget(requirement.network, payer)]);
       else await this.lock.release(keys, mark);
     });
   }
@@ -150,10 +159,13 @@ export class PaymentHolds {
       resource,
     );
     const mark = randomUUID();
-    // The signature is checked while the claim travels; a forged copy's claim is given back at once.
-    const [claim, verdict] = await Promise.all([
+    const payer = KnownPayers.payerOf(payload.payload);
+    // The signature is checked while the claim and the payer's lookup travel (sent together: one round
+    // trip); a forged copy's claim is given back at once.
+    const [claim, verdict, known] = await Promise.all([
       this.lock.claim(keys, validity.lockMs, mark),
       checkPaymentLocally(kind, payload.payload, requirement),
+      this.payers.known(requirement.network, payer),
     ]);
     if (verdict.kind === 'invalid') {
       if (claim.claimed) await this.lock.release(keys, mark);
@@ -161,7 +173,9 @@ export class PaymentHolds {
     }
     if (!claim.claimed) throw replayed(claim.refusal);
     if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
-    if (verdict.kind === 'undecided') {
+    // A signature proves who signed, not that the wallet holds the money: a payer that has not settled
+    // lately is verified (funds included) before anything is fetched for it, as one only the chain can judge.
+    if (verdict.kind === 'undecided' || !known) {
       try {
         const verified = await this.connection.client.verify(payload, requirement);
         if (!verified.isValid) throw invalid(`payment rejected: ${verified.invalidReason ?? 'invalid'}`);
@@ -199,7 +213,7 @@ export class PaymentHolds {
 
   /**
    * Settles a held payment; resolves once the facilitator has settled it and the settlement is recorded.
-   * A refusal marks the payload refused; an unreachable facilitator gives it back (it bought nothing);
+   * A refusal marks the payload refused and forgets its payer; an unreachable facilitator gives it back (it bought nothing);
    * one that did not answer in time keeps it held (it may have settled).
    */
   settle(paymentSignature: string, hold: X402Hold, resource: X402Resource, paidFor: PaidFor): Promise<Settlement> {
@@ -235,10 +249,12 @@ export class PaymentHolds {
       keys,
       mark: hold.claim,
       settleableUntilMs: hold.settleableUntilMs,
+      payer: KnownPayers.payerOf(payload.payload),
     };
-    // Its signature was checked when it was held: a refusal now is about this payment itself.
+    // Its signature was checked when it was held: a refusal now is about this payment itself (a drained
+    // wallet, say), so its payer is verified again next time.
     return this.settleClaimed(payload, requirement, claimed, resource, paidFor, async () => {
-      await this.lock.refuse(keys, hold.claim);
+      await Promise.all([this.lock.refuse(keys, hold.claim), this.payers.forget(requirement.network, claimed.payer)]);
     });
   }
 
@@ -279,7 +295,8 @@ export class PaymentHolds {
     const amount = BigInt(requirement.amount);
     // Recorded before the reply, so no delivery goes out for a settlement reconciliation cannot see;
     // one script queues the record and marks the payment used (Postgres gets the record right after).
-    await this.records.record(
+    // The payer is marked known beside it, sent with it (its key lies in another slot on a cluster).
+    const recorded = this.records.record(
       {
         paymentId: claimed.paymentId,
         network: settled.network,
@@ -295,6 +312,7 @@ export class PaymentHolds {
       keys,
       PaymentLock.used(Math.max(MIN_USED_MS, claimed.settleableUntilMs - Date.now())),
     );
+    await Promise.all([recorded, this.payers.remember(requirement.network, claimed.payer)]);
     const receipt: X402Receipt = {
       paymentResponse: encodeX402Header({
         success: true,

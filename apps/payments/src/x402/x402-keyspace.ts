@@ -42,6 +42,14 @@ export class X402Keyspace {
     return { lock: `x402:payment:${this.shardTags.tags[shard]}:${identity}`, pending: this.pendingStreams[shard] };
   }
 
+  /**
+   * Where a payer that settled lately is marked (KnownPayers), on its own: a payer's payments spread over
+   * every shard, so this key cannot share their slot, and is written beside their record, not by its script.
+   */
+  payerOf(network: string, payer: string): string {
+    return `x402:payer:${network}:${payer}`;
+  }
+
   /** Where records of a pending stream that Postgres refused, or that could not be read, are kept for an operator (the same slot). */
   static rejectedOf(pendingStream: string): string {
     return pendingStream.replace(/:pending$/, ':rejected');
