@@ -15,7 +15,7 @@ import {
 } from '@appcat/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { PaymentHolds } from '../x402/payment-holds.js';
+import { type PaidFor, PaymentHolds } from '../x402/payment-holds.js';
 import { X402Offers } from '../x402/x402-offers.js';
 import { X402TopUps } from '../x402/x402-top-ups.js';
 
@@ -46,22 +46,24 @@ export class X402Controller {
   @MessagePattern(Subject.X402Pay, { queue: QueueGroup.Payments })
   async pay(@Payload() payload: unknown): Promise<X402Receipt> {
     const request = parseX402PayRequest(payload);
-    const settlement = await this.holds.pay(request.paymentSignature, request.offer, request.resource, {
-      purpose: 'call',
-      route: request.route,
-      requestId: request.requestId,
-    });
+    const settlement = await this.holds.pay(
+      request.paymentSignature,
+      request.offer,
+      request.resource,
+      paidForCall(request),
+    );
     return settlement.receipt;
   }
 
   @MessagePattern(Subject.X402Settle, { queue: QueueGroup.Payments })
   async settle(@Payload() payload: unknown): Promise<X402Receipt> {
     const request = parseX402SettleRequest(payload);
-    const settlement = await this.holds.settle(request.paymentSignature, request.hold, request.resource, {
-      purpose: 'call',
-      route: request.route,
-      requestId: request.requestId,
-    });
+    const settlement = await this.holds.settle(
+      request.paymentSignature,
+      request.hold,
+      request.resource,
+      paidForCall(request),
+    );
     return settlement.receipt;
   }
 
@@ -74,4 +76,9 @@ export class X402Controller {
   async topUp(@Payload() payload: unknown): Promise<X402TopUpReply> {
     return this.topUps.topUp(parseX402TopUpRequest(payload));
   }
+}
+
+/** What a priced call's payment buys, kept with its settlement record. */
+function paidForCall(request: { route: string; requestId: string }): PaidFor {
+  return { purpose: 'call', route: request.route, requestId: request.requestId };
 }
