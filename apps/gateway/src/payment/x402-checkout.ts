@@ -1,7 +1,9 @@
 import {
   ErrorCode,
   topUpOffer,
+  type X402AuthorizeRequest,
   type X402Offer,
+  type X402PayRequest,
   type X402Resource,
   type X402TopUpReply,
   type X402TopUpRequest,
@@ -35,21 +37,15 @@ export class X402Checkout {
   ) {}
 
   /**
-   * Checks and claims a payment for `offer` on `resource`, taking nothing: the hold settles it on
+   * Checks and claims a payment for the request's `offer` on its `resource`, taking nothing: the hold settles it on
    * `capture()`, once the data is in hand, or gives it back on `release()` so it can buy a retry. A
    * payment that buys nothing rejects with a 402 carrying a fresh challenge and the reason. `trace`:
    * the parent of the authorize request's span (the call's, when it is traced).
    */
-  async authorize(
-    paymentSignature: string,
-    offer: X402Offer,
-    resource: X402Resource,
-    route: string,
-    requestId: string,
-    trace?: Context,
-  ): Promise<PaymentHold> {
+  async authorize(request: X402AuthorizeRequest, trace?: Context): Promise<PaymentHold> {
+    const { paymentSignature, offer, resource, route, requestId } = request;
     const hold = await this.refusingWithChallenge(offer, resource, requestId, () =>
-      this.x402.authorize({ paymentSignature, offer, resource, route, requestId }, trace),
+      this.x402.authorize(request, trace),
     );
     let state: 'held' | 'captured' | 'released' = 'held';
     return {
@@ -71,22 +67,14 @@ export class X402Checkout {
   }
 
   /**
-   * Takes a payment for `offer` on `resource` at once, for a call whose data is already in hand: one
+   * Takes a payment for the request's `offer` on its `resource` at once, for a call whose data is already in hand: one
    * request checks, claims and settles it. A payment that buys nothing rejects with a 402 carrying a
    * fresh challenge and the reason; anything else that fails it rejects with its HttpError. `trace`:
    * the parent of its request's span (the call's, when it is traced).
    */
-  async pay(
-    paymentSignature: string,
-    offer: X402Offer,
-    resource: X402Resource,
-    route: string,
-    requestId: string,
-    trace?: Context,
-  ): Promise<Charge> {
-    const receipt = await this.refusingWithChallenge(offer, resource, requestId, () =>
-      this.x402.pay({ paymentSignature, offer, resource, route, requestId }, trace),
-    );
+  async pay(request: X402PayRequest, trace?: Context): Promise<Charge> {
+    const { offer, resource, requestId } = request;
+    const receipt = await this.refusingWithChallenge(offer, resource, requestId, () => this.x402.pay(request, trace));
     return { method: 'x402', receipt };
   }
 

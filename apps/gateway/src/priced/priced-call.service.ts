@@ -1,5 +1,12 @@
 import { type Context, GatewayMetrics, OUTCOME, withSpan } from '@appcat/ops';
-import { type CatalogQuery, type CatalogReply, routeOffer, type X402Offer, type X402Resource } from '@appcat/contracts';
+import {
+  type CatalogQuery,
+  type CatalogReply,
+  routeOffer,
+  type X402AuthorizeRequest,
+  type X402Offer,
+  type X402Resource,
+} from '@appcat/contracts';
 import { type PricedRoute, type RawQuery, validateRouteInput } from '@appcat/routes';
 import { Injectable } from '@nestjs/common';
 import { CreditsClient } from '../credits/credits.client.js';
@@ -146,8 +153,7 @@ export class PricedCallService {
       const balance = await this.credits.debit(credentials.keyHash, route.price, route.id, requestId, trace);
       return { method: 'credits', balance };
     }
-    const { offer, resource } = this.x402Terms(route, call.resourceUrl());
-    return this.x402Checkout.pay(credentials.paymentSignature, offer, resource, route.id, requestId, trace);
+    return this.x402Checkout.pay(this.x402Request(call, credentials.paymentSignature), trace);
   }
 
   private counted(charge: Charge): void {
@@ -163,8 +169,13 @@ export class PricedCallService {
     const { route, requestId } = call;
     if (credentials.kind === 'credits')
       return this.credits.reserve(credentials.keyHash, route.price, route.id, requestId, trace);
-    const { offer, resource } = this.x402Terms(route, call.resourceUrl());
-    return this.x402Checkout.authorize(credentials.paymentSignature, offer, resource, route.id, requestId, trace);
+    return this.x402Checkout.authorize(this.x402Request(call, credentials.paymentSignature), trace);
+  }
+
+  /** What payments is asked to check, claim or settle for an x402-paid call. */
+  private x402Request(call: PricedCall, paymentSignature: string): X402AuthorizeRequest {
+    const { offer, resource } = this.x402Terms(call.route, call.resourceUrl());
+    return { paymentSignature, offer, resource, route: call.route.id, requestId: call.requestId };
   }
 
   /** What x402 sells on this call; built only when x402 is involved, not on the credit path. */
