@@ -8,10 +8,8 @@ import {
   Subject,
 } from '@appcat/contracts';
 import { contextWithSpan, OUTCOME, startSpan, useTracer, withSpan } from '@appcat/ops';
-import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { jest } from '@jest/globals';
-import { Controller, type INestMicroservice, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import {
@@ -21,11 +19,11 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
 import type { MsgHdrs } from '@nats-io/transport-node';
-import { natsServerOptions } from '../src/nats-transport.js';
 import { NatsRpcClient, type RpcCallError } from '../src/nats-rpc-client.js';
 import { inBatchItemContext } from '../src/nats-trace.js';
 import { TypedRpc } from '../src/typed-rpc.js';
-import { WireException, WireExceptionFilter } from '../src/wire-exception.js';
+import { WireException } from '../src/wire-exception.js';
+import { type StandInService, startStandInService } from './support/stand-in-service.js';
 
 /** A peek reads "the cache" in a span of its own; the route "apps.similar" fails. */
 function peekAnswer(request: CatalogRequest): CatalogPeekReply {
@@ -67,8 +65,7 @@ const peek = (route: 'apps.get' | 'apps.similar' = 'apps.get'): CatalogRequest =
 });
 
 describe('trace context through TypedRpc and the NATS server, alone and in batches', () => {
-  let nats: ManagedProcess;
-  let service: INestMicroservice;
+  let standIn: StandInService;
   let client: NatsRpcClient;
   let rpc: TypedRpc<RpcCallError>;
   const exporter = new InMemorySpanExporter();
@@ -78,15 +75,8 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
   beforeAll(async () => {
     provider.register();
     useTracer(provider.getTracer('test'));
-    nats = await startNatsServer();
-    const config = { servers: [nats.url], requestTimeoutMs: 10_000, shutdownGraceMs: 0 };
-    service = await NestFactory.createMicroservice(StandInModule, {
-      ...natsServerOptions(config, 'stand-in', 'stand-in'),
-      logger: false,
-    });
-    service.useGlobalFilters(new WireExceptionFilter());
-    await service.listen();
-    client = await NatsRpcClient.connect(config, 'trace-test');
+    standIn = await startStandInService(StandInModule);
+    client = await NatsRpcClient.connect(standIn.config, 'trace-test');
     const publish = client.connection.publish.bind(client.connection);
     jest.spyOn(client.connection, 'publish').mockImplementation((subject, data, options) => {
       sentHeaders.push(options?.headers);
@@ -102,8 +92,7 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
 
   afterAll(async () => {
     await client.close();
-    await service.close();
-    await nats.stop();
+    await standIn.stop();
     useTracer(undefined);
     await provider.shutdown();
     trace.disable();

@@ -10,15 +10,13 @@ import {
   QueueGroup,
   Subject,
 } from '@appcat/contracts';
-import { startNatsServer, type ManagedProcess } from '@appcat/testing';
 import { jest } from '@jest/globals';
-import { Controller, type INestMicroservice, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { natsServerOptions } from '../src/nats-transport.js';
 import { NatsRpcClient, type RpcCallError } from '../src/nats-rpc-client.js';
 import { TypedRpc } from '../src/typed-rpc.js';
-import { WireException, WireExceptionFilter } from '../src/wire-exception.js';
+import { WireException } from '../src/wire-exception.js';
+import { type StandInService, startStandInService } from './support/stand-in-service.js';
 
 /** A peek answers with the route it was asked for; the route "apps.similar" fails, for that item only. */
 function peekAnswer(request: CatalogRequest): CatalogPeekReply {
@@ -60,30 +58,21 @@ class StandInModule {}
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('TypedRpc coalescing over a Nest NATS microservice', () => {
-  let nats: ManagedProcess;
-  let service: INestMicroservice;
+  let standIn: StandInService;
   const clients: NatsRpcClient[] = [];
-  const config = () => ({ servers: [nats.url], requestTimeoutMs: 10_000, shutdownGraceMs: 0 });
 
   beforeAll(async () => {
-    nats = await startNatsServer();
-    service = await NestFactory.createMicroservice(StandInModule, {
-      ...natsServerOptions(config(), 'stand-in', 'stand-in'),
-      logger: false,
-    });
-    service.useGlobalFilters(new WireExceptionFilter());
-    await service.listen();
+    standIn = await startStandInService(StandInModule);
   });
 
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()));
-    await service.close();
-    await nats.stop();
+    await standIn.stop();
   });
 
   /** A TypedRpc on a client of its own, and the subjects of what that client publishes, in order. */
   async function coalescing(batchMaxItems: number) {
-    const client = await NatsRpcClient.connect(config(), 'coalescing-test');
+    const client = await NatsRpcClient.connect(standIn.config, 'coalescing-test');
     clients.push(client);
     const published: string[] = [];
     const publish = client.connection.publish.bind(client.connection);

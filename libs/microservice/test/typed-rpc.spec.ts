@@ -6,14 +6,12 @@ import {
   QueueGroup,
   Subject,
 } from '@appcat/contracts';
-import { startNatsServer, type ManagedProcess } from '@appcat/testing';
-import { Controller, type INestMicroservice, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { natsServerOptions } from '../src/nats-transport.js';
 import { NatsRpcClient, type RpcCallError } from '../src/nats-rpc-client.js';
 import { TypedRpc } from '../src/typed-rpc.js';
-import { WireException, WireExceptionFilter } from '../src/wire-exception.js';
+import { WireException } from '../src/wire-exception.js';
+import { type StandInService, startStandInService } from './support/stand-in-service.js';
 
 class TranslatedError extends Error {
   constructor(readonly from: RpcCallError) {
@@ -38,28 +36,19 @@ class StandInController {
 class StandInModule {}
 
 describe('TypedRpc over a Nest NATS microservice', () => {
-  let nats: ManagedProcess;
-  let service: INestMicroservice;
+  let standIn: StandInService;
   let client: NatsRpcClient;
   let rpc: TypedRpc<TranslatedError>;
 
   beforeAll(async () => {
-    nats = await startNatsServer();
-    const config = { servers: [nats.url], requestTimeoutMs: 10_000, shutdownGraceMs: 0 };
-    service = await NestFactory.createMicroservice(StandInModule, {
-      ...natsServerOptions(config, 'stand-in', 'stand-in'),
-      logger: false,
-    });
-    service.useGlobalFilters(new WireExceptionFilter());
-    await service.listen();
-    client = await NatsRpcClient.connect(config, 'typed-rpc-test');
+    standIn = await startStandInService(StandInModule);
+    client = await NatsRpcClient.connect(standIn.config, 'typed-rpc-test');
     rpc = new TypedRpc(client, (error) => new TranslatedError(error));
   });
 
   afterAll(async () => {
     await client.close();
-    await service.close();
-    await nats.stop();
+    await standIn.stop();
   });
 
   const query: CatalogRequest['query'] = { route: 'apps.get', appId: '1', country: 'us' };
