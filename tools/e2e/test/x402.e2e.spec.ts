@@ -603,7 +603,13 @@ describe('x402 through every service', () => {
       mimeType: 'application/json',
     });
     const held = (signature: string) =>
-      system.gateway.get(X402Checkout).authorize(signature, offer, resource(), 'apps.get', 'hold-test');
+      system.gateway.get(X402Checkout).authorize({
+        paymentSignature: signature,
+        offer,
+        resource: resource(),
+        route: 'apps.get',
+        requestId: 'hold-test',
+      });
 
     it('takes nothing until captured: a failed call releases it, and the same payment then buys the retry, once', async () => {
       const before = await system.chain!.balanceOf(payTo);
