@@ -69,12 +69,13 @@ export async function startTracing(
   const resource = resourceFromAttributes({ 'service.name': service, 'service.namespace': 'appcat' }).merge(
     detectResources({ detectors: [hostDetector, envDetector] }),
   );
-  // Only the exporter of the protocol in use is loaded.
-  const exporter =
+  // Only the exporter of the protocol in use is loaded. Protobuf, the default, encodes spans as they end
+  // (encoded-span-export.ts); JSON requests cannot be joined, so http/json keeps the SDK's batching.
+  const processor =
     config.protocol === 'http/json'
-      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
-      : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+      ? new BatchSpanProcessor(new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter())
+      : (await import('./encoded-span-export.js')).otlpEncodedSpanProcessor();
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   provider.register(contextMode === 'explicit' ? { contextManager: null } : {});
   const asked = libraries.map((library) => LIBRARIES[library]);
   registerInstrumentations({
