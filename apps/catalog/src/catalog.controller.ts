@@ -7,8 +7,8 @@ import {
   parseCatalogRequest,
   type StoreId,
 } from '@appcat/contracts';
-import { BatchResults, handleBatchItems, JsonTextReply } from '@appcat/microservice';
-import { CatalogMetrics } from '@appcat/ops';
+import { BatchResults, handleBatchItems, inRequestTrace, JsonTextReply } from '@appcat/microservice';
+import { activeContext, CatalogMetrics } from '@appcat/ops';
 import { ROUTE_TABLES } from '@appcat/routes';
 import { Controller, Inject, type Type } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -36,7 +36,7 @@ export class CatalogController {
 
   async fetch(@Payload() request: unknown): Promise<JsonTextReply<CatalogReply>> {
     const query = queryOf(request);
-    const trace = new ProvenanceTrace();
+    const trace = new ProvenanceTrace(false, activeContext());
     let result: ListData;
     try {
       result = await this.budget.run(() => fetchFromStore(this.store, query, trace));
@@ -60,7 +60,7 @@ export class CatalogController {
    */
   async peek(@Payload() request: unknown): Promise<JsonTextReply<CatalogReply> | CatalogUnavailable | null> {
     const query = queryOf(request);
-    const trace = new ProvenanceTrace(true);
+    const trace = new ProvenanceTrace(true, activeContext());
     try {
       const result = await fetchFromStore(this.store, query, trace);
       return this.reply(query, 'cache', result, trace.provenance());
@@ -138,12 +138,12 @@ export function catalogControllerFor(store: StoreId): Type<CatalogController> {
   class StoreCatalogController extends CatalogController {
     @MessagePattern(fetch, { queue })
     override fetch(@Payload() request: unknown) {
-      return super.fetch(request);
+      return inRequestTrace(request, () => super.fetch(request));
     }
 
     @MessagePattern(peek, { queue })
     override peek(@Payload() request: unknown) {
-      return super.peek(request);
+      return inRequestTrace(request, () => super.peek(request));
     }
 
     @MessagePattern(peekBatch, { queue })

@@ -5,8 +5,6 @@ void runService({
   name: 'catalog',
   // The cache in Redis, the upstream store over undici.
   tracedLibraries: ['ioredis', 'undici'],
-  // Its Redis and upstream calls' spans find their parent in the async context.
-  traceContext: 'async',
   readConfig: () => readCatalogConfig(),
   // Imported here, after tracing has started (runService), so its modules are instrumented.
   createApp: async (config, options) => (await import('./catalog-app.js')).createCatalogApp(config, options),

@@ -5,9 +5,6 @@ void runService({
   name: 'gateway',
   // Its requests' spans come from its own Fastify hooks; it calls nothing else but NATS.
   tracedLibraries: [],
-  // Each span is given its parent (PricedCall.trace): no AsyncLocalStorage, which on Node 20 would add
-  // an async hook to every promise the gateway makes, sampled call or not.
-  traceContext: 'explicit',
   readConfig: () => readGatewayConfig(),
   // Imported here, after tracing has started (runService), so its modules are instrumented.
   createApp: async (config, options) => (await import('./gateway-app.js')).createGatewayApp(config, options),

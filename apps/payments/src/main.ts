@@ -5,8 +5,6 @@ void runService({
   name: 'payments',
   // Credits in Redis, the ledger in Postgres, the facilitator over node:http.
   tracedLibraries: ['ioredis', 'pg', 'http-client'],
-  // Its Redis, Postgres and facilitator calls' spans find their parent in the async context.
-  traceContext: 'async',
   readConfig: () => readPaymentsConfig(),
   // Imported here, after tracing has started (runService), so its modules are instrumented.
   createApp: async (config, options) => (await import('./app.js')).createPaymentsApp(config, options),

@@ -31,7 +31,7 @@ export function handleBatchItems<R>(
     throw new WireException(ErrorCode.InvalidArgument, `items must be an array of 1 to ${MAX_BATCH_ITEMS} requests`);
   return Promise.all(
     items.map((item, index) =>
-      inBatchItemContext(index, () => handle(item)).then(
+      inBatchItemContext(request, index, () => handle(item)).then(
         (value): BatchItemResult<R> => ({ ok: true, value }),
         (error: unknown): BatchItemResult<R> => ({ ok: false, error: batchItemError(error) }),
       ),

@@ -1,6 +1,6 @@
 import { ErrorCode, type WireError } from '@appcat/contracts';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { inContext, tracingEnabled } from '@appcat/ops';
+import { type Context, inContext, tracingEnabled } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import { batchReplyParts, BatchResults } from './batch-reply.js';
 import { JsonTextReply } from './json-text-reply.js';
@@ -47,6 +47,10 @@ export class DrainingNatsServer extends NestServerNatsAdapter {
 
   constructor(private readonly natsOptions: NatsServerOptions) {
     super({ ...natsOptions, serializer: replySerializer });
+  }
+
+  protected override handlingContext(message: Msg): Context | undefined {
+    return this.traces.get(message)?.context;
   }
 
   protected async runHandler(channel: string, message: Msg, handle: () => Promise<unknown>): Promise<unknown> {

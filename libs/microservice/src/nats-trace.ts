@@ -1,14 +1,16 @@
 import { BATCH_ITEM_TRACE_HEADER, REQUEST_ID_HEADER } from '@appcat/contracts';
 import {
+  attachedContext,
   contextFromHeaders,
   contextWithSpan,
   endSpan,
+  inContext,
   type SpanAttributes,
   SpanKind,
   startSpan,
   traceHeaders,
 } from '@appcat/ops';
-import { type Context, context as otelContext, createContextKey, ROOT_CONTEXT, type Span } from '@opentelemetry/api';
+import { type Context, createContextKey, ROOT_CONTEXT, type Span } from '@opentelemetry/api';
 import type { Msg, MsgHdrs } from '@nats-io/transport-node';
 import type { NestReplyPacket } from './nest-nats-packets.js';
 
@@ -43,14 +45,25 @@ export function batchItemTraceHeader(items: Array<Context | undefined>): string 
 const BATCH_ITEM_CONTEXTS = createContextKey('appcat batch item contexts');
 
 /**
- * Runs `work` in the trace of the batch item at `index` (its span on this side as the parent), so what
- * a batch handler does for that item alone (a cache read) belongs to the caller's trace. Outside a
- * traced batch it only runs `work`.
+ * Runs `work` in the trace of the request whose payload is `payload` (its span on this side, attached to
+ * the payload by the NATS server as it delivers it), so what
+ * `work` does before its first await (a span, a Redis command) belongs to the caller's trace. Handlers
+ * call it with the payload they were given: Nest's pipeline awaits between the NATS server and the
+ * handler, and no context crosses an await (libs/ops tracing.ts). Outside a traced request it only runs
+ * `work`.
  */
-export function inBatchItemContext<T>(index: number, work: () => T): T {
-  const items = otelContext.active().getValue(BATCH_ITEM_CONTEXTS) as Array<Context | undefined> | undefined;
-  const item = items?.[index];
-  return item === undefined ? work() : otelContext.with(item, work);
+export function inRequestTrace<T>(payload: unknown, work: () => T): T {
+  return inContext(attachedContext(payload), work);
+}
+
+/**
+ * Runs `work` in the trace of the item at `index` of the batch request `batch` (its span on this side
+ * as the parent), so what a batch handler does for that item alone (a cache read) belongs to the
+ * caller's trace. Outside a traced batch it only runs `work`.
+ */
+export function inBatchItemContext<T>(batch: unknown, index: number, work: () => T): T {
+  const items = attachedContext(batch)?.getValue(BATCH_ITEM_CONTEXTS) as Array<Context | undefined> | undefined;
+  return inContext(items?.[index], work);
 }
 
 /**

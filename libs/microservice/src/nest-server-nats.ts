@@ -1,3 +1,4 @@
+import { attachContext, type Context } from '@appcat/ops';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { NatsContext, type NatsOptions, ServerNats } from '@nestjs/microservices';
 import { finalize, isObservable } from 'rxjs';
@@ -31,8 +32,8 @@ export function serverNatsState(server: ServerNats): {
  * Nest treats all of them as internals and may change them in any release: nest-server-nats.spec.ts
  * checks each against the installed Nest, and that the behaviour the overrides exist for is still Nest's.
  *
- * A subclass says what to do at the three points opened up: around each handler, with each reply, and
- * before the connection closes.
+ * A subclass says what to do at the four points opened up: around each handler, the trace a handler
+ * finds on its payload, with each reply, and before the connection closes.
  */
 export abstract class NestServerNatsAdapter extends ServerNats {
   constructor(options: NatsServerOptions) {
@@ -48,6 +49,9 @@ export abstract class NestServerNatsAdapter extends ServerNats {
 
   /** Called once at close, before Nest closes the connection: stop taking requests and finish the delivered ones. */
   protected abstract drain(connection: NatsConnection, subscriptions: Subscription[]): Promise<void>;
+
+  /** With tracing on, the trace context of a request's handling (its span on this side), attached to its payload. */
+  protected abstract handlingContext(message: Msg): Context | undefined;
 
   /**
    * Nest looks a handler up by first trying `JSON.parse` on the pattern, in case it is an object
@@ -76,6 +80,8 @@ export abstract class NestServerNatsAdapter extends ServerNats {
     if (message.id === undefined)
       return this.handleEvent(channel, message as Parameters<ServerNats['handleEvent']>[1], context);
     const publish = this.getPublisher(natsMsg, message.id, context);
+    // Where the handler finds its trace (inRequestTrace): no context reaches it through Nest's awaits.
+    attachContext(message.data, this.handlingContext(natsMsg));
     return this.runWithProcessingHooks(context, async (runEndHook: () => void) => {
       const result: unknown = await handler(message.data, context);
       if (isObservable(result)) {

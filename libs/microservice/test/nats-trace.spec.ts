@@ -18,9 +18,10 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
+import { StackContextManager } from '@opentelemetry/sdk-trace';
 import type { MsgHdrs } from '@nats-io/transport-node';
 import { NatsRpcClient, type RpcCallError } from '../src/nats-rpc-client.js';
-import { inBatchItemContext } from '../src/nats-trace.js';
+import { inBatchItemContext, inRequestTrace } from '../src/nats-trace.js';
 import { TypedRpc } from '../src/typed-rpc.js';
 import { WireException } from '../src/wire-exception.js';
 import { type StandInService, startStandInService } from './support/stand-in-service.js';
@@ -37,14 +38,14 @@ function peekAnswer(request: CatalogRequest): CatalogPeekReply {
 class StandInController {
   @MessagePattern(Subject.CatalogPeek, { queue: QueueGroup.Catalog })
   peek(@Payload() request: CatalogRequest): CatalogPeekReply {
-    return peekAnswer(request);
+    return inRequestTrace(request, () => peekAnswer(request));
   }
 
   @MessagePattern(Subject.CatalogPeekBatch, { queue: QueueGroup.Catalog })
   peekBatch(@Payload() request: BatchRequest<CatalogRequest>): BatchReply<CatalogPeekReply> {
     return {
       results: request.items.map((item, index) =>
-        inBatchItemContext(index, () => {
+        inBatchItemContext(request, index, () => {
           try {
             return { ok: true, value: peekAnswer(item) };
           } catch (error) {
@@ -73,7 +74,8 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
   const sentHeaders: Array<MsgHdrs | undefined> = [];
 
   beforeAll(async () => {
-    provider.register();
+    // As the services trace: the context is active only while synchronous code runs (libs/ops tracing.ts).
+    provider.register({ contextManager: new StackContextManager() });
     useTracer(provider.getTracer('test'));
     standIn = await startStandInService(StandInModule);
     client = await NatsRpcClient.connect(standIn.config, 'trace-test');

@@ -3,7 +3,6 @@ import { applyHeapGrowthPercent } from './heap-growth.js';
 import { createJsonLogger, JsonNestLogger, routeConsoleTo } from './logger.js';
 import type { OpsConfig } from './ops-config.js';
 import type { TracedLibrary } from './tracing-config.js';
-import type { TraceContextMode } from './tracing.js';
 
 /** What every `createXxxApp(config, options)` takes besides its configuration. */
 export interface ServiceAppOptions {
@@ -17,8 +16,6 @@ export interface ServiceMain<Config extends { ops: OpsConfig }, App extends INes
   name: string;
   /** The libraries whose calls the service's traces show (with tracing on). */
   tracedLibraries: readonly TracedLibrary[];
-  /** How its spans find their parent (with tracing on): `explicit` only with no traced libraries. */
-  traceContext: TraceContextMode;
   readConfig(): Config;
   /** Builds the app, initialised but not answering yet (the service's createXxxApp). */
   createApp(config: Config, options: ServiceAppOptions): Promise<App>;
@@ -47,7 +44,7 @@ export async function runService<Config extends { ops: OpsConfig }, App extends 
     applyHeapGrowthPercent(config.ops.heapGrowthPercent);
     if (config.ops.tracing.enabled) {
       const { startTracing } = await import('./tracing-sdk.js');
-      await startTracing(main.name, config.ops.tracing, main.tracedLibraries, main.traceContext);
+      await startTracing(main.name, config.ops.tracing, main.tracedLibraries);
     }
     const json = new JsonNestLogger(createJsonLogger(main.name, config.ops.logLevel));
     Logger.overrideLogger(json);

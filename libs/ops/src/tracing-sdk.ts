@@ -5,18 +5,31 @@
  * exported from the package index, for the same reason.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { context } from '@opentelemetry/api';
 import { type Instrumentation, registerInstrumentations } from '@opentelemetry/instrumentation';
 import { detectResources, envDetector, hostDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { StackContextManager } from '@opentelemetry/sdk-trace';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { TracedLibrary, TracingConfig } from './tracing-config.js';
-import { type TraceContextMode, useTracer } from './tracing.js';
+import { attachContext, attachedContext, sampledContext, useTracer } from './tracing.js';
+
+interface TracedLibrarySetup {
+  instrument: () => Promise<Instrumentation>;
+  /** The CommonJS modules the instrumentation patches. */
+  modules: string[];
+  /** Run once they are patched: makes the library's calls made later than their caller (see each) find its context. */
+  carryContext?: (load: NodeJS.Require) => void;
+}
 
 /**
  * Each library a service may ask to be traced: its instrumentation (imported only when asked for) and
  * the CommonJS modules it patches. The spans they make are children of a sampled call's only
  * (`requireParentSpan`): the ledger flusher and the refresh queue poll Redis and Postgres all the time.
+ * An instrumentation reads the active context when the library sends a call; where the library sends
+ * it a turn after it was made, the call's own object carries the context it was made in (tracing.ts's
+ * `attachContext`) and the send is run in it.
  */
-const LIBRARIES: Record<TracedLibrary, { instrument: () => Promise<Instrumentation>; modules: string[] }> = {
+const LIBRARIES: Record<TracedLibrary, TracedLibrarySetup> = {
   // Requests the service makes over node:http(s) (payments' facilitator client); the gateway's incoming
   // requests have their spans from its own Fastify hooks.
   'http-client': {
@@ -43,29 +56,59 @@ const LIBRARIES: Record<TracedLibrary, { instrument: () => Promise<Instrumentati
         dbStatementSerializer: (command) => command,
       }),
     modules: ['ioredis'],
+    // Auto-pipelining queues a command and sends it a turn later (setImmediate): each command keeps the
+    // context it was queued in, and is sent in it.
+    carryContext: (load) => {
+      const { Pipeline, Redis } = load('ioredis') as typeof import('ioredis');
+      type Send = (this: unknown, command: object, ...rest: unknown[]) => unknown;
+      const pipelines = Pipeline.prototype as unknown as { sendCommand: Send };
+      const queue = pipelines.sendCommand;
+      pipelines.sendCommand = function (command, ...rest) {
+        attachContext(command, sampledContext());
+        return queue.call(this, command, ...rest);
+      };
+      const clients = Redis.prototype as unknown as { sendCommand: Send };
+      const send = clients.sendCommand;
+      clients.sendCommand = function (command, ...rest) {
+        const ctx = attachedContext(command);
+        return ctx === undefined
+          ? send.call(this, command, ...rest)
+          : context.with(ctx, () => send.call(this, command, ...rest));
+      };
+    },
   },
   pg: {
     instrument: async () =>
       new (await import('@opentelemetry/instrumentation-pg')).PgInstrumentation({ requireParentSpan: true }),
     modules: ['pg'],
+    // A pool's query waits a turn for its connection: a query config object (`{ text, values }`) carries
+    // the context its caller attached (the ledger flush's), and its client's query is made in it.
+    carryContext: (load) => {
+      type Query = (this: unknown, config: unknown, ...rest: unknown[]) => unknown;
+      const clients = (load('pg') as typeof import('pg')).Client.prototype as unknown as { query: Query };
+      const query = clients.query;
+      clients.query = function (config, ...rest) {
+        const ctx = attachedContext(config);
+        return ctx === undefined
+          ? query.call(this, config, ...rest)
+          : context.with(ctx, () => query.call(this, config, ...rest));
+      };
+    },
   },
 };
 
 /**
  * Starts tracing for `service`: the tracer provider (sampler, batch size and export delay from the
  * standard OTEL_* settings, read by the SDK), the OTLP/HTTP exporter, W3C trace context propagation,
- * the instrumentations of the `libraries` the service uses, and, for `async` context, OpenTelemetry's
- * AsyncLocalStorage context manager (none for `explicit`: see TraceContextMode). ServiceOps sends
- * the spans still buffered at shutdown (`flushTraces`).
+ * the instrumentations of the `libraries` the service uses, and OpenTelemetry's synchronous context
+ * manager (see "How spans find their parent" in tracing.ts). ServiceOps sends the spans still buffered
+ * at shutdown (`flushTraces`).
  */
 export async function startTracing(
   service: string,
   config: TracingConfig,
   libraries: readonly TracedLibrary[],
-  contextMode: TraceContextMode,
 ): Promise<void> {
-  if (contextMode === 'explicit' && libraries.length > 0)
-    throw new Error(`${service}: the instrumentations of ${libraries.join(', ')} need the async trace context`);
   const resource = resourceFromAttributes({ 'service.name': service, 'service.namespace': 'appcat' }).merge(
     detectResources({ detectors: [hostDetector, envDetector] }),
   );
@@ -76,7 +119,7 @@ export async function startTracing(
       ? new BatchSpanProcessor(new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter())
       : (await import('./encoded-span-export.js')).otlpEncodedSpanProcessor();
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
-  provider.register(contextMode === 'explicit' ? { contextManager: null } : {});
+  provider.register({ contextManager: new StackContextManager() });
   const asked = libraries.map((library) => LIBRARIES[library]);
   registerInstrumentations({
     tracerProvider: provider,
@@ -90,5 +133,6 @@ export async function startTracing(
   const require = createRequire(import.meta.url);
   for (const name of asked.flatMap((library) => library.modules)) require(name);
   syncBuiltinESMExports();
+  for (const library of asked) library.carryContext?.(require);
   useTracer(provider.getTracer('appcat'), () => provider.forceFlush());
 }

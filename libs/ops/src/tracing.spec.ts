@@ -6,6 +6,7 @@ import {
   NodeTracerProvider,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
+import { StackContextManager } from '@opentelemetry/sdk-trace';
 import { createJsonLogger, JsonNestLogger } from './logger.js';
 import { contextWithSpan, OUTCOME, startSpan, traceHeaders, traceIds, useTracer, withSpan } from './tracing.js';
 
@@ -27,7 +28,8 @@ describe('withSpan and the log lines of a traced call', () => {
   const exporter = new InMemorySpanExporter();
   const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
-  beforeAll(() => provider.register());
+  // As the services trace: a context is active only while synchronous code runs (see tracing.ts).
+  beforeAll(() => provider.register({ contextManager: new StackContextManager() }));
   afterEach(() => {
     useTracer(undefined);
     exporter.reset();
@@ -147,12 +149,12 @@ describe('withSpan and the log lines of a traced call', () => {
   });
 });
 
-describe('explicit trace context (no context manager, as the gateway runs)', () => {
+describe('trace context given explicitly past an await', () => {
   const exporter = new InMemorySpanExporter();
   const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
   beforeAll(() => {
-    provider.register({ contextManager: null });
+    provider.register({ contextManager: new StackContextManager() });
     useTracer(provider.getTracer('test'));
   });
   afterAll(async () => {
@@ -170,7 +172,9 @@ describe('explicit trace context (no context manager, as the gateway runs)', () 
       'step',
       {},
       async (span) => {
-        // Nothing is active: the work is not run inside an async context.
+        // Active while the work runs synchronously; after an await nothing carries it.
+        expect(trace.getActiveSpan()?.spanContext().spanId).toBe(trace.getSpan(span.context!)?.spanContext().spanId);
+        await Promise.resolve();
         expect(trace.getActiveSpan()).toBeUndefined();
         return withSpan('inner', {}, async (inner) => traceHeaders(inner.context), { parent: span.context });
       },

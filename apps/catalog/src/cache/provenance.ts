@@ -1,4 +1,5 @@
 import type { CatalogSource } from '@appcat/contracts';
+import type { Context } from '@appcat/ops';
 
 export interface Provenance {
   source?: CatalogSource;
@@ -19,6 +20,8 @@ export interface Provenance {
 export interface ResourceTrace {
   /** The reply may use only fresh cache entries (`catalog.peek`): nothing may ask the upstream. */
   readonly cacheOnly: boolean;
+  /** With tracing on, the call's trace context: the parent of the spans of its cache reads. */
+  readonly callContext?: Context;
   /**
    * Notes one resource the reply used: where it came from, when the upstream produced it, and for how
    * long after that the cache counts it fresh (0 or absent: not at all, e.g. a stale copy), and the
@@ -56,7 +59,10 @@ export class ProvenanceTrace implements ResourceTrace {
   private shortestFreshMs = Infinity;
   private upstreamSources: string | undefined;
 
-  constructor(readonly cacheOnly = false) {}
+  constructor(
+    readonly cacheOnly = false,
+    readonly callContext?: Context,
+  ) {}
 
   record(source: CatalogSource, fetchedAt: number, freshMs = 0, upstreamSource?: string): void {
     this.parts++;

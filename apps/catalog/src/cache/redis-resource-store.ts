@@ -1,7 +1,7 @@
 import type { CatalogSource, WireError } from '@appcat/contracts';
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { OUTCOME, tracingEnabled, withSpan } from '@appcat/ops';
+import { inContext, OUTCOME, tracingEnabled, withSpan } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import type { RedisClient } from '@appcat/redis';
 import { resourceKeys } from './resource-keys.js';
@@ -164,20 +164,31 @@ export class RedisResourceStore implements ResourceStore {
       'appcat.cache.resource': request.key.split(':', 2).join(':'),
       'appcat.cache.peek': trace.cacheOnly,
     };
-    return withSpan('catalog.cache.read', attributes, (span) => {
-      const noted: ResourceTrace = {
-        cacheOnly: trace.cacheOnly,
-        record: (source, fetchedAt, freshMs) => {
-          span.set({ [OUTCOME]: source });
-          trace.record(source, fetchedAt, freshMs);
-        },
-      };
-      const read = trace.cacheOnly ? this.peek(request, noted) : this.getShared(request, noted);
-      return read.catch((error: unknown) => {
-        if (error instanceof NotCachedError) span.set({ [OUTCOME]: 'miss' });
-        throw error;
-      });
-    });
+    return withSpan(
+      'catalog.cache.read',
+      attributes,
+      (span) => {
+        const noted: ResourceTrace = {
+          cacheOnly: trace.cacheOnly,
+          callContext: span.context,
+          record: (source, fetchedAt, freshMs) => {
+            span.set({ [OUTCOME]: source });
+            trace.record(source, fetchedAt, freshMs);
+          },
+        };
+        // The upstream is asked after awaits (the probe, a lock): its load runs in this span's context.
+        const traced: ResourceRequest<T> = {
+          ...request,
+          load: (noteSource) => inContext(span.context, () => request.load(noteSource)),
+        };
+        const read = trace.cacheOnly ? this.peek(traced, noted) : this.getShared(traced, noted);
+        return read.catch((error: unknown) => {
+          if (error instanceof NotCachedError) span.set({ [OUTCOME]: 'miss' });
+          throw error;
+        });
+      },
+      { parent: trace.callContext },
+    );
   }
 
   /** The resource through the in-flight map: loaded by this request, or by the one it joins. */

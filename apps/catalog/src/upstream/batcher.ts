@@ -1,3 +1,5 @@
+import { type Context, inContext, sampledContext } from '@appcat/ops';
+
 interface Waiter<R> {
   resolve(result: R | undefined): void;
   reject(error: unknown): void;
@@ -5,6 +7,8 @@ interface Waiter<R> {
 
 interface Batch<P, R> {
   params: P;
+  /** With tracing on, the context of the call that opened the batch: its upstream request is in that trace. */
+  trace?: Context;
   ids: Map<string, Waiter<R>[]>;
   timer?: NodeJS.Timeout;
   /** The window has closed: the batch may start as soon as its group has no call out. */
@@ -47,7 +51,13 @@ export class Batcher<P, R> {
       if (!state) this.groups.set(group, (state = { inFlight: 0 }));
       let batch = state.open;
       if (!batch) {
-        const created: Batch<P, R> = { params, ids: new Map(), due: false, admitting: false };
+        const created: Batch<P, R> = {
+          params,
+          ids: new Map(),
+          due: false,
+          admitting: false,
+          trace: sampledContext(),
+        };
         created.timer = setTimeout(() => {
           created.due = true;
           this.startIfDue(group);
@@ -83,12 +93,13 @@ export class Batcher<P, R> {
     const rejectAll = (error: unknown) => {
       for (const waiting of batch.ids.values()) for (const w of waiting) w.reject(error);
     };
-    const admitted = this.options.gate ? this.options.gate(batch.params) : Promise.resolve();
+    const gate = this.options.gate;
+    const admitted = gate ? inContext(batch.trace, () => gate(batch.params)) : Promise.resolve();
     admitted
       .then(() => {
         if (state.open === batch) state.open = undefined;
         clearTimeout(batch.timer);
-        return this.options.run(batch.params, [...batch.ids.keys()]);
+        return inContext(batch.trace, () => this.options.run(batch.params, [...batch.ids.keys()]));
       })
       .then(
         (found) => {

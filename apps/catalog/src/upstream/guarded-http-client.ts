@@ -1,6 +1,6 @@
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { OUTCOME, tracingEnabled, withSpan } from '@appcat/ops';
+import { type Context, inContext, OUTCOME, tracingEnabled, withSpan } from '@appcat/ops';
 import type { Egress } from '../config.js';
 import { type BreakerCause, type BreakerGate, CAUSE_CODES, type RedisCircuitBreaker } from './circuit-breaker.js';
 import type { RedisRateLimiter } from './rate-limiter.js';
@@ -75,7 +75,7 @@ export class GuardedHttpClient implements UpstreamHttpClient {
     if (!tracingEnabled()) return this.guardedGet(request);
     const attributes = { 'appcat.upstream.host': request.upstream ?? request.url.host };
     return withSpan('catalog.upstream.request', attributes, async (span) => {
-      const response = await this.guardedGet(request);
+      const response = await this.guardedGet(request, span.context);
       span.set({
         'http.response.status_code': response.status,
         [OUTCOME]: response.status < 400 ? 'ok' : `HTTP_${response.status}`,
@@ -84,7 +84,8 @@ export class GuardedHttpClient implements UpstreamHttpClient {
     });
   }
 
-  private async guardedGet(request: UpstreamRequest): Promise<UpstreamResponse> {
+  /** @param trace the request span's context, in which the HTTP request is made (its span's parent). */
+  private async guardedGet(request: UpstreamRequest, trace?: Context): Promise<UpstreamResponse> {
     const host = request.url.host;
     const upstream = request.upstream ?? host;
     // An admitted request passed the breaker in admit(), maybe as its probe: checking again would
@@ -98,7 +99,7 @@ export class GuardedHttpClient implements UpstreamHttpClient {
 
     let response: UpstreamResponse;
     try {
-      response = await this.inner.get({ ...request, egress });
+      response = await inContext(trace, () => this.inner.get({ ...request, egress }));
     } catch (error) {
       const cause = error instanceof WireException ? failureCause(error) : undefined;
       if (cause) await this.breaker.failed(upstream, cause, cause === 'timeout' ? 'timed out' : 'unreachable');

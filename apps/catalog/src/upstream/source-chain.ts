@@ -1,6 +1,6 @@
 import { ErrorCode } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { contextWithSpan, endSpan, inContext, startSpan } from '@appcat/ops';
+import { activeContext, contextWithSpan, endSpan, inContext, startSpan } from '@appcat/ops';
 import { isUpstreamFailure, isUpstreamReportedError } from './upstream-failures.js';
 
 /**
@@ -48,18 +48,20 @@ export class SourceChain<A, T> {
   async load(args: A, noteSource?: (name: string) => void): Promise<T | undefined> {
     const tried: string[] = [];
     const codes = new Set<string>();
+    // Each try's span is a child of the caller's (the cache read's), also after the first try's awaits.
+    const parent = activeContext();
     for (const [index, source] of this.sources.entries()) {
       let why: string | undefined;
       let answer: T | undefined;
       // With tracing on, each try is a span (its requests inside it), ended with the outcome observed.
       const attributes = { 'appcat.upstream.route': this.route, 'appcat.upstream.source': source.name };
-      const span = startSpan('catalog.upstream.source', attributes);
+      const span = startSpan('catalog.upstream.source', attributes, { parent });
       const observe = (outcome: SourceOutcome) => {
         if (span) endSpan(span, outcome);
         this.observe(this.route, source.name, outcome);
       };
       try {
-        answer = await inContext(span && contextWithSpan(span), () => source.load(args));
+        answer = await inContext(span && contextWithSpan(span, parent), () => source.load(args));
         why = await source.implausible?.(answer, args);
       } catch (error) {
         // Apple's own error about the request (an invalid lang) is its answer, not this source failing.

@@ -18,7 +18,7 @@ const traced = new WeakMap<FastifyRequest, { span: Span; context: Context }>();
 
 /**
  * The trace context of `request`'s handling (its span's), undefined when it is not traced: the parent
- * the gateway gives its spans and requests explicitly (it keeps no async context, see main.ts).
+ * the gateway gives its spans and requests explicitly (no context crosses an await: libs/ops tracing.ts).
  */
 export function requestTrace(request: FastifyRequest): Context | undefined {
   return traced.get(request)?.context;

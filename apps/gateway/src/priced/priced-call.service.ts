@@ -38,7 +38,7 @@ export interface PricedCall {
   requestId: string;
   /**
    * The request's trace context, when it is traced (sampled): the parent of the call's spans, given
-   * explicitly since the gateway keeps no async context (see main.ts). Undefined: nothing is traced.
+   * explicitly since no context crosses an await (libs/ops tracing.ts). Undefined: nothing is traced.
    */
   trace?: Context;
   /** The `Idempotency-Key` the caller sent, if any (read after validation; a malformed one is a 400). */

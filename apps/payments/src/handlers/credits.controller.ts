@@ -10,7 +10,7 @@ import {
 } from '@appcat/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { BatchResults, WireException } from '@appcat/microservice';
+import { BatchResults, inRequestTrace, WireException } from '@appcat/microservice';
 import { PaymentsMetrics } from '@appcat/ops';
 import { CreditService } from '../credits/credit-service.js';
 
@@ -27,7 +27,7 @@ export class CreditsController {
 
   @MessagePattern(Subject.CreditsDebit, { queue: QueueGroup.Payments })
   debit(@Payload() request: unknown): Promise<DebitReply> {
-    return this.counted(this.credits.debit(request));
+    return this.counted(inRequestTrace(request, () => this.credits.debit(request)));
   }
 
   @MessagePattern(Subject.CreditsDebitBatch, { queue: QueueGroup.Payments })
@@ -37,7 +37,7 @@ export class CreditsController {
 
   @MessagePattern(Subject.CreditsReserve, { queue: QueueGroup.Payments })
   reserve(@Payload() request: unknown): Promise<ReserveReply> {
-    return this.credits.reserve(request);
+    return inRequestTrace(request, () => this.credits.reserve(request));
   }
 
   @MessagePattern(Subject.CreditsReserveBatch, { queue: QueueGroup.Payments })
@@ -48,7 +48,7 @@ export class CreditsController {
   /** A captured hold is a debit, counted as one. */
   @MessagePattern(Subject.CreditsCapture, { queue: QueueGroup.Payments })
   capture(@Payload() request: unknown): Promise<CaptureReply> {
-    return this.counted(this.credits.capture(request));
+    return this.counted(inRequestTrace(request, () => this.credits.capture(request)));
   }
 
   @MessagePattern(Subject.CreditsCaptureBatch, { queue: QueueGroup.Payments })
@@ -58,7 +58,7 @@ export class CreditsController {
 
   @MessagePattern(Subject.CreditsRelease, { queue: QueueGroup.Payments })
   release(@Payload() request: unknown): Promise<ReleaseReply> {
-    return this.credits.release(request);
+    return inRequestTrace(request, () => this.credits.release(request));
   }
 
   @MessagePattern(Subject.CreditsReleaseBatch, { queue: QueueGroup.Payments })
@@ -68,7 +68,7 @@ export class CreditsController {
 
   @MessagePattern(Subject.CreditsBalance, { queue: QueueGroup.Payments })
   balance(@Payload() request: unknown): Promise<BalanceReply> {
-    return this.credits.balance(request);
+    return inRequestTrace(request, () => this.credits.balance(request));
   }
 
   private async counted<T>(debited: Promise<T>): Promise<T> {

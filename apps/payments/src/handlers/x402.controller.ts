@@ -14,6 +14,7 @@ import {
   type X402TopUpReply,
 } from '@appcat/contracts';
 import { Controller, Inject } from '@nestjs/common';
+import { inRequestTrace } from '@appcat/microservice';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type PaidFor, PaymentHolds } from '../x402/payment-holds.js';
 import { X402Offers } from '../x402/x402-offers.js';
@@ -40,17 +41,16 @@ export class X402Controller {
   @MessagePattern(Subject.X402Authorize, { queue: QueueGroup.Payments })
   async authorize(@Payload() payload: unknown): Promise<X402Hold> {
     const request = parseX402AuthorizeRequest(payload);
-    return this.holds.authorize(request.paymentSignature, request.offer, request.resource);
+    return inRequestTrace(payload, () =>
+      this.holds.authorize(request.paymentSignature, request.offer, request.resource),
+    );
   }
 
   @MessagePattern(Subject.X402Pay, { queue: QueueGroup.Payments })
   async pay(@Payload() payload: unknown): Promise<X402Receipt> {
     const request = parseX402PayRequest(payload);
-    const settlement = await this.holds.pay(
-      request.paymentSignature,
-      request.offer,
-      request.resource,
-      paidForCall(request),
+    const settlement = await inRequestTrace(payload, () =>
+      this.holds.pay(request.paymentSignature, request.offer, request.resource, paidForCall(request)),
     );
     return settlement.receipt;
   }
@@ -58,18 +58,16 @@ export class X402Controller {
   @MessagePattern(Subject.X402Settle, { queue: QueueGroup.Payments })
   async settle(@Payload() payload: unknown): Promise<X402Receipt> {
     const request = parseX402SettleRequest(payload);
-    const settlement = await this.holds.settle(
-      request.paymentSignature,
-      request.hold,
-      request.resource,
-      paidForCall(request),
+    const settlement = await inRequestTrace(payload, () =>
+      this.holds.settle(request.paymentSignature, request.hold, request.resource, paidForCall(request)),
     );
     return settlement.receipt;
   }
 
   @MessagePattern(Subject.X402Release, { queue: QueueGroup.Payments })
   async release(@Payload() payload: unknown): Promise<X402ReleaseReply> {
-    return { released: await this.holds.release(parseX402ReleaseRequest(payload).hold) };
+    const { hold } = parseX402ReleaseRequest(payload);
+    return { released: await inRequestTrace(payload, () => this.holds.release(hold)) };
   }
 
   @MessagePattern(Subject.CreditsTopUp, { queue: QueueGroup.Payments })

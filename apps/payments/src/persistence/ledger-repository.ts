@@ -1,3 +1,4 @@
+import { attachContext, sampledContext } from '@appcat/ops';
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { LedgerEntry } from '../ledger/ledger-batch.js';
@@ -79,13 +80,19 @@ export class LedgerRepository {
 
   async applyBatch(entries: LedgerEntry[]): Promise<AppliedBatch> {
     if (entries.length === 0) return { inserted: 0, orphans: 0 };
-    const { rows } = await this.pool.query<{ inserted: string; orphans: string }>(APPLY_BATCH, [
-      entries.map((e) => e.debitId),
-      entries.map((e) => e.keyId),
-      entries.map((e) => e.amount.toString()),
-      entries.map((e) => e.route),
-      entries.map((e) => e.chargedAtMs.toString()),
-    ]);
+    const query: pg.QueryConfig = {
+      text: APPLY_BATCH,
+      values: [
+        entries.map((e) => e.debitId),
+        entries.map((e) => e.keyId),
+        entries.map((e) => e.amount.toString()),
+        entries.map((e) => e.route),
+        entries.map((e) => e.chargedAtMs.toString()),
+      ],
+    };
+    // Its statement's span belongs to the caller's (the ledger flush's) trace: the pool sends it a turn later.
+    attachContext(query, sampledContext());
+    const { rows } = await this.pool.query<{ inserted: string; orphans: string }>(query);
     return { inserted: Number(rows[0].inserted), orphans: Number(rows[0].orphans) };
   }
 

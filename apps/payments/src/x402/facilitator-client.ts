@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { HTTPFacilitatorClient } from '@x402/core/server';
-import { OUTCOME, withSpan } from '@appcat/ops';
+import { attachedContext, type Context, inContext, OUTCOME, withSpan } from '@appcat/ops';
 import {
   FacilitatorResponseError,
   FacilitatorTimeoutError,
@@ -76,11 +76,11 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
   }
 
   override verify(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<VerifyResponse> {
-    return this.timed('verify', () => this.verifyOnce(paymentPayload, paymentRequirements));
+    return this.timed('verify', paymentPayload, (trace) => this.verifyOnce(paymentPayload, paymentRequirements, trace));
   }
 
   override settle(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<SettleResponse> {
-    return this.timed('settle', () => this.settleOnce(paymentPayload, paymentRequirements));
+    return this.timed('settle', paymentPayload, (trace) => this.settleOnce(paymentPayload, paymentRequirements, trace));
   }
 
   /** Closes the idle keep-alive connections. */
@@ -88,10 +88,25 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     this.agent.destroy();
   }
 
-  /** One facilitator request, measured; with tracing on, the `x402.facilitator` span (the HTTP request inside it). */
-  private timed<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
-    return withSpan('x402.facilitator', { 'appcat.facilitator.operation': operation }, (span) =>
-      this.measured(operation, request, (outcome) => span.set({ [OUTCOME]: outcome })),
+  /**
+   * One facilitator request, measured; with tracing on, the `x402.facilitator` span (the HTTP request
+   * inside it), a child of the context PaymentHolds attached to the payment.
+   */
+  private timed<T>(
+    operation: Operation,
+    payment: PaymentPayload,
+    request: (trace: Context | undefined) => Promise<T>,
+  ): Promise<T> {
+    return withSpan(
+      'x402.facilitator',
+      { 'appcat.facilitator.operation': operation },
+      (span) =>
+        this.measured(
+          operation,
+          () => request(span.context),
+          (outcome) => span.set({ [OUTCOME]: outcome }),
+        ),
+      { parent: attachedContext(payment) },
     );
   }
 
@@ -124,8 +139,9 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
   private async verifyOnce(
     paymentPayload: PaymentPayload,
     paymentRequirements: PaymentRequirements,
+    trace: Context | undefined,
   ): Promise<VerifyResponse> {
-    const answer = await this.post('verify', paymentPayload, paymentRequirements);
+    const answer = await this.post('verify', paymentPayload, paymentRequirements, trace);
     if (answer.status >= 300 && answer.status < 400) return super.verify(paymentPayload, paymentRequirements);
     const data = parseAnswer('verify', answer);
     if (answer.status >= 400) throw new VerifyError(answer.status, data as VerifyResponse);
@@ -142,8 +158,9 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
   private async settleOnce(
     paymentPayload: PaymentPayload,
     paymentRequirements: PaymentRequirements,
+    trace: Context | undefined,
   ): Promise<SettleResponse> {
-    const answer = await this.post('settle', paymentPayload, paymentRequirements);
+    const answer = await this.post('settle', paymentPayload, paymentRequirements, trace);
     if (answer.status >= 300 && answer.status < 400) return super.settle(paymentPayload, paymentRequirements);
     const data = parseAnswer('settle', answer);
     if (answer.status >= 400) throw new SettleError(answer.status, data as unknown as SettleResponse);
@@ -164,6 +181,8 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     operation: Operation,
     paymentPayload: PaymentPayload,
     paymentRequirements: PaymentRequirements,
+    /** The `x402.facilitator` span's context: the HTTP request's span is its child. */
+    trace: Context | undefined,
   ): Promise<{ status: number; text: string }> {
     const body = jsonBody({ x402Version: paymentPayload.x402Version, paymentPayload, paymentRequirements });
     const auth = (await this.createAuthHeaders(operation)).headers;
@@ -172,34 +191,38 @@ export class FacilitatorClient extends HTTPFacilitatorClient {
     // reused keep-alive connection counts as one, so a reset on it stays an unknown outcome).
     let connected = false;
     try {
-      return await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const request = this.send(
-          this.endpoints[operation],
-          {
-            method: 'POST',
-            agent: this.agent,
-            signal,
-            headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-          },
-          (response: IncomingMessage) => {
-            let text = '';
-            response.setEncoding('utf8');
-            response.on('data', (chunk: string) => (text += chunk));
-            response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-            response.on('error', reject);
-            response.on('close', () => {
-              if (!response.complete)
-                reject(new Error(`facilitator ${operation} connection closed before the answer was complete`));
+      return await inContext(
+        trace,
+        () =>
+          new Promise<{ status: number; text: string }>((resolve, reject) => {
+            const request = this.send(
+              this.endpoints[operation],
+              {
+                method: 'POST',
+                agent: this.agent,
+                signal,
+                headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+              },
+              (response: IncomingMessage) => {
+                let text = '';
+                response.setEncoding('utf8');
+                response.on('data', (chunk: string) => (text += chunk));
+                response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+                response.on('error', reject);
+                response.on('close', () => {
+                  if (!response.complete)
+                    reject(new Error(`facilitator ${operation} connection closed before the answer was complete`));
+                });
+              },
+            );
+            request.on('socket', (socket) => {
+              if (!socket.connecting) connected = true;
+              else socket.once('connect', () => (connected = true));
             });
-          },
-        );
-        request.on('socket', (socket) => {
-          if (!socket.connecting) connected = true;
-          else socket.once('connect', () => (connected = true));
-        });
-        request.on('error', reject);
-        request.end(body);
-      });
+            request.on('error', reject);
+            request.end(body);
+          }),
+      );
     } catch (error) {
       if (signal.aborted) throw new FacilitatorTimeoutError(operation, this.timeoutMs);
       if (!connected) throw new FacilitatorUnreachableError(operation, error);

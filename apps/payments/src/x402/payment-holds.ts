@@ -7,7 +7,7 @@ import {
   type X402Resource,
 } from '@appcat/contracts';
 import { WireException } from '@appcat/microservice';
-import { OUTCOME, PaymentsMetrics, withSpan } from '@appcat/ops';
+import { attachContext, type Context, OUTCOME, PaymentsMetrics, withSpan } from '@appcat/ops';
 import type { RedisClient } from '@appcat/redis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
@@ -95,7 +95,7 @@ export class PaymentHolds {
    */
   authorize(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<X402Hold> {
     return withSpan('x402.check', { 'appcat.rail': 'x402' }, async (span) => {
-      const hold = await this.check(paymentSignature, offer, resource);
+      const hold = await this.check(paymentSignature, offer, resource, span.context);
       span.set({ 'appcat.network': hold.requirement.network, [OUTCOME]: 'ok' });
       return hold;
     });
@@ -110,17 +110,19 @@ export class PaymentHolds {
    */
   pay(paymentSignature: string, offer: X402Offer, resource: X402Resource, paidFor: PaidFor): Promise<Settlement> {
     return withSpan('x402.pay', { 'appcat.rail': 'x402', 'appcat.route': paidFor.route }, async (span) => {
-      const settlement = await this.payAtOnce(paymentSignature, offer, resource, paidFor);
+      const settlement = await this.payAtOnce(paymentSignature, offer, resource, paidFor, span.context);
       span.set({ 'appcat.network': settlement.receipt.network, [OUTCOME]: 'ok' });
       return settlement;
     });
   }
 
+  /** @param trace the `x402.pay` span's context, the facilitator request's parent. */
   private async payAtOnce(
     paymentSignature: string,
     offer: X402Offer,
     resource: X402Resource,
     paidFor: PaidFor,
+    trace: Context | undefined,
   ): Promise<Settlement> {
     const { payload, requirement, kind, validity, paymentId, keys } = await this.terms(
       paymentSignature,
@@ -141,7 +143,7 @@ export class PaymentHolds {
     if (claim.degraded) this.logger.warn('payment lock unavailable (Redis down); relying on on-chain settlement alone');
     const payer = KnownPayers.payerOf(payload.payload);
     const claimed: Claimed = { paymentId, keys, mark, settleableUntilMs: Date.now() + validity.lockMs, payer };
-    return this.settleClaimed(payload, requirement, claimed, resource, paidFor, async () => {
+    return this.settleClaimed(payload, requirement, claimed, resource, paidFor, trace, async () => {
       // Marked refused, and its payer forgotten, only if the signature holds (checked now, on a refusal
       // alone): a forged copy's claim is given back, so it cannot spoil the genuine payload whose payer
       // and nonce it copies.
@@ -152,7 +154,13 @@ export class PaymentHolds {
     });
   }
 
-  private async check(paymentSignature: string, offer: X402Offer, resource: X402Resource): Promise<X402Hold> {
+  /** @param trace the `x402.check` span's context, the facilitator request's parent. */
+  private async check(
+    paymentSignature: string,
+    offer: X402Offer,
+    resource: X402Resource,
+    trace: Context | undefined,
+  ): Promise<X402Hold> {
     const { payload, requirement, kind, validity, paymentId, keys } = await this.terms(
       paymentSignature,
       offer,
@@ -177,6 +185,7 @@ export class PaymentHolds {
     // lately is verified (funds included) before anything is fetched for it, as one only the chain can judge.
     if (verdict.kind === 'undecided' || !known) {
       try {
+        attachContext(payload, trace);
         const verified = await this.connection.client.verify(payload, requirement);
         if (!verified.isValid) throw invalid(`payment rejected: ${verified.invalidReason ?? 'invalid'}`);
       } catch (error) {
@@ -223,17 +232,19 @@ export class PaymentHolds {
       'appcat.route': paidFor.route,
     };
     return withSpan('x402.settle', attributes, async (span) => {
-      const settlement = await this.settleHeld(paymentSignature, hold, resource, paidFor);
+      const settlement = await this.settleHeld(paymentSignature, hold, resource, paidFor, span.context);
       span.set({ [OUTCOME]: 'ok' });
       return settlement;
     });
   }
 
+  /** @param trace the `x402.settle` span's context, the facilitator request's parent. */
   private async settleHeld(
     paymentSignature: string,
     hold: X402Hold,
     resource: X402Resource,
     paidFor: PaidFor,
+    trace: Context | undefined,
   ): Promise<Settlement> {
     const payload = decodePaymentSignature(paymentSignature);
     const requirement = hold.requirement as PaymentRequirements;
@@ -253,7 +264,7 @@ export class PaymentHolds {
     };
     // Its signature was checked when it was held: a refusal now is about this payment itself (a drained
     // wallet, say), so its payer is verified again next time.
-    return this.settleClaimed(payload, requirement, claimed, resource, paidFor, async () => {
+    return this.settleClaimed(payload, requirement, claimed, resource, paidFor, trace, async () => {
       await Promise.all([this.lock.refuse(keys, hold.claim), this.payers.forget(requirement.network, claimed.payer)]);
     });
   }
@@ -270,6 +281,7 @@ export class PaymentHolds {
     claimed: Claimed,
     resource: X402Resource,
     paidFor: PaidFor,
+    trace: Context | undefined,
     refused: () => Promise<void>,
   ): Promise<Settlement> {
     const { keys } = claimed;
@@ -281,6 +293,8 @@ export class PaymentHolds {
       );
     let settled: SettleResponse;
     try {
+      // The x402 server hands the payload to our facilitator client, whose span finds its parent on it.
+      attachContext(payload, trace);
       settled = await this.connection.server.settlePayment(payload, requirement);
       if (!settled.success) throw settlementFailed(settled.errorReason);
     } catch (error) {
