@@ -67,14 +67,7 @@ const LIBRARIES: Record<TracedLibrary, TracedLibrarySetup> = {
         attachContext(command, sampledContext());
         return queue.call(this, command, ...rest);
       };
-      const clients = Redis.prototype as unknown as { sendCommand: Send };
-      const send = clients.sendCommand;
-      clients.sendCommand = function (command, ...rest) {
-        const ctx = attachedContext(command);
-        return ctx === undefined
-          ? send.call(this, command, ...rest)
-          : context.with(ctx, () => send.call(this, command, ...rest));
-      };
+      callInAttachedContext(Redis.prototype, 'sendCommand');
     },
   },
   pg: {
@@ -83,19 +76,25 @@ const LIBRARIES: Record<TracedLibrary, TracedLibrarySetup> = {
     modules: ['pg'],
     // A pool's query waits a turn for its connection: a query config object (`{ text, values }`) carries
     // the context its caller attached (the ledger flush's), and its client's query is made in it.
-    carryContext: (load) => {
-      type Query = (this: unknown, config: unknown, ...rest: unknown[]) => unknown;
-      const clients = (load('pg') as typeof import('pg')).Client.prototype as unknown as { query: Query };
-      const query = clients.query;
-      clients.query = function (config, ...rest) {
-        const ctx = attachedContext(config);
-        return ctx === undefined
-          ? query.call(this, config, ...rest)
-          : context.with(ctx, () => query.call(this, config, ...rest));
-      };
-    },
+    carryContext: (load) => callInAttachedContext((load('pg') as typeof import('pg')).Client.prototype, 'query'),
   },
 };
+
+/**
+ * Wraps `owner[method]` (already wrapped by an instrumentation) so that a call whose first argument
+ * carries a context (`attachContext`) is made in it, where the instrumentation reads it.
+ */
+function callInAttachedContext(owner: object, method: string): void {
+  type Method = (this: unknown, carrier: unknown, ...rest: unknown[]) => unknown;
+  const methods = owner as Record<string, Method>;
+  const original = methods[method];
+  methods[method] = function (carrier, ...rest) {
+    const ctx = attachedContext(carrier);
+    return ctx === undefined
+      ? original.call(this, carrier, ...rest)
+      : context.with(ctx, () => original.call(this, carrier, ...rest));
+  };
+}
 
 /**
  * Starts tracing for `service`: the tracer provider (sampler, batch size and export delay from the
