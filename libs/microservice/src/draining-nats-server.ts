@@ -1,6 +1,6 @@
 import { ErrorCode, type WireError } from '@appcat/contracts';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { type Context, inContext, tracingEnabled } from '@appcat/ops';
+import { type Context, tracingEnabled } from '@appcat/ops';
 import { Logger } from '@nestjs/common';
 import { batchReplyParts, BatchResults } from './batch-reply.js';
 import { JsonTextReply } from './json-text-reply.js';
@@ -56,7 +56,8 @@ export class DrainingNatsServer extends NestServerNatsAdapter {
   protected async runHandler(channel: string, message: Msg, handle: () => Promise<unknown>): Promise<unknown> {
     const trace = tracingEnabled() && message.reply ? HandlingTrace.start(channel, message) : undefined;
     if (trace) this.traces.set(message, trace);
-    const work = inContext(trace?.context, handle);
+    // The handler finds its trace on its payload (handlingContext): Nest's pipeline awaits before it runs.
+    const work = handle();
     this.inFlight.add(work);
     try {
       return await work;

@@ -9,6 +9,7 @@ import {
   SpanKind,
   startSpan,
   traceHeaders,
+  tracingEnabled,
 } from '@appcat/ops';
 import { type Context, createContextKey, ROOT_CONTEXT, type Span } from '@opentelemetry/api';
 import type { Msg, MsgHdrs } from '@nats-io/transport-node';
@@ -45,15 +46,14 @@ export function batchItemTraceHeader(items: Array<Context | undefined>): string 
 const BATCH_ITEM_CONTEXTS = createContextKey('appcat batch item contexts');
 
 /**
- * Runs `work` in the trace of the request whose payload is `payload` (its span on this side, attached to
- * the payload by the NATS server as it delivers it), so what
- * `work` does before its first await (a span, a Redis command) belongs to the caller's trace. Handlers
- * call it with the payload they were given: Nest's pipeline awaits between the NATS server and the
- * handler, and no context crosses an await (libs/ops tracing.ts). Outside a traced request it only runs
- * `work`.
+ * Runs `work` in the trace of the request whose payload is `payload` (its span on this side, attached
+ * to the payload by the NATS server as it delivers it), so what `work` does before its first await (a
+ * span, a Redis command) belongs to the caller's trace. Handlers call it with the payload they were
+ * given: Nest's pipeline awaits between the NATS server and the handler, and no context crosses an
+ * await (libs/ops tracing.ts). Outside a traced request it only runs `work`.
  */
 export function inRequestTrace<T>(payload: unknown, work: () => T): T {
-  return inContext(attachedContext(payload), work);
+  return tracingEnabled() ? inContext(attachedContext(payload), work) : work();
 }
 
 /**
@@ -69,9 +69,9 @@ export function inBatchItemContext<T>(batch: unknown, index: number, work: () =>
 /**
  * The spans of one delivered request, on the service's side: one per logical call (the request, or
  * each item of a batch) that carries a sampled trace context, each a child of its caller's span, ended
- * with its outcome once the reply is known. The handler runs in {@link HandlingTrace.context}. A
- * request that carries none (a call not sampled, an admin command) is not traced: it starts no trace
- * of its own, and its handler runs in no context.
+ * with its outcome once the reply is known. Its handler finds {@link HandlingTrace.context} on its
+ * payload (inRequestTrace, inBatchItemContext). A request that carries none (a call not sampled, an
+ * admin command) is not traced: it starts no trace of its own, and its handler finds no context.
  */
 export class HandlingTrace {
   private reply?: NestReplyPacket;

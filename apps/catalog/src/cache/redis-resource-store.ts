@@ -176,11 +176,13 @@ export class RedisResourceStore implements ResourceStore {
             trace.record(source, fetchedAt, freshMs);
           },
         };
-        // The upstream is asked after awaits (the probe, a lock): its load runs in this span's context.
-        const traced: ResourceRequest<T> = {
-          ...request,
-          load: (noteSource) => inContext(span.context, () => request.load(noteSource)),
-        };
+        // The upstream is asked after awaits (the probe, a lock): its load runs in this span's context
+        // (a call not sampled makes no span, and its request goes as it is).
+        const spanContext = span.context;
+        const traced: ResourceRequest<T> =
+          spanContext === undefined
+            ? request
+            : { ...request, load: (noteSource) => inContext(spanContext, () => request.load(noteSource)) };
         const read = trace.cacheOnly ? this.peek(traced, noted) : this.getShared(traced, noted);
         return read.catch((error: unknown) => {
           if (error instanceof NotCachedError) span.set({ [OUTCOME]: 'miss' });
