@@ -1,6 +1,5 @@
 import { PaymentsMetrics } from '@appcat/ops';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { createFacilitatorConfig } from '@coinbase/x402';
 import type { FacilitatorConfig } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
@@ -89,8 +88,18 @@ export class FacilitatorConnection implements OnApplicationShutdown {
  * otherwise the static bearer token, if any.
  */
 function facilitatorAuthHeaders(config: X402Config): FacilitatorConfig['createAuthHeaders'] {
-  if (config.facilitator === 'cdp' && config.cdpApiKey)
-    return createFacilitatorConfig(config.cdpApiKey.id, config.cdpApiKey.secret).createAuthHeaders;
+  if (config.facilitator === 'cdp' && config.cdpApiKey) {
+    const { id, secret } = config.cdpApiKey;
+    // Coinbase's SDK (with axios and jose, about 5 MB of heap) is loaded by the first request, so a
+    // replica on another facilitator never holds it.
+    let cdpHeaders: Promise<NonNullable<FacilitatorConfig['createAuthHeaders']>> | undefined;
+    return async () => {
+      cdpHeaders ??= import('@coinbase/x402').then(
+        ({ createFacilitatorConfig }) => createFacilitatorConfig(id, secret).createAuthHeaders!,
+      );
+      return (await cdpHeaders)();
+    };
+  }
   const token = config.facilitatorAuthToken;
   if (!token) return undefined;
   return async () => {
