@@ -48,7 +48,10 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 FROM ${NODE_IMAGE} AS runtime
 LABEL org.opencontainers.image.title="appcat" \
       org.opencontainers.image.description="Pay-per-call App Store catalog gateway: gateway, payments, catalog, migrations, admin CLI"
+# MALLOC_ARENA_MAX: package.json's config.serviceEnvironment (deploy-check keeps it in step): two glibc
+# malloc arenas instead of one per thread that allocates, about 10 MB less resident per service.
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     OPS_HOST=0.0.0.0 \
     STORE_EMULATOR_HOST=0.0.0.0

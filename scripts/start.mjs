@@ -53,11 +53,16 @@ env.TOPUP_SOLANA_RPC_URL ??= `http://127.0.0.1:${solanaPort}`;
 log('applying migrations');
 execFileSync('node', ['apps/payments/dist/migrate/cli.js'], { stdio: 'inherit', env });
 
-// The node options the services are deployed with (the image's, Compose's and Kubernetes' service commands carry the same).
-const serviceNodeArgs = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).config?.serviceNodeOptions ?? '').split(/\s+/).filter(Boolean);
+// The node options and environment the services are deployed with (the image's, Compose's and Kubernetes'
+// service commands carry the same options; the image sets the same environment).
+const deployed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).config ?? {};
+const serviceNodeArgs = (deployed.serviceNodeOptions ?? '').split(/\s+/).filter(Boolean);
+const serviceEnv = Object.fromEntries(
+  (deployed.serviceEnvironment ?? '').split(/\s+/).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 const children = [];
 function startService(name, script, extraEnv = {}) {
-  const child = spawn('node', ['--enable-source-maps', ...serviceNodeArgs, script], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('node', ['--enable-source-maps', ...serviceNodeArgs, script], { env: { ...serviceEnv, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = `[${name}] `;
   for (const stream of [child.stdout, child.stderr]) {
     let pending = '';

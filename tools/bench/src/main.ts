@@ -5,7 +5,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describeMachine, formatMachine } from './machine.js';
-import { deployedServiceNodeArgs, repoPath } from './processes.js';
+import { deployedServiceEnvironment, deployedServiceNodeArgs, repoPath } from './processes.js';
 import { Report } from './report.js';
 import { clusterSection } from './sections/cluster.js';
 import { creditSection, ZIPF_MEMORY_LABEL } from './sections/credits.js';
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     `load average ${machine.loadAverage.toFixed(2)} when the run started; say what else ran with BENCH_CONDITIONS`;
   log(`bench on ${formatMachine(machine)}`);
   log(`${settings.rounds} rounds × ${settings.seconds} s, sections ${settings.sections.join(', ')}`);
-  const report = new Report(deployedServiceNodeArgs());
+  const report = new Report(deployedServiceNodeArgs(), deployedServiceEnvironment());
   const wants = (section: string) => (settings.sections as string[]).includes(section);
 
   if (wants('credits') || wants('x402')) {

@@ -6,16 +6,24 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (this file is tools/bench/dist/processes.js once built). */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
+/** package.json's `config`: how our services are started as deployed. */
+function deployedConfig(): { serviceNodeOptions?: string; serviceEnvironment?: string } {
+  return (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { config?: object }).config ?? {};
+}
+
 /**
  * The node options our services are deployed with (package.json `config.serviceNodeOptions`, which the
- * image's NODE_OPTIONS, the Kubernetes ConfigMaps and `npm start` carry too): the bench runs them as
+ * image's, Compose's and Kubernetes' service commands and `npm start` carry too): the bench runs them as
  * deployed.
  */
 export function deployedServiceNodeArgs(): string[] {
-  const manifest = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
-    config?: { serviceNodeOptions?: string };
-  };
-  return (manifest.config?.serviceNodeOptions ?? '').split(/\s+/).filter((arg) => arg !== '');
+  return (deployedConfig().serviceNodeOptions ?? '').split(/\s+/).filter((arg) => arg !== '');
+}
+
+/** The environment our services are deployed with (package.json `config.serviceEnvironment`, `NAME=value` pairs, which the image sets too). */
+export function deployedServiceEnvironment(): Record<string, string> {
+  const pairs = (deployedConfig().serviceEnvironment ?? '').split(/\s+/).filter((pair) => pair !== '');
+  return Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 }
 
 /** A node process the bench started, with the tail of its output for error messages. */

@@ -22,12 +22,16 @@ export class Report {
   readonly targets: TargetCheck[] = [];
   readonly memory = new Map<string, MemoryFigure>();
 
-  /** @param deployedNodeArgs the node options our services are deployed with, named in the report. */
-  constructor(private readonly deployedNodeArgs: string[] = []) {}
+  /** @param deployedNodeArgs, deployedEnvironment the node options and environment our services are deployed with, named in the report. */
+  constructor(
+    private readonly deployedNodeArgs: string[] = [],
+    private readonly deployedEnvironment: Record<string, string> = {},
+  ) {}
 
   private describeNodeArgs(added: string[]): string {
     const args = [...this.deployedNodeArgs, ...added];
-    const command = args.length > 0 ? `\`node ${args.join(' ')}\`` : 'plain `node`';
+    const environment = Object.entries(this.deployedEnvironment).map(([name, value]) => `${name}=${value} `);
+    const command = `\`${environment.join('')}node${args.length > 0 ? ` ${args.join(' ')}` : ''}\``;
     return `our services ran as deployed, with ${command}${added.length > 0 ? ` (\`${added.join(' ')}\` added by BENCH_NODE_ARGS)` : ''}`;
   }
 

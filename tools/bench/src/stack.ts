@@ -18,7 +18,7 @@ import {
   type TestDatabase,
 } from '@appcat/testing';
 import { FacilitatorTimer } from './facilitator-timer.js';
-import { deployedServiceNodeArgs, NodeProcess, repoPath } from './processes.js';
+import { deployedServiceEnvironment, deployedServiceNodeArgs, NodeProcess, repoPath } from './processes.js';
 
 /** Lifts Apple-sized rate limits: the emulator does not throttle, and the bench measures us, not Apple's limit. */
 export const NO_RATE_LIMITS = {
@@ -46,7 +46,7 @@ export async function startEmulator(): Promise<{ process: NodeProcess; url: stri
   return { process: emulator, url };
 }
 
-/** A built service (apps/<kind>/dist/main.js) with an ops port, started as deployed (plus `nodeArgs`) and ready. */
+/** A built service (apps/<kind>/dist/main.js) with an ops port, started as deployed (node options and environment, plus `nodeArgs`) and ready. */
 export async function startService(
   name: string,
   kind: 'gateway' | 'payments' | 'catalog',
@@ -59,6 +59,7 @@ export async function startService(
     name,
     repoPath(`apps/${kind}/dist/main.js`),
     {
+      ...deployedServiceEnvironment(),
       ...env,
       OPS_PORT: String(opsPort),
       ...(port ? { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } : {}),

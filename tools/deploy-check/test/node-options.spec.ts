@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { loadComposeFile } from '../src/compose/compose.js';
+import { environmentOf, loadComposeFile } from '../src/compose/compose.js';
 import { parseDockerfile, stages } from '../src/docker/dockerfile.js';
 import { containersOf } from '../src/kubernetes/objects.js';
 import { renderKustomization } from '../src/kustomize/kustomize.js';
@@ -12,11 +12,20 @@ import { repoPath } from '../src/repo.js';
  * bench read. The image, Compose and Kubernetes cannot read it, so each service command carries a copy.
  * They go on the command line, not in NODE_OPTIONS: Node refuses --single-threaded-gc there.
  */
-const serviceNodeOptions: string[] = (
-  JSON.parse(readFileSync(repoPath('package.json'), 'utf8')).config.serviceNodeOptions as string
-)
+const deployed = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')).config as {
+  serviceNodeOptions: string;
+  serviceEnvironment: string;
+};
+const serviceNodeOptions: string[] = deployed.serviceNodeOptions.split(/\s+/).filter(Boolean);
+/**
+ * The services' environment (MALLOC_ARENA_MAX: docs/deployment.md), set in package.json's
+ * config.serviceEnvironment for `npm start` and the bench, and by the runtime image for Compose and
+ * Kubernetes, which neither may set otherwise.
+ */
+const serviceEnvironment: [string, string][] = deployed.serviceEnvironment
   .split(/\s+/)
-  .filter(Boolean);
+  .filter(Boolean)
+  .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]);
 const SERVICES = ['gateway', 'payments', 'catalog'] as const;
 const commandOf = (service: string): string[] => ['node', ...serviceNodeOptions, `apps/${service}/dist/main.js`];
 
@@ -76,5 +85,38 @@ describe('service node options', () => {
     expect(
       execFileSync(process.execPath, [...serviceNodeOptions, '-e', 'process.stdout.write("ok")'], { encoding: 'utf8' }),
     ).toBe('ok');
+  });
+});
+
+describe('service environment', () => {
+  it('is set in package.json as NAME=value pairs', () => {
+    expect(serviceEnvironment.length).toBeGreaterThan(0);
+    for (const [name, value] of serviceEnvironment) expect(`${name}=${value}`).toMatch(/^[A-Z][A-Z0-9_]*=\S+$/);
+  });
+
+  it('is set by the runtime image', () => {
+    const env = runtimeInstructions()
+      .filter((instruction) => instruction.keyword === 'ENV')
+      .flatMap((instruction) => [...instruction.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S+)/g)])
+      .map(([, name, value]) => [name, value]);
+    for (const pair of serviceEnvironment) expect(env).toContainEqual(pair);
+  });
+
+  it('is not set to anything else by Compose or a Kubernetes ConfigMap', () => {
+    const names = serviceEnvironment.map(([name]) => name);
+    const composeServices = loadComposeFile(repoPath('docker-compose.yml')).services;
+    for (const service of SERVICES) {
+      const environment = environmentOf(composeServices[service]!);
+      expect({ service, set: names.filter((name) => name in environment) }).toEqual({ service, set: [] });
+    }
+    for (const overlay of ['base', 'overlays/local', 'overlays/production']) {
+      for (const configMap of renderKustomization(repoPath('k8s', overlay)).filter((o) => o.kind === 'ConfigMap')) {
+        const data = (configMap.data ?? {}) as Record<string, string>;
+        expect({ configMap: configMap.metadata.name, set: names.filter((name) => name in data) }).toEqual({
+          configMap: configMap.metadata.name,
+          set: [],
+        });
+      }
+    }
   });
 });
