@@ -107,7 +107,7 @@ function stopInfra() {
 try {
   if (useEmulator) {
     // The emulator does not throttle: lift the catalog's Apple-sized rate limits for it.
-    Object.assign(env, { ITUNES_RATE_PER_MIN: env.ITUNES_RATE_PER_MIN ?? '0', APPLE_WEB_RATE_PER_MIN: env.APPLE_WEB_RATE_PER_MIN ?? '0', APPLE_AMP_API_RATE_PER_MIN: env.APPLE_AMP_API_RATE_PER_MIN ?? '0', PLAY_RATE_PER_MIN: env.PLAY_RATE_PER_MIN ?? '0', APPLE_CATALOGUE_RATE_PER_MIN: env.APPLE_CATALOGUE_RATE_PER_MIN ?? '0' });
+    Object.assign(env, { ITUNES_RATE_PER_MIN: env.ITUNES_RATE_PER_MIN ?? '0', APPLE_WEB_RATE_PER_MIN: env.APPLE_WEB_RATE_PER_MIN ?? '0', APPLE_AMP_API_RATE_PER_MIN: env.APPLE_AMP_API_RATE_PER_MIN ?? '0', PLAY_RATE_PER_MIN: env.PLAY_RATE_PER_MIN ?? '0', APPLE_CATALOGUE_RATE_PER_MIN: env.APPLE_CATALOGUE_RATE_PER_MIN ?? '0', APPLE_MARKETING_RSS_RATE_PER_MIN: env.APPLE_MARKETING_RSS_RATE_PER_MIN ?? '0', APPLE_SEARCH_HINTS_RATE_PER_MIN: env.APPLE_SEARCH_HINTS_RATE_PER_MIN ?? '0' });
     startService('store-emulator', 'tools/store-emulator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.STORE_EMULATOR_PORT ?? 4010) }, 15_000, 'store emulator');
   }

@@ -160,6 +160,8 @@ export class ChaosCluster {
       APPLE_WEB_RATE_PER_MIN: '0',
       APPLE_AMP_API_RATE_PER_MIN: '0',
       APPLE_CATALOGUE_RATE_PER_MIN: '0',
+      APPLE_MARKETING_RSS_RATE_PER_MIN: '0',
+      APPLE_SEARCH_HINTS_RATE_PER_MIN: '0',
       UPSTREAM_TIMEOUT_MS: '2000',
       NATS_REQUEST_TIMEOUT_MS: '5000',
       // A held facilitator keeps x402 calls hanging this long (the slow-facilitator measurement counts

@@ -9,7 +9,7 @@ import { EmulatorControlClient, type EndpointStatsSnapshot } from '@appcat/store
 import { startNatsServer, startRedisServer } from '@appcat/testing';
 import { randomUUID } from 'node:crypto';
 import { NodeProcess, repoPath } from '../processes.js';
-import { startEmulator } from '../stack.js';
+import { NO_RATE_LIMITS, startEmulator } from '../stack.js';
 import { percentile } from '../stats.js';
 import { markdownTable } from '../table.js';
 import { ROUTE_MIX, Workload } from './workload.js';
@@ -36,9 +36,7 @@ const settings = {
 
 /** Catalog settings the bench chooses unless the environment does. */
 const CATALOG_DEFAULTS: Record<string, string> = {
-  ITUNES_RATE_PER_MIN: '0',
-  APPLE_WEB_RATE_PER_MIN: '0',
-  APPLE_AMP_API_RATE_PER_MIN: '0',
+  ...NO_RATE_LIMITS,
   // Several replicas on one machine: no ops ports, or they would all want 9102.
   OPS_PORT: '0',
 };
@@ -191,7 +189,7 @@ async function main(): Promise<void> {
     );
     write(`routes: ${ROUTE_MIX.map(([route, share]) => `${route} ${Math.round(share * 1000) / 10}%`).join(', ')}`);
     write(
-      `upstream latency: ${settings.upstreamLatencyMs} ms; rate limits: itunes ${catalogEnv.ITUNES_RATE_PER_MIN}/min, web ${catalogEnv.APPLE_WEB_RATE_PER_MIN}/min, amp-api ${catalogEnv.APPLE_AMP_API_RATE_PER_MIN}/min (0 = off)`,
+      `upstream latency: ${settings.upstreamLatencyMs} ms; rate limits per minute (0 = off): ${Object.keys(NO_RATE_LIMITS).map((name) => `${name.replace('_RATE_PER_MIN', '')} ${catalogEnv[name]}`).join(', ')}`,
     );
     write();
 
