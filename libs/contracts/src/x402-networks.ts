@@ -118,3 +118,18 @@ export function topUpOffer(amount: bigint | string): X402Offer {
 export function acceptsKey(offer: X402Offer): string {
   return `${offer.networks}:${offer.price}`;
 }
+
+/**
+ * EIP-3009's typed-data type (USDC's `transferWithAuthorization`), which every `exact` payment on an
+ * EVM network signs.
+ */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;

@@ -1,3 +1,4 @@
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '@appcat/contracts';
 import {
   type Hex,
   createPublicClient,
@@ -20,16 +21,6 @@ import { startLocalChain, testUsdcAbi, type LocalChain } from '../src/index.js';
 
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 
-const authorizationTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 
 interface Authorization {
   from: `0x${string}`;
@@ -65,7 +56,7 @@ describe('TestUSDC on a local Base chain', () => {
   const sign = (auth: Authorization, privateKey: Hex = chain.accounts.payer.privateKey) =>
     privateKeyToAccount(privateKey).signTypedData({
       domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: BASE_USDC },
-      types: authorizationTypes,
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: auth,
     });

@@ -1,3 +1,4 @@
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '@appcat/contracts';
 import { findAssociatedTokenPda, parseTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import {
   type Address,
@@ -8,8 +9,8 @@ import {
 } from '@solana/kit';
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Hex } from 'viem';
-// viem's utils entry, not its root, and EIP-3009's type written out below rather than taken from
-// @x402/evm's root: those two roots load about 2.7 MB more heap into every payments replica.
+// viem's utils entry, not its root, and EIP-3009's type from our contracts rather than from @x402/evm's
+// root: those two roots load about 2.7 MB more heap into every payments replica.
 import { getAddress, isAddressEqual, recoverTypedDataAddress } from 'viem/utils';
 import { decodeWireTransaction } from './solana-wire.js';
 
@@ -23,17 +24,6 @@ export type LocalVerdict = { kind: 'valid' } | { kind: 'invalid'; reason: string
 const VALID: LocalVerdict = { kind: 'valid' };
 const UNDECIDED: LocalVerdict = { kind: 'undecided' };
 const TRANSFER_CHECKED = 12;
-/** EIP-3009's typed-data type, which every `exact` EVM payment signs. */
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 const compiledMessageDecoder = getCompiledTransactionMessageDecoder();
 
 /** Checks the signed transfer in `payload` against `requirement` (window checks: payment-validity.ts). */
@@ -93,7 +83,7 @@ async function checkEip3009(
         chainId: Number(requirement.network.split(':')[1]),
         verifyingContract: getAddress(requirement.asset),
       },
-      types: TRANSFER_WITH_AUTHORIZATION,
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: {
         from: getAddress(from),
