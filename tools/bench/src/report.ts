@@ -30,8 +30,9 @@ export class Report {
 
   private describeNodeArgs(added: string[]): string {
     const args = [...this.deployedNodeArgs, ...added];
-    const environment = Object.entries(this.deployedEnvironment).map(([name, value]) => `${name}=${value} `);
-    const command = `\`${environment.join('')}node${args.length > 0 ? ` ${args.join(' ')}` : ''}\``;
+    const environment = Object.entries(this.deployedEnvironment).map(([name, value]) => `${name}=${value}`);
+    const words = [...environment, 'node', ...args];
+    const command = words.length > 1 ? `\`${words.join(' ')}\`` : 'plain `node`';
     return `our services ran as deployed, with ${command}${added.length > 0 ? ` (\`${added.join(' ')}\` added by BENCH_NODE_ARGS)` : ''}`;
   }
 

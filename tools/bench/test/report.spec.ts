@@ -61,6 +61,16 @@ describe('Report', () => {
     );
   });
 
+  it('names the environment the services ran with (package.json config.serviceEnvironment)', () => {
+    const settings = readBenchSettings({}, '');
+    expect(
+      new Report(['--single-threaded-gc'], { MALLOC_ARENA_MAX: '2' }).render(machine, settings, 'quiet'),
+    ).toContain('our services ran as deployed, with `MALLOC_ARENA_MAX=2 node --single-threaded-gc`');
+    expect(new Report([], { MALLOC_ARENA_MAX: '2' }).render(machine, settings, 'quiet')).toContain(
+      'our services ran as deployed, with `MALLOC_ARENA_MAX=2 node`',
+    );
+  });
+
   it('leaves out the targets table when no section measured one', () => {
     expect(new Report().render(machine, readBenchSettings({}, ''), 'quiet')).not.toContain('## Targets');
   });
