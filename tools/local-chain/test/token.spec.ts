@@ -21,7 +21,6 @@ import { startLocalChain, testUsdcAbi, type LocalChain } from '../src/index.js';
 
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 
-
 interface Authorization {
   from: `0x${string}`;
   to: `0x${string}`;

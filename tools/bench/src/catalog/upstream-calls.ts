@@ -189,7 +189,11 @@ async function main(): Promise<void> {
     );
     write(`routes: ${ROUTE_MIX.map(([route, share]) => `${route} ${Math.round(share * 1000) / 10}%`).join(', ')}`);
     write(
-      `upstream latency: ${settings.upstreamLatencyMs} ms; rate limits per minute (0 = off): ${Object.keys(NO_RATE_LIMITS).map((name) => `${name.replace('_RATE_PER_MIN', '')} ${catalogEnv[name]}`).join(', ')}`,
+      `upstream latency: ${settings.upstreamLatencyMs} ms; rate limits per minute (0 = off): ${Object.keys(
+        NO_RATE_LIMITS,
+      )
+        .map((name) => `${name.replace('_RATE_PER_MIN', '')} ${catalogEnv[name]}`)
+        .join(', ')}`,
     );
     write();
 
