@@ -57,9 +57,7 @@ execFileSync('node', ['apps/payments/dist/migrate/cli.js'], { stdio: 'inherit', 
 // service commands carry the same options; the image sets the same environment).
 const deployed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).config ?? {};
 const serviceNodeArgs = (deployed.serviceNodeOptions ?? '').split(/\s+/).filter(Boolean);
-const serviceEnv = Object.fromEntries(
-  (deployed.serviceEnvironment ?? '').split(/\s+/).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-);
+const serviceEnv = deployed.serviceEnvironment ?? {};
 const children = [];
 function startService(name, script, extraEnv = {}) {
   const child = spawn('node', ['--enable-source-maps', ...serviceNodeArgs, script], { env: { ...serviceEnv, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -107,7 +105,8 @@ function stopInfra() {
 try {
   if (useEmulator) {
     // The emulator does not throttle: lift the catalog's Apple-sized rate limits for it.
-    Object.assign(env, { ITUNES_RATE_PER_MIN: env.ITUNES_RATE_PER_MIN ?? '0', APPLE_WEB_RATE_PER_MIN: env.APPLE_WEB_RATE_PER_MIN ?? '0', APPLE_AMP_API_RATE_PER_MIN: env.APPLE_AMP_API_RATE_PER_MIN ?? '0', PLAY_RATE_PER_MIN: env.PLAY_RATE_PER_MIN ?? '0', APPLE_CATALOGUE_RATE_PER_MIN: env.APPLE_CATALOGUE_RATE_PER_MIN ?? '0', APPLE_MARKETING_RSS_RATE_PER_MIN: env.APPLE_MARKETING_RSS_RATE_PER_MIN ?? '0', APPLE_SEARCH_HINTS_RATE_PER_MIN: env.APPLE_SEARCH_HINTS_RATE_PER_MIN ?? '0' });
+    const { CATALOG_RATE_LIMITS_LIFTED } = await import('../tools/store-emulator/dist/index.js');
+    for (const [name, value] of Object.entries(CATALOG_RATE_LIMITS_LIFTED)) env[name] ??= value;
     startService('store-emulator', 'tools/store-emulator/dist/main.js');
     await waitListening({ host: '127.0.0.1', port: Number(env.STORE_EMULATOR_PORT ?? 4010) }, 15_000, 'store emulator');
   }

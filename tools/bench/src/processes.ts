@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** package.json's `config`: how our services are started as deployed. */
-function deployedConfig(): { serviceNodeOptions?: string; serviceEnvironment?: string } {
+function deployedConfig(): { serviceNodeOptions?: string; serviceEnvironment?: Record<string, string> } {
   return (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { config?: object }).config ?? {};
 }
 
@@ -20,10 +20,9 @@ export function deployedServiceNodeArgs(): string[] {
   return (deployedConfig().serviceNodeOptions ?? '').split(/\s+/).filter((arg) => arg !== '');
 }
 
-/** The environment our services are deployed with (package.json `config.serviceEnvironment`, `NAME=value` pairs, which the image sets too). */
+/** The environment our services are deployed with (package.json `config.serviceEnvironment`, which the image sets too). */
 export function deployedServiceEnvironment(): Record<string, string> {
-  const pairs = (deployedConfig().serviceEnvironment ?? '').split(/\s+/).filter((pair) => pair !== '');
-  return Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+  return deployedConfig().serviceEnvironment ?? {};
 }
 
 /** A node process the bench started, with the tail of its output for error messages. */

@@ -17,19 +17,9 @@ import {
   startRedisServer,
   type TestDatabase,
 } from '@appcat/testing';
+import { CATALOG_RATE_LIMITS_LIFTED } from '@appcat/store-emulator';
 import { FacilitatorTimer } from './facilitator-timer.js';
 import { deployedServiceEnvironment, deployedServiceNodeArgs, NodeProcess, repoPath } from './processes.js';
-
-/** Lifts Apple-sized rate limits: the emulator does not throttle, and the bench measures us, not Apple's limit. */
-export const NO_RATE_LIMITS = {
-  ITUNES_RATE_PER_MIN: '0',
-  APPLE_WEB_RATE_PER_MIN: '0',
-  APPLE_AMP_API_RATE_PER_MIN: '0',
-  APPLE_CATALOGUE_RATE_PER_MIN: '0',
-  APPLE_MARKETING_RSS_RATE_PER_MIN: '0',
-  APPLE_SEARCH_HINTS_RATE_PER_MIN: '0',
-  PLAY_RATE_PER_MIN: '0',
-};
 
 export interface Service {
   process: NodeProcess;
@@ -172,7 +162,7 @@ export class Stack {
       APPLE_WEB_BASE_URL: this.emulatorUrl,
       APPLE_AMP_API_BASE_URL: this.emulatorUrl,
       PLAY_BASE_URL: this.emulatorUrl,
-      ...NO_RATE_LIMITS,
+      ...CATALOG_RATE_LIMITS_LIFTED,
       ...this.payments?.paymentsEnv,
       X402_FACILITATOR_URL: (this.facilitatorTimer ?? this.facilitator)?.url ?? '',
       ...this.extraEnv,

@@ -3,7 +3,7 @@ import { type DevFacilitator, type LocalPaymentStack, startLocalPaymentStack } f
 import type { SolanaLedger } from '@appcat/solana-ledger';
 import { NatsRpcClient } from '@appcat/microservice';
 import { applyMigrations } from '@appcat/payments';
-import { startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
+import { CATALOG_RATE_LIMITS_LIFTED, startStoreEmulator, type StoreEmulator } from '@appcat/store-emulator';
 import {
   freePort,
   type ManagedProcess,
@@ -156,12 +156,7 @@ export class ChaosCluster {
       ITUNES_BASE_URL: this.emulator.url,
       APPLE_WEB_BASE_URL: this.emulator.url,
       APPLE_AMP_API_BASE_URL: this.emulator.url,
-      ITUNES_RATE_PER_MIN: '0',
-      APPLE_WEB_RATE_PER_MIN: '0',
-      APPLE_AMP_API_RATE_PER_MIN: '0',
-      APPLE_CATALOGUE_RATE_PER_MIN: '0',
-      APPLE_MARKETING_RSS_RATE_PER_MIN: '0',
-      APPLE_SEARCH_HINTS_RATE_PER_MIN: '0',
+      ...CATALOG_RATE_LIMITS_LIFTED,
       UPSTREAM_TIMEOUT_MS: '2000',
       NATS_REQUEST_TIMEOUT_MS: '5000',
       // A held facilitator keeps x402 calls hanging this long (the slow-facilitator measurement counts

@@ -20,3 +20,4 @@ export {
 } from './server.js';
 export { PLAY_REFERENCE } from './google-play/play-catalogue.js';
 export { PLAY_BLOCKS, playEmptyReviews } from './google-play/play-faults.js';
+export { CATALOG_RATE_LIMITS_LIFTED } from './catalog-settings.js';

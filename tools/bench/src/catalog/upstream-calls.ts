@@ -5,11 +5,11 @@
  */
 import { type CatalogQuery, type CatalogReply, Subject } from '@appcat/contracts';
 import { NatsRpcClient, RpcCallError } from '@appcat/microservice';
-import { EmulatorControlClient, type EndpointStatsSnapshot } from '@appcat/store-emulator';
+import { CATALOG_RATE_LIMITS_LIFTED, EmulatorControlClient, type EndpointStatsSnapshot } from '@appcat/store-emulator';
 import { startNatsServer, startRedisServer } from '@appcat/testing';
 import { randomUUID } from 'node:crypto';
 import { NodeProcess, repoPath } from '../processes.js';
-import { NO_RATE_LIMITS, startEmulator } from '../stack.js';
+import { startEmulator } from '../stack.js';
 import { percentile } from '../stats.js';
 import { markdownTable } from '../table.js';
 import { ROUTE_MIX, Workload } from './workload.js';
@@ -36,7 +36,7 @@ const settings = {
 
 /** Catalog settings the bench chooses unless the environment does. */
 const CATALOG_DEFAULTS: Record<string, string> = {
-  ...NO_RATE_LIMITS,
+  ...CATALOG_RATE_LIMITS_LIFTED,
   // Several replicas on one machine: no ops ports, or they would all want 9102.
   OPS_PORT: '0',
 };
@@ -190,7 +190,7 @@ async function main(): Promise<void> {
     write(`routes: ${ROUTE_MIX.map(([route, share]) => `${route} ${Math.round(share * 1000) / 10}%`).join(', ')}`);
     write(
       `upstream latency: ${settings.upstreamLatencyMs} ms; rate limits per minute (0 = off): ${Object.keys(
-        NO_RATE_LIMITS,
+        CATALOG_RATE_LIMITS_LIFTED,
       )
         .map((name) => `${name.replace('_RATE_PER_MIN', '')} ${catalogEnv[name]}`)
         .join(', ')}`,

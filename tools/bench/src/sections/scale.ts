@@ -1,6 +1,6 @@
 import { readCatalogConfig } from '@appcat/catalog';
 import type { CatalogQuery } from '@appcat/contracts';
-import { EmulatorControlClient } from '@appcat/store-emulator';
+import { CATALOG_RATE_LIMITS_LIFTED, EmulatorControlClient } from '@appcat/store-emulator';
 import { startNatsServer, startRedisServer } from '@appcat/testing';
 import { Redis } from 'ioredis';
 import { runNatsLoad, type NatsLoadResult } from '../load/nats-load.js';
@@ -8,7 +8,7 @@ import type { NodeProcess } from '../processes.js';
 import type { Report } from '../report.js';
 import { residentBytes, RssSampler } from '../rss.js';
 import type { BenchSettings } from '../settings.js';
-import { NO_RATE_LIMITS, startEmulator, startService } from '../stack.js';
+import { startEmulator, startService } from '../stack.js';
 import { interleave, ratio, summarise } from '../stats.js';
 import { count, fixed, markdownTable, megabytes, times } from '../table.js';
 
@@ -83,7 +83,7 @@ export async function scaleSection(settings: BenchSettings, report: Report): Pro
       ITUNES_BASE_URL: emulator.url,
       APPLE_WEB_BASE_URL: emulator.url,
       APPLE_AMP_API_BASE_URL: emulator.url,
-      ...NO_RATE_LIMITS,
+      ...CATALOG_RATE_LIMITS_LIFTED,
     };
     const envOf = (budget: BudgetName): Record<string, string> => ({
       ...env,
