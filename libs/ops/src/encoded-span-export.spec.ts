@@ -71,7 +71,7 @@ function decodeSpans(body: Uint8Array): ReceivedSpan[] {
 }
 
 /** The names of the spans in an encoded batch, decoded as the collector would its request. */
-const batchNames = (batch: EncodedSpans) => decodeSpans(Buffer.concat(batch.parts)).map((s) => s.name);
+const batchNames = (batch: EncodedSpans) => decodeSpans(batch.body).map((s) => s.name);
 
 /**
  * An exporter that records the batches it is given. `hold`: `export` calls back only when the test
@@ -194,7 +194,7 @@ describe('otlpEncodedSpanExporter: OTLP/HTTP protobuf to a collector', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  it('sends the parts of a batch (spans ended in two turns) as one request that decodes to every span', async () => {
+  it('sends a batch (spans ended in two turns) as one request that decodes to every span', async () => {
     const processor = new EncodedSpanProcessor(otlpEncodedSpanExporter(), limits({}));
     const provider = providerWith(processor);
     const tracer = provider.getTracer('test');
@@ -211,7 +211,6 @@ describe('otlpEncodedSpanExporter: OTLP/HTTP protobuf to a collector', () => {
     expect(received).toHaveLength(1);
     const [request] = received;
     expect(request).toMatchObject({ method: 'POST', url: '/v1/traces', contentType: 'application/x-protobuf' });
-    // Two ExportTraceServiceRequests concatenated: two resource_spans, each under the provider's resource.
     const spans = decodeSpans(request.body);
     const expected = (name: string, span: Span, parent?: Span) => ({
       service: 'encoded-export-test',
@@ -244,23 +243,21 @@ describe('EncodedSpanProcessor', () => {
     const provider = providerWith(processor);
     const tracer = provider.getTracer('test');
 
-    endSpans(tracer, ['a1', 'a2', 'a3']);
-    expect(exporter.batches).toHaveLength(0); // encoded at the end of the turn, not at once
-    await nextTurn();
-    expect(exporter.names()).toEqual([['a1', 'a2', 'a3']]);
+    endSpans(tracer, ['a1', 'a2']);
+    expect(exporter.batches).toHaveLength(0); // two of three: waits
+    endSpans(tracer, ['a3']);
+    expect(exporter.names()).toEqual([['a1', 'a2', 'a3']]); // sent as the third span ends
     expect(exporter.batches[0]).toMatchObject({ spans: 3 });
-    expect(exporter.batches[0].parts).toHaveLength(1);
 
     endSpans(tracer, ['b1', 'b2']);
     await nextTurn();
-    expect(exporter.batches).toHaveLength(1); // two of three: waits
-    endSpans(tracer, ['b3']);
+    expect(exporter.batches).toHaveLength(1);
+    endSpans(tracer, ['b3', 'c1']);
     await nextTurn();
     expect(exporter.names()).toEqual([
       ['a1', 'a2', 'a3'],
       ['b1', 'b2', 'b3'],
     ]);
-    expect(exporter.batches[1].parts).toHaveLength(2);
     expect(exporter.batches[1].spans).toBe(3);
     await provider.shutdown();
   });
@@ -278,7 +275,7 @@ describe('EncodedSpanProcessor', () => {
     await sleep(20);
     expect(exporter.batches).toHaveLength(0);
     await until(() => exporter.batches.length > 0);
-    // Timers may fire a millisecond early; the delay counts from the batch's first part.
+    // Timers may fire a millisecond early; the delay counts from the batch's first span.
     expect(performance.now() - start).toBeGreaterThanOrEqual(45);
     expect(exporter.names()).toEqual([['p1', 'p2', 'p3']]);
 
@@ -290,6 +287,29 @@ describe('EncodedSpanProcessor', () => {
     // Nothing left for the timer to send.
     await sleep(70);
     expect(exporter.batches).toHaveLength(2);
+    await provider.shutdown();
+  });
+
+  it('drops a span it cannot encode without throwing from its end, and exports the others', async () => {
+    const exporter = new RecordingExporter();
+    const processor = new EncodedSpanProcessor(exporter, limits({}));
+    const provider = providerWith(processor);
+    const tracer = provider.getTracer('test');
+
+    endSpans(tracer, ['before']);
+    const broken = tracer.startSpan('broken');
+    Object.defineProperty((broken as unknown as { attributes: object }).attributes, 'unreadable', {
+      enumerable: true,
+      get: () => {
+        throw new Error('unreadable attribute');
+      },
+    });
+    expect(() => broken.end()).not.toThrow();
+    endSpans(tracer, ['after']);
+    await processor.forceFlush();
+
+    expect(exporter.names()).toEqual([['before', 'after']]);
+    expect(exporter.batches[0].spans).toBe(2);
     await provider.shutdown();
   });
 
@@ -391,8 +411,8 @@ describe('EncodedSpanProcessor', () => {
     const tracer = provider.getTracer('test');
 
     endSpans(tracer, ['s1', 's2']);
-    await nextTurn(); // encoded, waiting for the timer
-    endSpans(tracer, ['s3']); // ended, not yet encoded
+    await nextTurn(); // waiting for the timer
+    endSpans(tracer, ['s3']);
     await Promise.all([processor.shutdown(), processor.shutdown()]);
 
     expect(exporter.names()).toEqual([['s1', 's2', 's3']]);

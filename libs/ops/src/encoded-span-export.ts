@@ -1,17 +1,16 @@
 /**
- * Spans encoded for OTLP/HTTP protobuf as soon as they end, and sent in batches. Part of the tracing
- * SDK (tracing-sdk.ts): loaded only with tracing on.
+ * Spans encoded for OTLP/HTTP protobuf as they end, and sent in batches. Part of the tracing SDK
+ * (tracing-sdk.ts): loaded only with tracing on.
  *
  * Why not the SDK's BatchSpanProcessor: it keeps each ended span, a graph of a dozen small objects,
  * until its batch is exported (512 spans, or 5 s). Under load a service scavenges its young generation
  * every few tens of milliseconds, so nearly every span outlived two scavenges, was copied twice and
  * promoted, and died in the old generation: measured on the credit path at 100 % sampling, the
  * gateway's garbage collection took 10 × its time with tracing off, more than every span's making and
- * encoding together. Here the spans that ended in one turn of the event loop are encoded together at
- * its end (one OTLP ExportTraceServiceRequest, by the SDK's own serializer) and only those bytes wait
- * for the batch. A protobuf message concatenated with another of its type is the two merged, repeated
- * fields appended, so a batch's request is its parts one after another, sent by the SDK's own OTLP/HTTP
- * transport (endpoint, headers, compression, timeout and retries from the standard settings).
+ * encoding together. Here a span is encoded into the batch being filled when it ends
+ * (otlp-span-encoder.ts) and is garbage at once; only the batch's bytes wait, in buffers reused from one
+ * batch to the next, and go by the SDK's own OTLP/HTTP transport (endpoint, headers, compression,
+ * timeout and retries from the standard settings).
  */
 import { diag, TraceFlags } from '@opentelemetry/api';
 import { type ExportResult, ExportResultCode, getNumberFromEnv } from '@opentelemetry/core';
@@ -22,11 +21,13 @@ import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentel
 // is pinned.)
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer/build/src/trace/protobuf/index.js';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OtlpSpanBatchEncoder } from './otlp-span-encoder.js';
 
-/** Encoded spans for one export: each part a whole ExportTraceServiceRequest. */
+/** Encoded spans for one export. */
 export interface EncodedSpans {
-  parts: Uint8Array[];
-  /** How many spans the parts hold, for the exporter's own metrics and the queue limit. */
+  /** One whole ExportTraceServiceRequest. */
+  body: Uint8Array;
+  /** How many spans it holds, for the exporter's own metrics and the queue limit. */
   spans: number;
 }
 
@@ -58,7 +59,7 @@ export function otlpEncodedSpanExporter(): EncodedSpanExporter {
     createOtlpHttpExportDelegate(
       convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }),
       {
-        serializeRequest: (batch) => (batch.parts.length === 1 ? batch.parts[0] : Buffer.concat(batch.parts)),
+        serializeRequest: (batch) => batch.body,
         deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
       },
       'otlp_http_span_exporter',
@@ -74,17 +75,16 @@ export function otlpEncodedSpanProcessor(): EncodedSpanProcessor {
 }
 
 /**
- * Invariants: a sampled span that ends is encoded within the event-loop turn it ended in, and
- * exported once, in order of ending, unless the queue (encoded and waiting, at most `maxQueueSize`
- * spans) is full, when it is dropped and counted; one export is in flight at a time; `forceFlush`
- * resolves once every span ended before it was called has been exported or dropped.
+ * Invariants: a sampled span that ends is encoded into the batch being filled before `end` returns, and
+ * exported once, unless the queue (spans encoded and waiting, at most `maxQueueSize`) is full, when it
+ * is dropped and counted; batches go in the order they filled, one export in flight at a time;
+ * `forceFlush` resolves once every span ended before it was called has been exported or dropped.
  */
 export class EncodedSpanProcessor implements SpanProcessor {
-  /** Ended this turn, not yet encoded. */
-  private ended: ReadableSpan[] = [];
-  private encodeScheduled = false;
-  /** Encoded, waiting for export: the batch being filled is the last. */
+  private readonly encoder = new OtlpSpanBatchEncoder();
+  /** Batches filled and waiting for export, oldest first. */
   private readonly batches: EncodedSpans[] = [];
+  /** Spans in `batches` and in flight. */
   private queuedSpans = 0;
   private timer: NodeJS.Timeout | undefined;
   private exporting: Promise<void> | undefined;
@@ -101,20 +101,31 @@ export class EncodedSpanProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     if (this.stopped || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
-    if (this.queuedSpans + this.ended.length >= this.limits.maxQueueSize) {
+    if (this.queuedSpans + this.encoder.spans >= this.limits.maxQueueSize) {
       if (this.dropped++ === 0) diag.warn('tracing: the span queue is full; spans are dropped until it drains');
       return;
     }
-    this.ended.push(span);
-    if (!this.encodeScheduled) {
-      this.encodeScheduled = true;
-      setImmediate(() => this.encode());
+    // Called inside the span's `end`: a span that cannot be encoded is dropped, never thrown to its caller.
+    try {
+      this.encoder.add(span);
+    } catch (error) {
+      diag.error(`tracing: span ${span.name} could not be encoded`, error);
+      return;
     }
+    if (this.encoder.spans >= this.limits.maxExportBatchSize) {
+      this.seal();
+      void this.exportNext();
+    } else
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.seal();
+        void this.exportNext();
+      }, this.limits.scheduledDelayMillis).unref();
   }
 
   async forceFlush(): Promise<void> {
-    this.encode();
-    while (this.batches.length > 0 || this.exporting) await (this.exporting ?? this.exportNext(true));
+    this.seal();
+    while (this.batches.length > 0 || this.exporting) await (this.exporting ?? this.exportNext());
   }
 
   /** Once, however often and concurrently called: spans ending once it has begun are ignored. */
@@ -126,45 +137,25 @@ export class EncodedSpanProcessor implements SpanProcessor {
   private async stop(): Promise<void> {
     this.stopped = true;
     await this.forceFlush();
-    clearTimeout(this.timer);
-    this.timer = undefined;
     await this.exporter.shutdown();
   }
 
-  /** Encodes the spans ended this turn into the batch being filled, and sends the batches that are full. */
-  private encode(): void {
-    this.encodeScheduled = false;
-    if (this.ended.length === 0) return;
-    const spans = this.ended;
-    this.ended = [];
-    const part = ProtobufTraceSerializer.serializeRequest(spans);
-    if (part === undefined) return;
-    let batch = this.batches.at(-1);
-    if (batch === undefined || batch.spans >= this.limits.maxExportBatchSize) {
-      batch = { parts: [], spans: 0 };
-      this.batches.push(batch);
-    }
-    batch.parts.push(part);
-    batch.spans += spans.length;
-    this.queuedSpans += spans.length;
-    if (batch.spans >= this.limits.maxExportBatchSize) void this.exportNext(false);
-    else
-      this.timer ??= setTimeout(() => {
-        this.timer = undefined;
-        void this.exportNext(true);
-      }, this.limits.scheduledDelayMillis).unref();
+  /** Ends the batch being filled (if it holds any span): it waits its turn for export. */
+  private seal(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const spans = this.encoder.spans;
+    const body = this.encoder.finish();
+    if (body === undefined) return;
+    this.batches.push({ body, spans });
+    this.queuedSpans += spans;
   }
 
-  /** Sends the oldest batch if none is in flight and it is full (or `evenPartial`). */
-  private exportNext(evenPartial: boolean): Promise<void> {
+  /** Sends the oldest batch waiting, if none is in flight. */
+  private exportNext(): Promise<void> {
     if (this.exporting) return this.exporting;
-    const batch = this.batches[0];
-    if (batch === undefined || (!evenPartial && batch.spans < this.limits.maxExportBatchSize)) return Promise.resolve();
-    this.batches.shift();
-    if (this.batches.length === 0) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    const batch = this.batches.shift();
+    if (batch === undefined) return Promise.resolve();
     this.exporting = new Promise<void>((resolve) => {
       const done = (result: ExportResult) => {
         if (result.code !== ExportResultCode.SUCCESS)
@@ -180,11 +171,8 @@ export class EncodedSpanProcessor implements SpanProcessor {
     }).then(() => {
       this.queuedSpans -= batch.spans;
       this.exporting = undefined;
-      // A batch that filled while this one was in flight goes now; one still filling waits for its
-      // timer, or goes now if its timer fired meanwhile.
-      const next = this.batches[0];
-      if (next !== undefined)
-        void this.exportNext(next.spans >= this.limits.maxExportBatchSize || this.timer === undefined);
+      // A batch that filled or timed out while this one was in flight goes now.
+      if (this.batches.length > 0) void this.exportNext();
     });
     return this.exporting;
   }
