@@ -68,4 +68,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "docker/healthcheck.mjs"]
 # Each service starts with package.json's config.serviceNodeOptions on its command line (Node does not take
 # --single-threaded-gc from NODE_OPTIONS); deploy-check keeps every copy in step.
-CMD ["node", "--max-semi-space-size=4", "--single-threaded-gc", "apps/gateway/dist/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--single-threaded-gc", "--no-allocation-site-pretenuring", "apps/gateway/dist/main.js"]
