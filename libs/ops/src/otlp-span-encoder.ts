@@ -271,9 +271,8 @@ function writeEvent(writer: ProtoWriter, event: TimedEvent): void {
   writer.end(start);
 }
 
-function writeLink(writer: ProtoWriter, link: Link): void {
-  const start = writer.begin();
-  const context = link.context;
+/** trace_id, span_id and trace_state: fields 1–3 of both a Span and a Link. */
+function writeIds(writer: ProtoWriter, context: SpanContext): void {
   writer.tag(1, LENGTH_DELIMITED);
   writer.hexId(context.traceId);
   writer.tag(2, LENGTH_DELIMITED);
@@ -283,6 +282,12 @@ function writeLink(writer: ProtoWriter, link: Link): void {
     writer.tag(3, LENGTH_DELIMITED);
     writer.string(traceState);
   }
+}
+
+function writeLink(writer: ProtoWriter, link: Link): void {
+  const start = writer.begin();
+  const context = link.context;
+  writeIds(writer, context);
   if (link.attributes) writeAttributes(writer, 4, link.attributes);
   writer.tag(5, VARINT);
   writer.varint(link.droppedAttributesCount ?? 0);
@@ -296,15 +301,7 @@ function writeSpan(writer: ProtoWriter, span: ReadableSpan): void {
   writer.tag(2, LENGTH_DELIMITED);
   const start = writer.begin(2);
   const context = span.spanContext();
-  writer.tag(1, LENGTH_DELIMITED);
-  writer.hexId(context.traceId);
-  writer.tag(2, LENGTH_DELIMITED);
-  writer.hexId(context.spanId);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    writer.tag(3, LENGTH_DELIMITED);
-    writer.string(traceState);
-  }
+  writeIds(writer, context);
   const parentId = span.parentSpanContext?.spanId;
   if (parentId) {
     writer.tag(4, LENGTH_DELIMITED);
