@@ -1,6 +1,6 @@
 /*
  * Traces end to end: the built services as real processes with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT
- * pointing at a receiver in this test, OTLP/HTTP JSON, every trace sampled). One credit-paid call and
+ * pointing at a receiver in this test, OTLP/HTTP protobuf as deployed, every trace sampled). One credit-paid call and
  * one x402-paid call each make one trace that the gateway, payments and the catalog all add to, with
  * the spans an operator looks for, and no key, key hash or payment payload in any attribute.
  */
@@ -97,7 +97,6 @@ describe('one trace per call across gateway, payments and catalog', () => {
       UPSTREAM_TIMEOUT_MS: '30000',
       LEDGER_BLOCK_MS: '100',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_TRACES_SAMPLER: 'parentbased_always_on',
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import protobuf from 'protobufjs';
 
 /** One span as an OTLP/JSON export carried it, flattened with its service's name. */
 export interface ReceivedSpan {
@@ -39,6 +40,41 @@ interface OtlpExport {
   }>;
 }
 
+/** The fields of opentelemetry/proto's ExportTraceServiceRequest this receiver reads, as OTLP/JSON names them. */
+const ExportTraceServiceRequest = protobuf
+  .parse(
+    `syntax = "proto3";
+message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+message Resource { repeated KeyValue attributes = 1; }
+message ScopeSpans { repeated Span spans = 2; }
+message Span {
+  bytes trace_id = 1; bytes span_id = 2; bytes parent_span_id = 4; string name = 5; int32 kind = 6;
+  repeated KeyValue attributes = 9;
+}
+message KeyValue { string key = 1; AnyValue value = 2; }
+message AnyValue { oneof value { string string_value = 1; bool bool_value = 2; int64 int_value = 3; double double_value = 4; } }`,
+  )
+  .root.lookupType('ExportTraceServiceRequest');
+
+/** An OTLP/HTTP protobuf request read into OTLP/JSON's shape (ids in hex, as JSON carries them). */
+function decodeProtobuf(body: Buffer): OtlpExport {
+  const request = ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), {
+    longs: Number,
+    bytes: String,
+    arrays: true,
+  }) as OtlpExport;
+  const hex = (base64: string | undefined) => Buffer.from(base64 ?? '', 'base64').toString('hex');
+  for (const resourceSpans of request.resourceSpans ?? [])
+    for (const scope of resourceSpans.scopeSpans ?? [])
+      for (const span of scope.spans ?? []) {
+        span.traceId = hex(span.traceId);
+        span.spanId = hex(span.spanId);
+        span.parentSpanId = hex(span.parentSpanId);
+      }
+  return request;
+}
+
 function attributesOf(list: OtlpAttribute[] = []): ReceivedSpan['attributes'] {
   return Object.fromEntries(
     list.map(({ key, value }) => [
@@ -50,8 +86,8 @@ function attributesOf(list: OtlpAttribute[] = []): ReceivedSpan['attributes'] {
 }
 
 /**
- * A collector's OTLP/HTTP endpoint in the test process (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`): keeps
- * every span the services export.
+ * A collector's OTLP/HTTP endpoint in the test process, for either protocol (`http/protobuf`, the
+ * default, or `http/json`): keeps every span the services export.
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
@@ -60,7 +96,14 @@ export class OtlpReceiver {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      if (request.url === '/v1/traces') this.take(JSON.parse(Buffer.concat(chunks).toString()) as OtlpExport);
+      if (request.url !== '/v1/traces') return response.writeHead(404).end();
+      const body = Buffer.concat(chunks);
+      if (request.headers['content-type'] === 'application/x-protobuf') {
+        this.take(decodeProtobuf(body));
+        // An empty ExportTraceServiceResponse: everything accepted.
+        return response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      }
+      this.take(JSON.parse(body.toString()) as OtlpExport);
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
