@@ -170,17 +170,23 @@ export function recordGrants(system: CatalogSystem): number[] {
 
 /**
  * The most grants in any window beyond what a bucket allows in it, `burst + rate × window`: positive
- * means more went out than the limiter should have let through.
+ * means more went out than the limiter should have let through. Due times are whole milliseconds,
+ * rounded up (the token script's `math.ceil`, over a floating-point token count): a grant can fall due up
+ * to a millisecond after its exact time, which shortens the window to the next grant by as much, so
+ * each window is given that millisecond back.
  */
 export function worstExcess(times: number[], burst: number, perMs: number): number {
   const sorted = [...times].sort((a, b) => a - b);
   let worst = -Infinity;
   for (let i = 0; i < sorted.length; i++) {
     for (let j = i; j < sorted.length; j++)
-      worst = Math.max(worst, j - i + 1 - (burst + perMs * (sorted[j] - sorted[i])));
+      worst = Math.max(worst, j - i + 1 - (burst + perMs * (sorted[j] - sorted[i] + DUE_TIME_ROUNDING_MS)));
   }
   return worst;
 }
+
+/** How late a whole-millisecond due time can be against its exact one. */
+const DUE_TIME_ROUNDING_MS = 1;
 
 /** A failed request rejects with the error as the catalog sent it, `{code, message}`, not the client's wrapper. */
 async function wireErrorsAsSent<T>(request: Promise<T>): Promise<T> {
