@@ -7,7 +7,7 @@ import { type Context, ROOT_CONTEXT, type Span, trace, TraceFlags, type Tracer }
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, NodeTracerProvider, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace-node';
-import protobuf from 'protobufjs';
+import { decodeOtlpTraceRequest } from '@appcat/testing';
 import {
   type EncodedSpanBatchLimits,
   type EncodedSpanExporter,
@@ -16,62 +16,8 @@ import {
   otlpEncodedSpanExporter,
 } from './encoded-span-export.js';
 
-/** The part of opentelemetry/proto/collector/trace/v1 ExportTraceServiceRequest the tests read. */
-const OTLP_TRACE_PROTO = `
-syntax = "proto3";
-message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
-message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
-message Resource { repeated KeyValue attributes = 1; }
-message ScopeSpans { repeated Span spans = 2; }
-message Span { bytes trace_id = 1; bytes span_id = 2; bytes parent_span_id = 4; string name = 5; }
-message KeyValue { string key = 1; AnyValue value = 2; }
-message AnyValue { string string_value = 1; }
-`;
-const ExportTraceServiceRequest = protobuf
-  .parse(OTLP_TRACE_PROTO, { keepCase: true })
-  .root.lookupType('ExportTraceServiceRequest');
-
-interface DecodedRequest {
-  resource_spans: Array<{
-    resource?: { attributes: Array<{ key: string; value?: { string_value: string } }> };
-    scope_spans: Array<{
-      spans: Array<{ trace_id: Uint8Array; span_id: Uint8Array; parent_span_id: Uint8Array; name: string }>;
-    }>;
-  }>;
-}
-
-/** A span as the collector would read it from a request, with the service its resource names. */
-interface ReceivedSpan {
-  service: string | undefined;
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-}
-
-/** Decodes an OTLP/HTTP protobuf trace request into its spans, in order. */
-function decodeSpans(body: Uint8Array): ReceivedSpan[] {
-  const request = ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), {
-    arrays: true,
-    defaults: true,
-  }) as DecodedRequest;
-  const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
-  return request.resource_spans.flatMap((resourceSpans) => {
-    const service = resourceSpans.resource?.attributes.find((a) => a.key === 'service.name')?.value?.string_value;
-    return resourceSpans.scope_spans.flatMap((scopeSpans) =>
-      scopeSpans.spans.map((span) => ({
-        service,
-        name: span.name,
-        traceId: hex(span.trace_id),
-        spanId: hex(span.span_id),
-        parentSpanId: hex(span.parent_span_id),
-      })),
-    );
-  });
-}
-
 /** The names of the spans in an encoded batch, decoded as the collector would its request. */
-const batchNames = (batch: EncodedSpans) => decodeSpans(batch.body).map((s) => s.name);
+const batchNames = (batch: EncodedSpans) => decodeOtlpTraceRequest(batch.body).map((s) => s.name);
 
 /**
  * An exporter that records the batches it is given. `hold`: `export` calls back only when the test
@@ -211,7 +157,13 @@ describe('otlpEncodedSpanExporter: OTLP/HTTP protobuf to a collector', () => {
     expect(received).toHaveLength(1);
     const [request] = received;
     expect(request).toMatchObject({ method: 'POST', url: '/v1/traces', contentType: 'application/x-protobuf' });
-    const spans = decodeSpans(request.body);
+    const spans = decodeOtlpTraceRequest(request.body).map(({ service, name, traceId, spanId, parentSpanId }) => ({
+      service,
+      name,
+      traceId,
+      spanId,
+      parentSpanId,
+    }));
     const expected = (name: string, span: Span, parent?: Span) => ({
       service: 'encoded-export-test',
       name,

@@ -16,9 +16,9 @@ import { diag, TraceFlags } from '@opentelemetry/api';
 import { type ExportResult, ExportResultCode, getNumberFromEnv } from '@opentelemetry/core';
 import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
-// The trace serializer's own module: the package's index also loads the metrics SDK for its metrics
-// serializer, about 1.8 MB of heap in every traced service. (The package has no exports map; the version
-// is pinned.)
+// For reading the collector's response. The trace serializer's own module: the package's index also
+// loads the metrics SDK for its metrics serializer, about 1.8 MB of heap in every traced service. (The
+// package has no exports map; the version is pinned.)
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer/build/src/trace/protobuf/index.js';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OtlpSpanBatchEncoder } from './otlp-span-encoder.js';

@@ -12,8 +12,8 @@ import { TraceState } from '@opentelemetry/core';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer/build/src/trace/protobuf/index.js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
-import protobuf from 'protobufjs';
 import { OtlpSpanBatchEncoder } from './otlp-span-encoder.js';
+import { decodeOtlpTraceRequest } from '@appcat/testing';
 
 /** The spans a provider ends, as the processor is given them. */
 function recordingProvider(resource = resourceFromAttributes({ 'service.name': 'encoder-test', 'host.name': 'vm' })) {
@@ -216,38 +216,13 @@ function handmade(base: ReadableSpan, fields: Partial<ReadableSpan>): ReadableSp
   };
 }
 
-const Request = protobuf
-  .parse(
-    `syntax = "proto3";
-message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
-message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
-message Resource { repeated KeyValue attributes = 1; }
-message ScopeSpans { Scope scope = 1; repeated Span spans = 2; }
-message Scope { string name = 1; }
-message Span { string name = 5; }
-message KeyValue { string key = 1; AnyValue value = 2; }
-message AnyValue { string string_value = 1; }`,
-    { keepCase: true },
-  )
-  .root.lookupType('ExportTraceServiceRequest');
-
-/** [service, scope, span names] per ScopeSpans of a request, as a collector reads them. */
+/** [service, scope, span names] per run of spans from one resource and scope, as a collector reads them. */
 function decodeNames(body: Uint8Array): Array<[string | undefined, string, string[]]> {
-  const request = Request.toObject(Request.decode(body), { arrays: true }) as {
-    resource_spans: Array<{
-      resource: { attributes: Array<{ key: string; value: { string_value: string } }> };
-      scope_spans: Array<{ scope: { name: string }; spans: Array<{ name: string }> }>;
-    }>;
-  };
-  return request.resource_spans.flatMap((resourceSpans) => {
-    const service = resourceSpans.resource.attributes.find((a) => a.key === 'service.name')?.value.string_value;
-    return resourceSpans.scope_spans.map(
-      (scopeSpans) =>
-        [service, scopeSpans.scope.name, scopeSpans.spans.map((span) => span.name)] as [
-          string | undefined,
-          string,
-          string[],
-        ],
-    );
-  });
+  const groups: Array<[string | undefined, string, string[]]> = [];
+  for (const span of decodeOtlpTraceRequest(body)) {
+    const last = groups.at(-1);
+    if (last && last[0] === span.service && last[1] === span.scope) last[2].push(span.name);
+    else groups.push([span.service, span.scope, [span.name]]);
+  }
+  return groups;
 }

@@ -10,7 +10,7 @@
  * buffers it left waiting for the batch added to garbage collection. Here each span is written once,
  * where its scope's spans go; the resource and scope are encoded once per process; a batch is joined
  * into one request when it is sent. The bytes are the serializer's own, field for field (proven by
- * encoded-span-export.spec.ts against it).
+ * otlp-span-encoder.spec.ts against it).
  */
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
