@@ -66,9 +66,11 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
         maxRetriesPerRequest: 0,
         commandTimeout: config.redisCommandTimeoutMs,
         connectionName: `payments:${config.ledger.consumer}`,
-        // Debits arriving together go out in one write instead of one syscall each (a fifth of the
-        // replica's CPU under load); order and replies are unchanged.
-        enableAutoPipelining: true,
+        // No auto-pipelining: ioredis sends one auto-pipeline per connection at a time, so a debit that
+        // arrives while one is in flight waits for its last reply before it is even written. Under load
+        // that wait kept each call's objects alive across scavenges (payments promoted 13 × the bytes per
+        // scavenge) and cost more CPU than the writes it saved (docs/bench-findings.md).
+        enableAutoPipelining: false,
       },
       PAYMENTS_CLUSTER_FAILOVER,
     );

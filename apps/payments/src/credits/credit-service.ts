@@ -88,7 +88,7 @@ export class CreditService {
   /**
    * A batch subject (`payments.credits.*.batch`): each item handled exactly as alone, and answered on its
    * own (a bad item, an unknown key or an empty balance fails that item only). Every item's first script
-   * is issued in the same turn, so the auto-pipelined connection sends them to Redis in one round trip;
+   * is issued in the same turn, so they are in flight to Redis together (one round trip);
    * an item that needs more (its key loaded from Postgres, a low balance re-read) continues alone.
    */
   async batch<R>(request: unknown, handle: (item: unknown) => Promise<R>): Promise<BatchItemResult<R>[]> {
