@@ -56,8 +56,8 @@ const LIBRARIES: Record<TracedLibrary, TracedLibrarySetup> = {
         dbStatementSerializer: (command) => command,
       }),
     modules: ['ioredis'],
-    // Auto-pipelining queues a command and sends it a turn later (setImmediate): each command keeps the
-    // context it was queued in, and is sent in it.
+    // Auto-pipelining (the catalog's connection) queues a command and sends it a turn later
+    // (setImmediate): each command keeps the context it was queued in, and is sent in it.
     carryContext: (load) => {
       const { Pipeline, Redis } = load('ioredis') as typeof import('ioredis');
       type Send = (this: unknown, command: object, ...rest: unknown[]) => unknown;
