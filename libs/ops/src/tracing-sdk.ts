@@ -11,7 +11,7 @@ import { detectResources, envDetector, hostDetector, resourceFromAttributes } fr
 import { StackContextManager } from '@opentelemetry/sdk-trace';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { TracedLibrary, TracingConfig } from './tracing-config.js';
-import { attachContext, attachedContext, sampledContext, useTracer } from './tracing.js';
+import { attachedContext, useTracer } from './tracing.js';
 
 interface TracedLibrarySetup {
   instrument: () => Promise<Instrumentation>;
@@ -55,20 +55,10 @@ const LIBRARIES: Record<TracedLibrary, TracedLibrarySetup> = {
         requireParentSpan: true,
         dbStatementSerializer: (command) => command,
       }),
+    // No connection of ours auto-pipelines (payments-resources.ts, catalog-connections.ts), so each
+    // command is sent as it is made, in its caller's context; an auto-pipelined one would be sent a turn
+    // later, outside it, and get no span (the tracing e2e suite checks both services' Redis spans).
     modules: ['ioredis'],
-    // Auto-pipelining (the catalog's connection) queues a command and sends it a turn later
-    // (setImmediate): each command keeps the context it was queued in, and is sent in it.
-    carryContext: (load) => {
-      const { Pipeline, Redis } = load('ioredis') as typeof import('ioredis');
-      type Send = (this: unknown, command: object, ...rest: unknown[]) => unknown;
-      const pipelines = Pipeline.prototype as unknown as { sendCommand: Send };
-      const queue = pipelines.sendCommand;
-      pipelines.sendCommand = function (command, ...rest) {
-        attachContext(command, sampledContext());
-        return queue.call(this, command, ...rest);
-      };
-      callInAttachedContext(Redis.prototype, 'sendCommand');
-    },
   },
   pg: {
     instrument: async () =>

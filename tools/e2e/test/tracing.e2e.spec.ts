@@ -199,8 +199,8 @@ describe('one trace per call across gateway, payments and catalog', () => {
     });
     const debit = spans.find((s) => s.service === 'payments' && s.name.startsWith('payments.credits.'))!;
     expect(debit.attributes).toMatchObject({ 'appcat.outcome': 'ok', 'appcat.request_id': 'trace-e2e-credits' });
-    // Redis behind the debit and the cache read (the catalog's connection auto-pipelines: its commands
-    // leave a turn later, in the context they were queued in), and the upstream request behind the fetch,
+    // Redis behind the debit and the cache read (neither connection auto-pipelines, which would send a
+    // command a turn after its caller, outside its context), and the upstream request behind the fetch,
     // from the instrumentations.
     for (const service of ['payments', 'catalog'])
       expect(spans.some((s) => s.service === service && s.attributes['db.system.name'] === 'redis')).toBe(true);

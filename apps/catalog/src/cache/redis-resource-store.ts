@@ -243,7 +243,7 @@ export class RedisResourceStore implements ResourceStore {
   async put(freshness: Freshness, entries: Iterable<[key: string, value: unknown]>, source?: string): Promise<void> {
     const now = Date.now();
     // One command per entry, not a pipeline: on a Redis Cluster a pipeline stays in one slot. Sent
-    // together, the connection's auto-pipelining still batches them.
+    // together, they are in flight together.
     const writes = [...entries].map(
       ([key, value]) => [this.entryKey(key), encodeEntry(now, value, source), keepMs(freshness, value)] as const,
     );
