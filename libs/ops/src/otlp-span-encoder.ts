@@ -30,6 +30,16 @@ function varintSize(value: number): number {
   return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
 }
 
+/** Writes `value` (a uint32) as a varint at `at`; returns where the next byte goes. */
+function writeVarintAt(out: Buffer, at: number, value: number): number {
+  while (value > 0x7f) {
+    out[at++] = (value & 0x7f) | 0x80;
+    value >>>= 7;
+  }
+  out[at++] = value;
+  return at;
+}
+
 /** A protobuf writer over one growing buffer, kept across uses (`reset`). */
 class ProtoWriter {
   buffer = Buffer.allocUnsafe(4096);
@@ -59,12 +69,7 @@ class ProtoWriter {
     this.ensure(10);
     const buffer = this.buffer;
     if (value >= 0 && value <= 0xffffffff) {
-      let v = value >>> 0;
-      while (v > 0x7f) {
-        buffer[this.pos++] = (v & 0x7f) | 0x80;
-        v >>>= 7;
-      }
-      buffer[this.pos++] = v;
+      this.pos = writeVarintAt(buffer, this.pos, value >>> 0);
       return;
     }
     let [low, high] = int64Halves(value);
@@ -153,13 +158,7 @@ class ProtoWriter {
       this.buffer.copy(this.buffer, start + size - reserve, start, this.pos);
       this.pos += size - reserve;
     }
-    let at = start - reserve;
-    let v = length;
-    while (v > 0x7f) {
-      this.buffer[at++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.buffer[at] = v;
+    writeVarintAt(this.buffer, start - reserve, length);
   }
 
   /** What was written, copied out. */
@@ -404,15 +403,6 @@ function stringField(field: number, value: string | undefined): Buffer | undefin
 /** The size of a length-delimited field's tag and length. */
 function prefixSize(field: number, length: number): number {
   return varintSize(field << 3) + varintSize(length);
-}
-
-function writeVarintAt(out: Buffer, at: number, value: number): number {
-  while (value > 0x7f) {
-    out[at++] = (value & 0x7f) | 0x80;
-    value >>>= 7;
-  }
-  out[at++] = value;
-  return at;
 }
 
 /** Writes a length-delimited field's tag and length at `at`; returns where its content goes. */
