@@ -48,9 +48,6 @@ export class CatalogConnections implements OnModuleInit, OnApplicationShutdown {
   private readonly started: (() => Promise<unknown>)[] = [];
 
   constructor(@Inject(CATALOG_CONFIG) private readonly config: CatalogConfig) {
-    // No auto-pipelining, as in payments: ioredis sends one auto-pipeline per connection at a time, so a
-    // cache probe queued while one is in flight waits for its last reply before it is written
-    // (docs/bench-findings.md: the catalog's CPU per Zipf-mix call fell by a quarter without it).
     this.redis = connectCatalogRedis(config.redis, 'catalog');
     this.subscriber = connectCatalogRedis(config.redis, 'catalog-fills', {
       enableOfflineQueue: true,

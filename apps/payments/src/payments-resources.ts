@@ -66,11 +66,6 @@ export class PaymentsResources implements OnModuleInit, OnApplicationBootstrap, 
         maxRetriesPerRequest: 0,
         commandTimeout: config.redisCommandTimeoutMs,
         connectionName: `payments:${config.ledger.consumer}`,
-        // No auto-pipelining: ioredis sends one auto-pipeline per connection at a time, so a debit that
-        // arrives while one is in flight waits for its last reply before it is even written. Under load
-        // that wait kept each call's objects alive across scavenges (payments promoted 13 × the bytes per
-        // scavenge) and cost more CPU than the writes it saved (docs/bench-findings.md).
-        enableAutoPipelining: false,
       },
       PAYMENTS_CLUSTER_FAILOVER,
     );

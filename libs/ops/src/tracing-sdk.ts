@@ -55,9 +55,9 @@ const LIBRARIES: Record<TracedLibrary, TracedLibrarySetup> = {
         requireParentSpan: true,
         dbStatementSerializer: (command) => command,
       }),
-    // No connection of ours auto-pipelines (payments-resources.ts, catalog-connections.ts), so each
-    // command is sent as it is made, in its caller's context; an auto-pipelined one would be sent a turn
-    // later, outside it, and get no span (the tracing e2e suite checks both services' Redis spans).
+    // No connection of ours auto-pipelines (libs/redis connectRedis), so each command is sent as it is
+    // made, in its caller's context; an auto-pipelined one would be sent a turn later, outside it, and
+    // get no span (the tracing e2e suite checks both services' Redis spans).
     modules: ['ioredis'],
   },
   pg: {

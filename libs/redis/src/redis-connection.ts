@@ -21,6 +21,12 @@ export const CLUSTER_SLOTS_REFRESH_MS = 1_000;
  * With cluster nodes, a Redis Cluster client: after a failover it follows MOVED after `failover`'s
  * delays and re-reads the slot table every CLUSTER_SLOTS_REFRESH_MS. Its offline queue, pipelining and
  * reconnecting are the cluster client's; every other option applies to each node.
+ *
+ * Neither service turns on ioredis's auto-pipelining (`enableAutoPipelining`): ioredis sends one
+ * auto-pipeline per connection at a time, so a command queued while one is in flight waits for its
+ * last reply before it is even written. Under load that wait kept each call's objects alive across
+ * young collections and cost payments and the catalog more CPU than the joined writes saved
+ * (docs/bench-findings.md). Commands sent together are still in flight together.
  */
 export function connectRedis(
   endpoint: RedisEndpoint,
