@@ -1,4 +1,4 @@
-import { freePort, type ManagedProcess, startRedisServer } from '@appcat/testing';
+import { freePort, type ManagedProcess, RedisClusterHarness, startRedisServer } from '@appcat/testing';
 import type { Cluster } from 'ioredis';
 import { connectRedis, isCluster, redisReady, type RedisClient } from './redis-connection.js';
 
@@ -82,5 +82,37 @@ describe('connectRedis', () => {
       password: 'p:ss',
       tls: {},
     });
+  });
+
+  describe('on a Redis Cluster', () => {
+    let redisCluster: RedisClusterHarness;
+    beforeAll(async () => {
+      redisCluster = await RedisClusterHarness.start();
+    }, 180_000);
+    afterAll(async () => {
+      await redisCluster?.stop();
+    });
+
+    it('is ready only once every primary is connected, so commands sent at once then are none refused', async () => {
+      // Without an offline queue, ioredis refuses a command whose node connection is still being opened
+      // ("Connection is closed."), and opens a node's connection only on the first command for it. With
+      // no retry on a closed connection (payments' choice), the refusal reaches the caller.
+      const cluster = open(
+        connectRedis(
+          { url: 'redis://127.0.0.1:6379', clusterNodes: redisCluster.seeds },
+          { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 5_000 },
+          { retryDelayOnFailover: 0 },
+        ),
+      ) as Cluster;
+      expect(await redisReady(cluster, 30_000)).toBe(true);
+      const primaries = cluster.nodes('master');
+      expect(primaries).toHaveLength(3);
+      expect(primaries.map((node) => node.status)).toEqual(['ready', 'ready', 'ready']);
+      // Four keys per primary, all sent in one turn.
+      const keys = Array.from({ length: 48 }, (_, i) => `k${i}`);
+      const results = await Promise.allSettled(keys.map((key) => cluster.set(key, key)));
+      expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+      expect(await redisReady(cluster, 1)).toBe(true);
+    }, 60_000);
   });
 });

@@ -70,8 +70,25 @@ export function isCluster(redis: RedisClient): redis is Cluster {
  * Waits until the connection is ready; false after `timeoutMs` without it. Services start anyway and
  * keep reconnecting (a Redis down at boot is Redis down for a while, which each already survives), but
  * do not turn their first requests away only because the connection is still being made.
+ *
+ * On a cluster that means every primary's connection too. ioredis opens a node's connection on the
+ * first command for it and, without an offline queue, refuses the commands that reach the node while it
+ * is being opened with "Connection is closed." (never written, but a caller cannot tell them from one
+ * that was); with no retry after a closed connection, as payments chooses, they fail. Nodes found
+ * later (a failover) are opened on first use, as ioredis does: calls then fail for a moment anyway.
  */
-export function redisReady(redis: RedisClient, timeoutMs: number): Promise<boolean> {
+export async function redisReady(redis: RedisClient, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  if (!(await connectionReady(redis, timeoutMs))) return false;
+  if (!isCluster(redis)) return true;
+  const primaries = redis.nodes('master');
+  for (const node of primaries) if (node.status === 'wait') node.connect().catch(() => undefined);
+  const ready = await Promise.all(primaries.map((node) => connectionReady(node, Math.max(0, deadline - Date.now()))));
+  return ready.every(Boolean);
+}
+
+/** Whether one client (a server, a cluster, or one node of it) becomes ready within `timeoutMs`. */
+function connectionReady(redis: RedisClient, timeoutMs: number): Promise<boolean> {
   if (redis.status === 'ready') return Promise.resolve(true);
   return new Promise<boolean>((resolve) => {
     const done = (ready: boolean) => {
