@@ -150,6 +150,26 @@ describe('OtlpSpanBatchEncoder: the SDK serializer’s bytes, span by span', () 
     await provider.shutdown();
   });
 
+  it('keeps the bytes exact while strings and attributes that repeat mix with more that never do', async () => {
+    // Past the caches' size (1,024), so they are emptied and refilled mid-batch, more than once.
+    const { provider, ended } = recordingProvider();
+    const tracer = provider.getTracer('appcat');
+    for (let i = 0; i < 3000; i++) {
+      tracer
+        .startSpan(i % 2 === 0 ? 'payments.credits.debit' : `unique ${i}`, {
+          attributes: {
+            'appcat.outcome': i % 5 === 0 ? 'CREDIT_EXHAUSTED' : 'ok',
+            'appcat.request_id': `r-${i}-ü`,
+            'appcat.batch.index': i % 70_000,
+            [`appcat.key.${i % 1500}`]: i % 3 === 0,
+          },
+        })
+        .end();
+    }
+    expect(encode(ended).equals(serialized(ended))).toBe(true);
+    await provider.shutdown();
+  });
+
   it('writes values the SDK would not make as the serializer does: maps, bytes, nulls, far times', () => {
     const { provider } = recordingProvider();
     const base = provider.getTracer('appcat').startSpan('template') as unknown as ReadableSpan;

@@ -40,6 +40,31 @@ function writeVarintAt(out: Buffer, at: number, value: number): number {
   return at;
 }
 
+/**
+ * Spans repeat a small set of short strings (span names, attribute keys) and of attributes (a key with
+ * the same short value: a subject, an outcome, a batch index), and copying their bytes is cheaper than
+ * encoding them each time. Values that never repeat (request ids) would fill the caches: each is
+ * emptied when full, and what repeats comes back at its next use.
+ */
+const MAX_CACHED_STRING_LENGTH = 64;
+const MAX_CACHED = 1024;
+const encodedStrings = new Map<string, Buffer>();
+const encodedAttributes = new Map<string, Map<CacheableValue, Buffer>>();
+let cachedAttributes = 0;
+
+/** A string field's length and UTF-8 bytes. */
+function encodedString(value: string): Buffer {
+  let encoded = encodedStrings.get(value);
+  if (encoded === undefined) {
+    const utf8 = Buffer.from(value, 'utf8');
+    encoded = Buffer.alloc(varintSize(utf8.length) + utf8.length);
+    encoded.set(utf8, writeVarintAt(encoded, 0, utf8.length));
+    if (encodedStrings.size >= MAX_CACHED) encodedStrings.clear();
+    encodedStrings.set(value, encoded);
+  }
+  return encoded;
+}
+
 /** A protobuf writer over one growing buffer, kept across uses (`reset`). */
 class ProtoWriter {
   buffer = Buffer.allocUnsafe(4096);
@@ -104,27 +129,26 @@ class ProtoWriter {
     this.pos += 8;
   }
 
-  /** A length-delimited string: ASCII copied here, anything else through Buffer's UTF-8 writer. */
+  /** A length-delimited string; a short one's bytes come from (and go into) the cache of repeated strings. */
   string(value: string): void {
-    const length = value.length;
-    let ascii = true;
-    for (let i = 0; i < length; i++) {
-      if (value.charCodeAt(i) > 0x7f) {
-        ascii = false;
-        break;
-      }
-    }
-    if (!ascii) {
+    if (value.length > MAX_CACHED_STRING_LENGTH) {
       const bytes = Buffer.byteLength(value, 'utf8');
       this.varint(bytes);
       this.ensure(bytes);
       this.pos += this.buffer.write(value, this.pos, bytes, 'utf8');
       return;
     }
-    this.varint(length);
+    this.raw(encodedString(value));
+  }
+
+  /** Bytes already encoded (a few dozen: a loop beats TypedArray#set at these sizes). */
+  raw(encoded: Buffer): void {
+    const length = encoded.length;
     this.ensure(length);
     const buffer = this.buffer;
-    for (let i = 0; i < length; i++) buffer[this.pos++] = value.charCodeAt(i);
+    let pos = this.pos;
+    for (let i = 0; i < length; i++) buffer[pos++] = encoded[i];
+    this.pos = pos;
   }
 
   bytes(value: Uint8Array): void {
@@ -140,7 +164,9 @@ class ProtoWriter {
     this.varint(length);
     this.ensure(length);
     const buffer = this.buffer;
-    for (let i = 0; i < length; i++) buffer[this.pos++] = (nibble(hex, 2 * i) << 4) | nibble(hex, 2 * i + 1);
+    let pos = this.pos;
+    for (let i = 0; i < length; i++) buffer[pos++] = (nibble(hex, 2 * i) << 4) | nibble(hex, 2 * i + 1);
+    this.pos = pos;
   }
 
   /** Starts a length-delimited message; `end` writes its length, moving it if `reserve` bytes are too few or too many. */
@@ -189,9 +215,49 @@ function int64Halves(value: number): [low: number, high: number] {
 function writeAttributes(writer: ProtoWriter, field: number, attributes: Attributes): void {
   for (const key in attributes) {
     if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
+    const value = attributes[key];
     writer.tag(field, LENGTH_DELIMITED);
-    writeKeyValue(writer, key, attributes[key]);
+    if (cacheable(value)) writer.raw(encodedAttribute(key, value));
+    else writeKeyValue(writer, key, value);
   }
+}
+
+type CacheableValue = string | number | boolean;
+
+function cacheable(value: unknown): value is CacheableValue {
+  switch (typeof value) {
+    case 'string':
+      return value.length <= MAX_CACHED_STRING_LENGTH;
+    case 'number':
+      return Number.isInteger(value) && value >= 0 && value <= 0xffff;
+    case 'boolean':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Writes the misses of `encodedAttribute`. */
+const scratch = new ProtoWriter();
+
+/** An attribute's KeyValue message, length first. */
+function encodedAttribute(key: string, value: CacheableValue): Buffer {
+  let byValue = encodedAttributes.get(key);
+  let encoded = byValue?.get(value);
+  if (encoded === undefined) {
+    scratch.reset();
+    writeKeyValue(scratch, key, value);
+    encoded = scratch.copy();
+    if (cachedAttributes >= MAX_CACHED) {
+      encodedAttributes.clear();
+      cachedAttributes = 0;
+      byValue = undefined;
+    }
+    if (byValue === undefined) encodedAttributes.set(key, (byValue = new Map()));
+    byValue.set(value, encoded);
+    cachedAttributes++;
+  }
+  return encoded;
 }
 
 /** A KeyValue message, length first. */
