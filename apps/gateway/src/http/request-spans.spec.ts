@@ -27,6 +27,11 @@ describe('request spans, carried with the request', () => {
         active: trace.getActiveSpan() !== undefined,
       };
     });
+    // Answers only after its caller has given up.
+    fastify.get('/api/slow', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return {};
+    });
     url = await fastify.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
@@ -61,5 +66,27 @@ describe('request spans, carried with the request', () => {
     });
     expect(await response.json()).toEqual({ active: false });
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  const finished = async (count: number) => {
+    for (let i = 0; i < 100 && exporter.getFinishedSpans().length < count; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    return exporter.getFinishedSpans();
+  };
+
+  it('ends the span of a request whose caller went before the answer with 499, as no error of ours', async () => {
+    await expect(
+      fetch(`${url}/api/slow`, {
+        headers: { traceparent: `00-${callerTrace}-b7ad6b7169203331-01` },
+        signal: AbortSignal.timeout(50),
+      }),
+    ).rejects.toThrow();
+    const [span] = await finished(1);
+    expect(span.name).toBe('GET /api/slow');
+    expect(span.attributes).toMatchObject({ 'http.response.status_code': 499, 'appcat.outcome': '499' });
+    expect(span.status.code).not.toBe(2);
+    // The answer written later to the closed socket ends nothing twice.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(exporter.getFinishedSpans()).toHaveLength(1);
   });
 });
