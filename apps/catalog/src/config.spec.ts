@@ -85,7 +85,7 @@ describe('readCatalogConfig', () => {
         host: '127.0.0.1',
         logLevel: 'info',
         heapGrowthPercent: 30,
-        tracing: { enabled: false, protocol: 'http/protobuf' },
+        tracing: { enabled: false, protocol: 'http/protobuf', sampler: 'parentbased_always_on', samplerRatio: 1 },
       },
     });
   });

@@ -15,7 +15,7 @@ describe('readOpsConfig', () => {
       host: '127.0.0.1',
       logLevel: 'info',
       heapGrowthPercent: DEFAULT_HEAP_GROWTH_PERCENT,
-      tracing: { enabled: false, protocol: 'http/protobuf' },
+      tracing: { enabled: false, protocol: 'http/protobuf', sampler: 'parentbased_always_on', samplerRatio: 1 },
     });
   });
 

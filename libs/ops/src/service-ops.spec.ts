@@ -39,7 +39,7 @@ describe('the ops providers of a service', () => {
           host: '127.0.0.1',
           logLevel: 'error',
           heapGrowthPercent: 0,
-          tracing: { enabled: false, protocol: 'http/protobuf' },
+          tracing: { enabled: false, protocol: 'http/protobuf', sampler: 'parentbased_always_on', samplerRatio: 1 },
         },
         natsProbe: { servers: [nats.url], requestTimeoutMs: 1000, shutdownGraceMs: 0 },
         shutdownDelayMs: 3_000,

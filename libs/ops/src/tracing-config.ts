@@ -20,14 +20,18 @@ export type TracedLibrary = 'http-client' | 'undici' | 'ioredis' | 'pg';
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 /**
- * Tracing, from the standard OpenTelemetry settings. The SDK reads them itself (endpoint, headers,
- * sampler, resource); they are checked here too so a typo fails start-up instead of being logged and
- * replaced by a default, and so a service that is not asked to trace never loads the SDK.
+ * Tracing, from the standard OpenTelemetry settings. The SDK reads most of them itself (endpoint,
+ * headers, resource); they are checked here too so a typo fails start-up instead of being logged and
+ * replaced by a default, and so a service that is not asked to trace never loads the SDK. The sampler
+ * is built from what is read here (tracing-sdk.ts decides a root span before the SDK makes it).
  */
 export interface TracingConfig {
   /** On when an OTLP endpoint is set, unless OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none. */
   enabled: boolean;
   protocol: (typeof OTLP_PROTOCOLS)[number];
+  /** OTEL_TRACES_SAMPLER, and the ratio its traceidratio samplers keep (OTEL_TRACES_SAMPLER_ARG, 1 unset). */
+  sampler: (typeof TRACE_SAMPLERS)[number];
+  samplerRatio: number;
 }
 
 export function readTracingConfig(env: EnvReader): TracingConfig {
@@ -44,12 +48,14 @@ export function readTracingConfig(env: EnvReader): TracingConfig {
   const protocol = env.oneOf(protocolName, 'http/protobuf', OTLP_PROTOCOLS);
   const sampler = env.oneOf('OTEL_TRACES_SAMPLER', 'parentbased_always_on', TRACE_SAMPLERS);
   const ratio = env.optionalString('OTEL_TRACES_SAMPLER_ARG');
+  let samplerRatio = 1;
   if (ratio !== undefined) {
     const value = /^\d*\.?\d+$/.test(ratio) ? Number(ratio) : Number.NaN;
     if (!(value >= 0 && value <= 1))
       env.fail(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got ${JSON.stringify(ratio)}`);
     else if (!sampler.endsWith('traceidratio'))
       env.fail(`OTEL_TRACES_SAMPLER_ARG is a ratio for traceidratio samplers; OTEL_TRACES_SAMPLER is ${sampler}`);
+    else samplerRatio = value;
   }
-  return { enabled: endpoint !== undefined && !disabled && exporter === 'otlp', protocol };
+  return { enabled: endpoint !== undefined && !disabled && exporter === 'otlp', protocol, sampler, samplerRatio };
 }

@@ -10,6 +10,7 @@ import { type Instrumentation, registerInstrumentations } from '@opentelemetry/i
 import { detectResources, envDetector, hostDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { StackContextManager } from '@opentelemetry/sdk-trace';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { configuredSampler, rootSpanMaker, StagedTraceIds } from './root-sampling.js';
 import type { TracedLibrary, TracingConfig } from './tracing-config.js';
 import { attachedContext, useTracer } from './tracing.js';
 
@@ -87,8 +88,9 @@ function callInAttachedContext(owner: object, method: string): void {
 }
 
 /**
- * Starts tracing for `service`: the tracer provider (sampler, batch size and export delay from the
- * standard OTEL_* settings, read by the SDK), the OTLP/HTTP exporter, W3C trace context propagation,
+ * Starts tracing for `service`: the tracer provider (the sampler `config` names, deciding a call's root
+ * before it is made: root-sampling.ts; batch size and export delay from the standard OTEL_* settings,
+ * read by the SDK), the OTLP/HTTP exporter, W3C trace context propagation,
  * the instrumentations of the `libraries` the service uses, and OpenTelemetry's synchronous context
  * manager (see "How spans find their parent" in tracing.ts). ServiceOps sends the spans still buffered
  * at shutdown (`flushTraces`).
@@ -107,7 +109,9 @@ export async function startTracing(
     config.protocol === 'http/json'
       ? new BatchSpanProcessor(new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter())
       : (await import('./encoded-span-export.js')).otlpEncodedSpanProcessor();
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
+  const sampler = configuredSampler(config);
+  const ids = new StagedTraceIds();
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [processor], sampler, idGenerator: ids });
   provider.register({ contextManager: new StackContextManager() });
   const asked = libraries.map((library) => LIBRARIES[library]);
   registerInstrumentations({
@@ -123,5 +127,6 @@ export async function startTracing(
   for (const name of asked.flatMap((library) => library.modules)) require(name);
   syncBuiltinESMExports();
   for (const library of asked) library.carryContext?.(require);
-  useTracer(provider.getTracer('appcat'), () => provider.forceFlush());
+  const tracer = provider.getTracer('appcat');
+  useTracer(tracer, () => provider.forceFlush(), rootSpanMaker(tracer, sampler, ids));
 }

@@ -21,11 +21,26 @@ export { type Context, type Span, SpanKind, SpanStatusCode };
  */
 let tracer: Tracer | undefined;
 let flush: (() => Promise<void>) | undefined;
+let makeRoot: MakeRootSpan | undefined;
 
-/** Turns tracing on with `next` (off with undefined); `flushSpans` sends the spans still buffered. */
-export function useTracer(next: Tracer | undefined, flushSpans?: () => Promise<void>): void {
+/**
+ * Makes a span with no parent, or nothing when the sampler drops it, deciding before anything is made
+ * (root-sampling.ts). Without one, `tracer` makes the root and the sampler's verdict is read off it.
+ */
+export type MakeRootSpan = (
+  name: string,
+  options: { attributes: SpanAttributes; kind: SpanKind; links?: Link[] },
+  parent: Context,
+) => Span | undefined;
+
+/**
+ * Turns tracing on with `next` (off with undefined); `flushSpans` sends the spans still buffered;
+ * `rootSpans` makes the roots (the services': tracing-sdk.ts).
+ */
+export function useTracer(next: Tracer | undefined, flushSpans?: () => Promise<void>, rootSpans?: MakeRootSpan): void {
   tracer = next;
   flush = flushSpans;
+  makeRoot = next === undefined ? undefined : rootSpans;
 }
 
 /** Sends the spans still buffered (at shutdown, before the process ends); nothing with tracing off. */
@@ -142,11 +157,12 @@ export function startSpan(name: string, attributes: SpanAttributes, options: Spa
   const parent = options.parent ?? context.active();
   const parentSpan = trace.getSpan(parent);
   if (parentSpan === undefined ? options.root !== true : !sampled(parentSpan)) return undefined;
-  const span = tracer.startSpan(
-    name,
-    { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
-    parent,
-  );
+  const spanOptions = { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links };
+  const span =
+    parentSpan === undefined && makeRoot !== undefined
+      ? makeRoot(name, spanOptions, parent)
+      : tracer.startSpan(name, spanOptions, parent);
+  if (span === undefined) return undefined;
   // A root the sampler did not keep records nothing: dropped, so the call goes on untraced.
   return span.isRecording() ? span : undefined;
 }

@@ -167,7 +167,7 @@ export async function startGatewayOnStandIns(
         host: '127.0.0.1',
         logLevel: 'error',
         heapGrowthPercent: 0,
-        tracing: { enabled: false, protocol: 'http/protobuf' },
+        tracing: { enabled: false, protocol: 'http/protobuf', sampler: 'parentbased_always_on', samplerRatio: 1 },
       },
       shutdownDelayMs: 0,
       rpcBatchMax: 1,
