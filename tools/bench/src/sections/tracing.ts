@@ -6,7 +6,7 @@ import type { Report } from '../report.js';
 import { cpuMs, RssSampler } from '../rss.js';
 import type { BenchSettings } from '../settings.js';
 import { Stack } from '../stack.js';
-import { interleave, median, ratio, summarise } from '../stats.js';
+import { median, ratio, summarise } from '../stats.js';
 import { count, fixed, markdownTable, percent } from '../table.js';
 import { BENCH_PATH } from './credits.js';
 
@@ -42,7 +42,7 @@ interface TracingTarget {
 /**
  * The credit path with tracing on, 10 % of calls sampled and exported (OTLP/HTTP protobuf, to a sink
  * in this process), beside the same path with tracing off: two stacks of our three services, each on
- * its own NATS, Redis and database, measured in interleaved rounds as the credits section measures.
+ * its own NATS, Redis and database, loaded at the same time in each round.
  */
 export async function tracingSection(settings: BenchSettings, report: Report): Promise<void> {
   const sink = await startOtlpSink();
@@ -79,6 +79,7 @@ export async function tracingSection(settings: BenchSettings, report: Report): P
     }
     const results = new Map<string, HttpLoadResult[]>(targets.map((t) => [t.name, []]));
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    const ratios: number[] = [];
     const load = (target: TracingTarget, seconds: number) =>
       runHttpLoad({
         url: target.stack.gatewayUrl + BENCH_PATH,
@@ -86,6 +87,7 @@ export async function tracingSection(settings: BenchSettings, report: Report): P
         seconds,
         headers: { authorization: `Bearer ${target.key}` },
       });
+    const bothAtOnce = (seconds: number) => Promise.all(targets.map((target) => load(target, seconds)));
     const pidsOf = (target: TracingTarget) =>
       new Map(['gateway', 'payments', 'catalog'].map((name) => [name, target.stack.services.get(name)!.process.pid]));
     const cpuOf = async (pids: number[]) => {
@@ -93,26 +95,37 @@ export async function tracingSection(settings: BenchSettings, report: Report): P
       for (const pid of pids) total += (await cpuMs(pid)) ?? 0;
       return total;
     };
-    if (settings.firstWarmupSeconds > 0) for (const target of targets) await load(target, settings.firstWarmupSeconds);
-    for (const { round, target } of interleave(targets, settings.rounds)) {
-      if (settings.warmupSeconds > 0) await load(target, settings.warmupSeconds);
-      const pids = pidsOf(target);
-      const traced = target.stack === on;
+    if (settings.firstWarmupSeconds > 0) await bothAtOnce(settings.firstWarmupSeconds);
+    for (let round = 0; round < settings.rounds; round++) {
+      if (settings.warmupSeconds > 0) await bothAtOnce(settings.warmupSeconds);
       const sampler = new RssSampler(
-        new Map([...pids].map(([name, pid]) => [traced ? `${name} (${TRACED_MEMORY_LABEL})` : name, pid])),
+        new Map(
+          targets.flatMap((target) =>
+            [...pidsOf(target)].map(([name, pid]): [string, number] => [
+              target.stack === on ? `${name} (${TRACED_MEMORY_LABEL})` : name,
+              pid,
+            ]),
+          ),
+        ),
       ).start();
-      const before = await cpuOf([...pids.values()]);
-      const result = await load(target, settings.seconds);
-      const cpuPerRequestMs = ((await cpuOf([...pids.values()])) - before) / Math.max(1, result.requests);
+      const before = await Promise.all(targets.map((target) => cpuOf([...pidsOf(target).values()])));
+      const loads = await bothAtOnce(settings.seconds);
+      const after = await Promise.all(targets.map((target) => cpuOf([...pidsOf(target).values()])));
       for (const [name, bytes] of sampler.stop()) report.peak(name, bytes);
-      results.get(target.name)!.push(result);
-      cpu.get(target.name)!.push(cpuPerRequestMs);
-      log(
-        `  tracing round ${round + 1}: ${target.name}: ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, errors ${result.errors}, CPU ${fixed(cpuPerRequestMs * 1000, 0)} µs/request`,
-      );
+      targets.forEach((target, i) => {
+        const result = loads[i];
+        const cpuPerRequestMs = (after[i] - before[i]) / Math.max(1, result.requests);
+        results.get(target.name)!.push(result);
+        cpu.get(target.name)!.push(cpuPerRequestMs);
+        log(
+          `  tracing round ${round + 1}: ${target.name}: ${count(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms)} ms, p99 ${fixed(result.p99Ms)} ms, errors ${result.errors}, CPU ${fixed(cpuPerRequestMs * 1000, 0)} µs/request`,
+        );
+      });
+      ratios.push(ratio(loads[1].requestsPerSecond, loads[0].requestsPerSecond));
+      log(`  tracing round ${round + 1}: on ÷ off ${fixed(ratios[round], 3)}`);
     }
     const [offSummary, onSummary] = targets.map((t) => summarise(results.get(t.name)!));
-    const onToOff = ratio(onSummary.requestsPerSecond, offSummary.requestsPerSecond);
+    const onToOff = median(ratios);
     const rows = targets.map((t, i) => {
       const s = i === 0 ? offSummary : onSummary;
       return [
@@ -123,13 +136,13 @@ export async function tracingSection(settings: BenchSettings, report: Report): P
         fixed(median(cpu.get(t.name)!) * 1000, 0),
         percent(s.spread),
         String(s.errors),
-        i === 0 ? '1.00' : fixed(onToOff, 2),
+        i === 0 ? '1.00' : `${fixed(onToOff, 2)} (${ratios.map((r) => fixed(r, 2)).join(', ')})`,
       ];
     });
     report.add(
-      `Credit-paid calls with tracing on, ${settings.connections} connections`,
+      `Credit-paid calls with tracing on, ${settings.connections} connections each, both stacks at once`,
       [
-        `\`GET ${BENCH_PATH}\` as in the credits section, on two stacks of our three services started alike except that one has \`OTEL_EXPORTER_OTLP_ENDPOINT\` set (OTLP/HTTP protobuf to a sink in the bench process, which reads and drops ${count(sink.bytes() / 1024)} KiB of exports over the run) and \`OTEL_TRACES_SAMPLER=parentbased_traceidratio\`, \`OTEL_TRACES_SAMPLER_ARG=0.1\`: every call makes its spans' context and propagates it over NATS, one in ten is recorded and exported. ${settings.rounds} interleaved rounds of ${settings.seconds} s each.`,
+        `\`GET ${BENCH_PATH}\` as in the credits section, on two stacks of our three services started alike except that one has \`OTEL_EXPORTER_OTLP_ENDPOINT\` set (OTLP/HTTP protobuf to a sink in the bench process, which reads and drops ${count(sink.bytes() / 1024)} KiB of exports over the run) and \`OTEL_TRACES_SAMPLER=parentbased_traceidratio\`, \`OTEL_TRACES_SAMPLER_ARG=0.1\`: every call makes its spans' context and propagates it over NATS, one in ten is recorded and exported. ${settings.rounds} rounds of ${settings.seconds} s, each loading both stacks at the same time, so that both meet the machine in the same state: on ÷ off is the median of the rounds' ratios (each round's in brackets). Rounds one stack after the other, as the credits section runs, varied more between two identical untraced stacks than tracing costs (docs/bench-findings.md).`,
         '',
         markdownTable(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'spread', 'errors', 'on ÷ off'], rows),
       ].join('\n'),
