@@ -17,7 +17,8 @@ describe('request spans, carried with the request', () => {
   beforeAll(async () => {
     provider.register({ contextManager: null });
     useTracer(provider.getTracer('test'));
-    fastify = Fastify();
+    // A caller that gave up leaves its connection to be answered later: close it with the server.
+    fastify = Fastify({ forceCloseConnections: true });
     traceRequests(fastify);
     // What the handling sees: the trace context it would give its spans, and whether any is active.
     fastify.get('/api/apps/:appId', async (request) => {
