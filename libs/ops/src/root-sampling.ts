@@ -9,7 +9,7 @@
  * only a root it keeps is made, by the SDK, with that trace id (so the SDK's own decision, made again
  * on it, is the same one: every standard sampler decides by the trace id alone).
  */
-import type { Tracer } from '@opentelemetry/api';
+import type { Link, Tracer } from '@opentelemetry/api';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -70,6 +70,9 @@ export class StagedTraceIds implements IdGenerator {
   }
 }
 
+/** What a root without links is sampled with: one array, not one per call. */
+const NO_LINKS: Link[] = [];
+
 /** Roots decided by `sampler` (the provider's own) before `tracer`, made with `ids`, is asked for them. */
 export function rootSpanMaker(tracer: Tracer, sampler: Sampler, ids: StagedTraceIds): MakeRootSpan {
   return (name, options, parent) => {
@@ -80,7 +83,7 @@ export function rootSpanMaker(tracer: Tracer, sampler: Sampler, ids: StagedTrace
       name,
       options.kind,
       options.attributes,
-      options.links ?? [],
+      options.links ?? NO_LINKS,
     );
     if (decision !== SamplingDecision.RECORD_AND_SAMPLED) return undefined;
     ids.stage(traceId);
