@@ -32,18 +32,21 @@ export function sendEnvelopeWithJsonData(
   message: string,
   dataJson: string,
 ): FastifyReply {
-  return withSpan(
+  // The work returns nothing: a reply is a thenable (resolved once the response has finished), which
+  // `withSpan` would wait on, and return its `then`'s result instead of the reply.
+  withSpan(
     'gateway.envelope',
     { 'http.response.status_code': status },
     (span) => {
       span.set({ [OUTCOME]: status < 400 ? 'ok' : `http_${status}` });
-      return reply
+      reply
         .code(status)
         .type('application/json; charset=utf-8')
         .send(`{"status":${status},"message":${JSON.stringify(message)},"data":${dataJson}}`);
     },
     { parent: requestTrace(reply.request) },
   );
+  return reply;
 }
 
 /** Writes a failure's answer: its headers, and the envelope with its status and message. */
