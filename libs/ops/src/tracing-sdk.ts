@@ -10,7 +10,8 @@ import { type Instrumentation, registerInstrumentations } from '@opentelemetry/i
 import { detectResources, envDetector, hostDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { StackContextManager } from '@opentelemetry/sdk-trace';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { configuredSampler, rootSpanMaker, StagedTraceIds } from './root-sampling.js';
+import { configuredSampler } from './configured-sampler.js';
+import { SpanRecorder } from './recorded-span.js';
 import type { TracedLibrary, TracingConfig } from './tracing-config.js';
 import { attachedContext, useTracer } from './tracing.js';
 
@@ -88,9 +89,9 @@ function callInAttachedContext(owner: object, method: string): void {
 }
 
 /**
- * Starts tracing for `service`: the tracer provider (the sampler `config` names, deciding a call's root
- * before it is made: root-sampling.ts; batch size and export delay from the standard OTEL_* settings,
- * read by the SDK), the OTLP/HTTP exporter, W3C trace context propagation,
+ * Starts tracing for `service`: the tracer provider (the sampler `config` names; batch size and export
+ * delay from the standard OTEL_* settings, read by the SDK) and our span recorder beside it, the
+ * OTLP/HTTP exporter, W3C trace context propagation,
  * the instrumentations of the `libraries` the service uses, and OpenTelemetry's synchronous context
  * manager (see "How spans find their parent" in tracing.ts). ServiceOps sends the spans still buffered
  * at shutdown (`flushTraces`).
@@ -109,9 +110,11 @@ export async function startTracing(
     config.protocol === 'http/json'
       ? new BatchSpanProcessor(new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter())
       : (await import('./encoded-span-export.js')).otlpEncodedSpanProcessor();
-  const sampler = configuredSampler(config);
-  const ids = new StagedTraceIds();
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [processor], sampler, idGenerator: ids });
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: [processor],
+    sampler: configuredSampler(config),
+  });
   provider.register({ contextManager: new StackContextManager() });
   const asked = libraries.map((library) => LIBRARIES[library]);
   registerInstrumentations({
@@ -127,6 +130,10 @@ export async function startTracing(
   for (const name of asked.flatMap((library) => library.modules)) require(name);
   syncBuiltinESMExports();
   for (const library of asked) library.carryContext?.(require);
-  const tracer = provider.getTracer('appcat');
-  useTracer(tracer, () => provider.forceFlush(), rootSpanMaker(tracer, sampler, ids));
+  // Our own spans are recorded without the SDK's tracer, to the same processor, under the same resource.
+  useTracer(
+    provider.getTracer('appcat'),
+    () => provider.forceFlush(),
+    new SpanRecorder(resource, { name: 'appcat' }, processor, config),
+  );
 }
