@@ -63,7 +63,11 @@ export class DrainingNatsServer extends NestServerNatsAdapter {
       return await work;
     } finally {
       this.inFlight.delete(work);
-      trace?.end();
+      if (trace) {
+        trace.end();
+        // Not left to the collector: an entry keeps its spans alive past the request (see detachContext).
+        this.traces.delete(message);
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { attachContext, type Context } from '@appcat/ops';
+import { attachContext, type Context, detachContext } from '@appcat/ops';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { NatsContext, type NatsOptions, ServerNats } from '@nestjs/microservices';
 import { finalize, isObservable } from 'rxjs';
@@ -81,9 +81,15 @@ export abstract class NestServerNatsAdapter extends ServerNats {
       return this.handleEvent(channel, message as Parameters<ServerNats['handleEvent']>[1], context);
     const publish = this.getPublisher(natsMsg, message.id, context);
     // Where the handler finds its trace (inRequestTrace): no context reaches it through Nest's awaits.
-    attachContext(message.data, this.handlingContext(natsMsg));
+    const trace = this.handlingContext(natsMsg);
+    attachContext(message.data, trace);
     return this.runWithProcessingHooks(context, async (runEndHook: () => void) => {
-      const result: unknown = await handler(message.data, context);
+      let result: unknown;
+      try {
+        result = await handler(message.data, context);
+      } finally {
+        if (trace) detachContext(message.data);
+      }
       if (isObservable(result)) {
         this.send(result.pipe(finalize(runEndHook)), publish);
         return;

@@ -7,7 +7,7 @@ import {
   QueueGroup,
   Subject,
 } from '@appcat/contracts';
-import { contextWithSpan, OUTCOME, startSpan, useTracer, withSpan } from '@appcat/ops';
+import { attachedContext, contextWithSpan, OUTCOME, startSpan, useTracer, withSpan } from '@appcat/ops';
 import { jest } from '@jest/globals';
 import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -34,15 +34,20 @@ function peekAnswer(request: CatalogRequest): CatalogPeekReply {
   });
 }
 
+/** The payloads handled, and whether each carried its trace context while it was handled. */
+const handled: Array<{ payload: object; traced: boolean }> = [];
+
 @Controller()
 class StandInController {
   @MessagePattern(Subject.CatalogPeek, { queue: QueueGroup.Catalog })
   peek(@Payload() request: CatalogRequest): CatalogPeekReply {
+    handled.push({ payload: request, traced: attachedContext(request) !== undefined });
     return inRequestTrace(request, () => peekAnswer(request));
   }
 
   @MessagePattern(Subject.CatalogPeekBatch, { queue: QueueGroup.Catalog })
   peekBatch(@Payload() request: BatchRequest<CatalogRequest>): BatchReply<CatalogPeekReply> {
+    handled.push({ payload: request, traced: attachedContext(request) !== undefined });
     return {
       results: request.items.map((item, index) =>
         inBatchItemContext(request, index, () => {
@@ -90,6 +95,7 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
   afterEach(() => {
     exporter.reset();
     sentHeaders.length = 0;
+    handled.length = 0;
   });
 
   afterAll(async () => {
@@ -110,6 +116,15 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
   }
   const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
   const idOf = (span: ReadableSpan) => span.spanContext().spanId;
+
+  it('a payload carries its trace context while it is handled, and not after: nothing keeps its spans alive', async () => {
+    await withSpan('call', {}, () => rpc.result(Subject.CatalogPeek, peek()), { root: true });
+    await withSpan('batch', {}, () => Promise.all([0, 1].map(() => rpc.result(Subject.CatalogPeek, peek()))), {
+      root: true,
+    });
+    expect(handled.map((seen) => seen.traced)).toEqual([true, true]);
+    for (const { payload } of handled) expect(attachedContext(payload)).toBeUndefined();
+  });
 
   it("a lone request: the caller's span and the service's, in the caller's trace", async () => {
     const answer = await withSpan('call', {}, () => rpc.result(Subject.CatalogPeek, peek()), { root: true });
