@@ -51,7 +51,7 @@ describe('request spans, carried with the request', () => {
       headers: { traceparent: `00-${callerTrace}-b7ad6b7169203331-01` },
     });
     const seen = (await response.json()) as { span: { traceId: string; spanId: string }; active: boolean };
-    // The span ends as the answer has gone (onResponse), which may be just after the client read it.
+    // The span ends as the response closes, which may be just after the client read it.
     for (let i = 0; i < 100 && exporter.getFinishedSpans().length === 0; i++)
       await new Promise((resolve) => setTimeout(resolve, 10));
     const [span] = exporter.getFinishedSpans();
