@@ -1,7 +1,8 @@
 import { useTracer } from '@appcat/ops';
 import { propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { sendEnvelopeWithJsonData } from '../envelope/envelope.js';
 import { requestTrace, traceRequests } from './request-spans.js';
 
 /*
@@ -13,6 +14,7 @@ describe('request spans, carried with the request', () => {
   const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   let fastify: FastifyInstance;
   let url: string;
+  let enveloped: { reply: FastifyReply; value: unknown } | undefined;
 
   beforeAll(async () => {
     provider.register({ contextManager: null });
@@ -27,6 +29,11 @@ describe('request spans, carried with the request', () => {
         span: context && trace.getSpan(context)?.spanContext(),
         active: trace.getActiveSpan() !== undefined,
       };
+    });
+    // The envelope, as every answer is sent: what it returns is recorded.
+    fastify.get('/api/envelope', async (_request, reply) => {
+      enveloped = { reply, value: sendEnvelopeWithJsonData(reply, 200, 'ok', '{"id":1}') };
+      return enveloped.value;
     });
     // Answers only after its caller has given up.
     fastify.get('/api/slow', async () => {
@@ -89,5 +96,19 @@ describe('request spans, carried with the request', () => {
     // The answer written later to the closed socket ends nothing twice.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(exporter.getFinishedSpans()).toHaveLength(1);
+  });
+  // A reply is a thenable: the envelope span's work once returned it, so the span waited for the
+  // response to finish and the envelope returned what its `then` did (nothing).
+  it("returns the reply itself from the envelope, whose span ends with the send, a child of the request's", async () => {
+    const response = await fetch(`${url}/api/envelope`, {
+      headers: { traceparent: `00-${callerTrace}-b7ad6b7169203331-01` },
+    });
+    expect(await response.json()).toEqual({ status: 200, message: 'ok', data: { id: 1 } });
+    expect(enveloped?.value).toBe(enveloped?.reply);
+    const spans = await finished(2);
+    const request = spans.find((span) => span.name === 'GET /api/envelope');
+    const envelope = spans.find((span) => span.name === 'gateway.envelope');
+    expect(envelope?.parentSpanContext?.spanId).toBe(request?.spanContext().spanId);
+    expect(envelope?.attributes).toMatchObject({ 'http.response.status_code': 200, 'appcat.outcome': 'ok' });
   });
 });
