@@ -115,6 +115,11 @@ describe('our spans, recorded without the SDK tracer', () => {
     const span = startSpan('gateway.debit', { 'appcat.rail': 'credits', 'appcat.missing': undefined }, { root: true })!;
     span.setAttribute('appcat.route', 'apps.get');
     span.addEvent('retried', { 'appcat.attempt': 2 });
+    span.recordException(Object.assign(new Error('boom'), { code: 'E_BOOM' }));
+    // Spans made without links share one empty array: a link added to one is its own.
+    const other = startSpan('other', {}, { root: true })! as unknown as ReadableSpan & { end(): void };
+    span.addLink({ context: other.spanContext() });
+    expect(other.links).toEqual([]);
     span.setStatus({ code: SpanStatusCode.UNSET });
     endSpan(span, 'PAYMENT_REFUSED');
     span.setAttribute('after.end', 'ignored');
@@ -128,7 +133,9 @@ describe('our spans, recorded without the SDK tracer', () => {
       'appcat.outcome': 'PAYMENT_REFUSED',
     });
     expect(ended.status).toEqual({ code: SpanStatusCode.ERROR, message: 'PAYMENT_REFUSED' });
-    expect(ended.events.map((event) => event.name)).toEqual(['retried']);
+    expect(ended.events.map((event) => event.name)).toEqual(['retried', 'exception']);
+    expect(ended.events[1].attributes).toMatchObject({ 'exception.type': 'E_BOOM', 'exception.message': 'boom' });
+    expect(ended.links.map((link) => link.context.spanId)).toEqual([other.spanContext().spanId]);
     expect(ended.ended).toBe(true);
     expect(ended.resource).toBe(resource);
     expect(ended.instrumentationScope).toBe(scope);

@@ -183,7 +183,7 @@ export class RecordedSpan implements Span, ReadableSpan {
     readonly kind: SpanKind,
     private readonly context: SpanContext,
     readonly parentSpanContext: SpanContext | undefined,
-    readonly links: Link[],
+    public links: Link[],
   ) {
     this.startTime = millisToHrTime(Date.now());
   }
@@ -222,8 +222,9 @@ export class RecordedSpan implements Span, ReadableSpan {
     return this;
   }
 
+  /** A new array each time: a span made without links shares one empty array with the others. */
   addLink(link: Link): this {
-    if (!this.ended) this.links.push(link);
+    if (!this.ended) this.links = [...this.links, link];
     return this;
   }
 
@@ -263,15 +264,17 @@ export class RecordedSpan implements Span, ReadableSpan {
     return !this.ended;
   }
 
+  /** As the SDK records one: an `exception` event, when its type (code, else name) or message is known. */
   recordException(exception: Exception, time?: TimeInput): void {
     const attributes: Attributes = {};
     if (typeof exception === 'string') attributes['exception.message'] = exception;
     else {
-      if (exception.name ?? exception.code) attributes['exception.type'] = String(exception.name ?? exception.code);
+      if (exception.code) attributes['exception.type'] = String(exception.code);
+      else if (exception.name) attributes['exception.type'] = exception.name;
       if (exception.message) attributes['exception.message'] = exception.message;
       if (exception.stack) attributes['exception.stacktrace'] = exception.stack;
     }
-    this.addEvent('exception', attributes, time);
+    if (attributes['exception.type'] || attributes['exception.message']) this.addEvent('exception', attributes, time);
   }
 
   /** `time` as HrTime; now (the start plus the monotonic time elapsed) when not given. */
