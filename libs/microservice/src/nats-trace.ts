@@ -23,13 +23,12 @@ import type { NestReplyPacket } from './nest-nats-packets.js';
  */
 
 /**
- * What a span of a request on `subject` says: the messaging system and the subject, never the payload;
- * and `more`, added to the one object (no spread: this runs for every sampled item of a batch).
+ * What a span of a request on `subject` says: the messaging system and the subject, never the payload.
+ * A new object, which a caller adds its own attributes to (no spread: this runs for every sampled item
+ * of a batch).
  */
-export function natsSpanAttributes(subject: string, more?: SpanAttributes): SpanAttributes {
-  const attributes: SpanAttributes = { 'messaging.system': 'nats', 'messaging.destination.name': subject };
-  if (more) for (const key in more) attributes[key] = more[key];
-  return attributes;
+export function natsSpanAttributes(subject: string): SpanAttributes {
+  return { 'messaging.system': 'nats', 'messaging.destination.name': subject };
 }
 
 /**
@@ -97,11 +96,9 @@ export class HandlingTrace {
       if (!headers.has('traceparent')) return undefined;
       const requestId = headers.get(REQUEST_ID_HEADER);
       const parent = contextFromHeaders((name) => headers.get(name) || undefined);
-      const span = startSpan(
-        subject,
-        natsSpanAttributes(subject, requestId ? { 'appcat.request_id': requestId } : undefined),
-        { kind: SpanKind.SERVER, parent },
-      );
+      const attributes = natsSpanAttributes(subject);
+      if (requestId) attributes['appcat.request_id'] = requestId;
+      const span = startSpan(subject, attributes, { kind: SpanKind.SERVER, parent });
       return span && new HandlingTrace(contextWithSpan(span, parent), [span], false);
     }
     // A batch's items are the logical calls: each gets the span its caller's trace expects, named by the
@@ -111,13 +108,13 @@ export class HandlingTrace {
     const contexts: Array<Context | undefined> = [];
     items.forEach((carrier, index) => {
       const parent = carrier.traceparent ? contextFromHeaders((name) => carrier[name]) : undefined;
-      const span =
-        parent &&
-        startSpan(
-          itemSubject,
-          natsSpanAttributes(itemSubject, { 'appcat.batch.size': items.length, 'appcat.batch.index': index }),
-          { kind: SpanKind.SERVER, parent },
-        );
+      let span: Span | undefined;
+      if (parent) {
+        const attributes = natsSpanAttributes(itemSubject);
+        attributes['appcat.batch.size'] = items.length;
+        attributes['appcat.batch.index'] = index;
+        span = startSpan(itemSubject, attributes, { kind: SpanKind.SERVER, parent });
+      }
       spans.push(span);
       contexts.push(span && contextWithSpan(span, parent));
     });

@@ -49,14 +49,8 @@ import {
   type TimedEvent,
 } from '@opentelemetry/sdk-trace';
 import { configuredSampler } from './configured-sampler.js';
+import type { SpanMaker, SpanStartOptions } from './tracing.js';
 import type { TracingConfig } from './tracing-config.js';
-
-/** What a span is started with (tracing.ts `startSpan`). */
-export interface RecordedSpanOptions {
-  attributes: Attributes;
-  kind: SpanKind;
-  links?: Link[];
-}
 
 /** A root without links is sampled with one shared array, not one per call. */
 const NO_LINKS: Link[] = [];
@@ -76,7 +70,7 @@ const ID_WORDS = Buffer.alloc(16);
  *   root it drops (nine in ten at 10 %) costs four random numbers. It returns no attributes or trace
  *   state to add.
  */
-export class SpanRecorder {
+export class SpanRecorder implements SpanMaker {
   private readonly sampler: Sampler;
   private readonly followsParent: boolean;
   /** Under a traceidratio sampler, the bound a kept root's id words, xored, fall under. */
@@ -104,7 +98,7 @@ export class SpanRecorder {
    * or undefined when tracing is suppressed there or the sampler does not record and sample it (no
    * standard sampler records without sampling).
    */
-  start(name: string, options: RecordedSpanOptions, parentContext: Context, parent?: Span): Span | undefined {
+  start(name: string, options: SpanStartOptions, parentContext: Context, parent?: Span): Span | undefined {
     if (isTracingSuppressed(parentContext)) return undefined;
     const parentSpanContext = parent?.spanContext();
     const links = options.links ?? NO_LINKS;
@@ -137,7 +131,7 @@ export class SpanRecorder {
 
   private decide(
     name: string,
-    options: RecordedSpanOptions,
+    options: SpanStartOptions,
     parentContext: Context,
     traceId: string,
     links: Link[],
@@ -147,14 +141,16 @@ export class SpanRecorder {
 
   /** A new root's trace id when the ratio keeps the root; undefined when it drops it. */
   private keptRootTraceId(): string | undefined {
-    let words = 0;
+    let xored = 0;
+    let any = 0;
     for (let at = 0; at < 16; at += 4) {
       const word = (Math.random() * 0x100000000) >>> 0;
-      words ^= word;
+      xored ^= word;
+      any |= word;
       ID_WORDS.writeUInt32BE(word, at);
     }
     // An id of zeros is no valid id (the sampler would drop it too).
-    return words >>> 0 < this.rootBound! && ID_WORDS.some((byte) => byte !== 0) ? ID_WORDS.toString('hex') : undefined;
+    return xored >>> 0 < this.rootBound! && any !== 0 ? ID_WORDS.toString('hex') : undefined;
   }
 }
 

@@ -29,12 +29,14 @@ let maker: SpanMaker | undefined;
  * Without one, `tracer` makes them, and the sampler's verdict is read off the span.
  */
 export interface SpanMaker {
-  start(
-    name: string,
-    options: { attributes: SpanAttributes; kind: SpanKind; links?: Link[] },
-    parentContext: Context,
-    parent?: Span,
-  ): Span | undefined;
+  start(name: string, options: SpanStartOptions, parentContext: Context, parent?: Span): Span | undefined;
+}
+
+/** What `startSpan` hands a span maker (or the tracer) a span to start with. */
+export interface SpanStartOptions {
+  attributes: SpanAttributes;
+  kind: SpanKind;
+  links?: Link[];
 }
 
 /**
@@ -161,7 +163,7 @@ export function startSpan(name: string, attributes: SpanAttributes, options: Spa
   const parent = options.parent ?? context.active();
   const parentSpan = trace.getSpan(parent);
   if (parentSpan === undefined ? options.root !== true : !sampled(parentSpan)) return undefined;
-  const spanOptions = { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links };
+  const spanOptions: SpanStartOptions = { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links };
   if (maker !== undefined) return maker.start(name, spanOptions, parent, parentSpan);
   const span = tracer.startSpan(name, spanOptions, parent);
   // A root the sampler did not keep records nothing: dropped, so the call goes on untraced.
