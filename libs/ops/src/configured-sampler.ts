@@ -1,6 +1,6 @@
 /**
- * The sampler the standard settings name, built from the validated settings: both the SDK's tracer
- * (the instrumentations' spans) and our span recorder (recorded-span.ts) ask it. Part of the tracing
+ * The sampler the standard settings name, built from the validated settings: our span recorder
+ * (recorded-span.ts), which makes every span of a traced service, asks it. Part of the tracing
  * SDK (tracing-sdk.ts): loaded only with tracing on.
  */
 import {

@@ -1,7 +1,8 @@
 /**
- * The spans of our own code (libs/ops tracing.ts `startSpan`), made and recorded here rather than by
- * the SDK's Tracer and Span; the instrumentations' spans (ioredis, pg, HTTP) are still the SDK's. Both
- * go to the same span processor. Part of the tracing SDK (tracing-sdk.ts): loaded only with tracing on.
+ * Every span a traced service makes, recorded here rather than by the SDK's Tracer and Span: our own
+ * code's (libs/ops tracing.ts `startSpan`) and the instrumentations' (ioredis, pg, HTTP, undici), whose
+ * tracer provider this is (`SpanRecorder.tracerProvider`). Part of the tracing SDK (tracing-sdk.ts):
+ * loaded only with tracing on.
  *
  * Why: on the credit path, a sampled call's spans cost the stack about four times as much CPU at 10 %
  * sampling (some 220 µs a sampled call) as when every call is sampled (some 90 µs): code run one call
@@ -9,27 +10,37 @@
  * The SDK's path for one is long (the tracer's checks, attributes sanitized twice, a dozen objects,
  * span metrics, a processor fan-out). A span here is one object with its fields, decided as below,
  * its end handed to the processor: with every call sampled, the gateway's tracing cost went from about
- * 72 to 57 µs a call. What it gives up: the SDK's span limits (OTEL_SPAN_*), which our spans, with a
- * handful of attributes each, never reach.
+ * 72 to 57 µs a call. The instrumentations' spans take the same path, so a sampled call runs one span
+ * implementation, not two (payments' Redis span was the one SDK span of each sampled credit call). What
+ * it gives up: the SDK's span limits (OTEL_SPAN_*, 128 attributes, events and links by default), which
+ * our spans, with a handful of attributes each, and the instrumentations', with about a dozen, never reach.
  */
 import {
   type Attributes,
   type AttributeValue,
   type Context,
+  context,
   type Exception,
   type HrTime,
+  INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
   type Link,
   type Span,
   type SpanContext,
-  type SpanKind,
+  SpanKind,
+  type SpanOptions,
   type SpanStatus,
   SpanStatusCode,
   type TimeInput,
+  trace,
   TraceFlags,
+  type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
 import {
   addHrTimes,
   hrTimeDuration,
+  hrTimeToMilliseconds,
   type InstrumentationScope,
   isAttributeValue,
   isTimeInput,
@@ -52,25 +63,38 @@ import { configuredSampler } from './configured-sampler.js';
 import type { SpanMaker, SpanStartOptions } from './tracing.js';
 import type { TracingConfig } from './tracing-config.js';
 
-/** A root without links is sampled with one shared array, not one per call. */
+/**
+ * What a span starts with, shared by every span rather than made for each: each is replaced, never
+ * changed, when the span gets its own (a link or event added, a status set, its end).
+ */
 const NO_LINKS: Link[] = [];
+const NO_EVENTS: TimedEvent[] = [];
+const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
+const NOT_ENDED: HrTime = [0, 0];
+const NO_DURATION: HrTime = [-1, -1];
 
 /** A root's trace id as it is drawn: four random 32-bit words, written out as hex only if kept. */
 const ID_WORDS = Buffer.alloc(16);
 
 /**
- * Makes our spans, deciding each as the configured sampler (`configuredSampler`) would, and records a
- * kept one for `processor`, under the service's resource and our instrumentation scope. Two decisions
+ * Makes spans, deciding each as the configured sampler (`configuredSampler`) would, and records a kept
+ * one for `processor`, under the service's resource and our instrumentation scope (or, through
+ * `tracerProvider`, an instrumentation's). Two decisions
  * are known without asking it, and are the hot ones:
  * - under a parent-based sampler, a child of a sampled span is sampled (its default for a sampled
  *   parent, local or remote, is always on);
  * - under a traceidratio sampler (parent-based or not), a root is decided by its trace id alone: the
  *   id's four 32-bit words, xored, under ratio × (2^32 − 1), as the SDK's TraceIdRatioBasedSampler
- *   reads them off the id's hex. The words are drawn and decided on before the id is written out, so a
- *   root it drops (nine in ten at 10 %) costs four random numbers. It returns no attributes or trace
+ *   reads them off the id's hex. Their xor is drawn first and decided on, so a root it drops (nine in
+ *   ten at 10 %) costs one random number (`keptRootTraceId`). It returns no attributes or trace
  *   state to add.
  */
 export class SpanRecorder implements SpanMaker {
+  /**
+   * The instrumentations' tracer provider (and the global one): each tracer records here under its
+   * instrumentation's own scope, as the SDK's tracer would, parent and sampling included.
+   */
+  readonly tracerProvider: TracerProvider;
   private readonly sampler: Sampler;
   private readonly followsParent: boolean;
   /** Under a traceidratio sampler, the bound a kept root's id words, xored, fall under. */
@@ -91,14 +115,33 @@ export class SpanRecorder implements SpanMaker {
       : ratio >= 1
         ? 0x100000000
         : Math.floor(Math.max(0, ratio) * 0xffffffff);
+    const tracers = new Map<string, RecordingTracer>();
+    this.tracerProvider = {
+      getTracer: (name, version, options) => {
+        const key = `${name}@${version ?? ''}@${options?.schemaUrl ?? ''}`;
+        let tracer = tracers.get(key);
+        if (tracer === undefined) {
+          tracer = new RecordingTracer(this, { name, version, schemaUrl: options?.schemaUrl });
+          tracers.set(key, tracer);
+        }
+        return tracer;
+      },
+    };
   }
 
   /**
-   * A span under `parent` (`parentContext`'s span, if any, which tracing.ts passes only when sampled),
-   * or undefined when tracing is suppressed there or the sampler does not record and sample it (no
-   * standard sampler records without sampling).
+   * A span under `parent` (`parentContext`'s span, if any, with a valid context), in `scope` (ours by
+   * default), or undefined when tracing is suppressed there or the sampler does not record and sample it
+   * (no standard sampler records without sampling). `startTime`: when the work began, if not now.
    */
-  start(name: string, options: SpanStartOptions, parentContext: Context, parent?: Span): Span | undefined {
+  start(
+    name: string,
+    options: SpanStartOptions,
+    parentContext: Context,
+    parent?: Span,
+    scope: InstrumentationScope = this.scope,
+    startTime?: TimeInput,
+  ): RecordedSpan | undefined {
     if (isTracingSuppressed(parentContext)) return undefined;
     const parentSpanContext = parent?.spanContext();
     const links = options.links ?? NO_LINKS;
@@ -107,6 +150,8 @@ export class SpanRecorder implements SpanMaker {
     if (parentSpanContext !== undefined) {
       traceId = parentSpanContext.traceId;
       if (!this.followsParent) decided = this.decide(name, options, parentContext, traceId, links);
+      // A parent-based sampler's default for a parent not sampled, local or remote, is always off.
+      else if ((parentSpanContext.traceFlags & TraceFlags.SAMPLED) === 0) return undefined;
     } else if (this.rootBound !== undefined) {
       const kept = this.keptRootTraceId();
       if (kept === undefined) return undefined;
@@ -122,11 +167,24 @@ export class SpanRecorder implements SpanMaker {
       traceFlags: TraceFlags.SAMPLED,
       traceState: decided?.traceState ?? parentSpanContext?.traceState,
     };
-    const span = new RecordedSpan(this, name, options.kind, spanContext, parentSpanContext, links);
+    const span = new RecordedSpan(this, scope, name, options.kind, spanContext, parentSpanContext, links, startTime);
     span.setAttributes(options.attributes);
     if (decided?.attributes) span.setAttributes(decided.attributes);
     this.processor.onStart(span, parentContext);
     return span;
+  }
+
+  /**
+   * What the SDK's tracer gives for a span it does not record: a span context that carries the trace
+   * on (its parent's trace id, or a new one) marked not sampled, so what it reaches does not sample it.
+   */
+  unrecorded(parent: SpanContext | undefined): Span {
+    return trace.wrapSpanContext({
+      traceId: parent?.traceId ?? this.ids.generateTraceId(),
+      spanId: this.ids.generateSpanId(),
+      traceFlags: TraceFlags.NONE,
+      traceState: parent?.traceState,
+    });
   }
 
   private decide(
@@ -139,18 +197,26 @@ export class SpanRecorder implements SpanMaker {
     return this.sampler.shouldSample(parentContext, traceId, name, options.kind, options.attributes, links);
   }
 
-  /** A new root's trace id when the ratio keeps the root; undefined when it drops it. */
+  /**
+   * A new root's trace id when the ratio keeps the root; undefined when it drops it. The four words'
+   * xor is drawn first, uniform as the xor of four uniform words is; a kept root's first three words
+   * are drawn and its last is what makes the four xor to it. So a kept id is as random as four words
+   * drawn alone, and a dropped root costs one random number.
+   */
   private keptRootTraceId(): string | undefined {
-    let xored = 0;
+    const xored = (Math.random() * 0x100000000) >>> 0;
+    if (xored >= this.rootBound!) return undefined;
+    let last = xored;
     let any = 0;
-    for (let at = 0; at < 16; at += 4) {
+    for (let at = 0; at < 12; at += 4) {
       const word = (Math.random() * 0x100000000) >>> 0;
-      xored ^= word;
+      last ^= word;
       any |= word;
       ID_WORDS.writeUInt32BE(word, at);
     }
+    ID_WORDS.writeUInt32BE(last >>> 0, 12);
     // An id of zeros is no valid id (the sampler would drop it too).
-    return xored >>> 0 < this.rootBound! && any !== 0 ? ID_WORDS.toString('hex') : undefined;
+    return (any | last) !== 0 ? ID_WORDS.toString('hex') : undefined;
   }
 }
 
@@ -162,34 +228,39 @@ export class SpanRecorder implements SpanMaker {
  */
 export class RecordedSpan implements Span, ReadableSpan {
   readonly attributes: Attributes = {};
-  readonly events: TimedEvent[] = [];
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
+  events: TimedEvent[] = NO_EVENTS;
+  status: SpanStatus = UNSET;
   readonly startTime: HrTime;
-  endTime: HrTime = [0, 0];
-  duration: HrTime = [-1, -1];
+  endTime: HrTime = NOT_ENDED;
+  duration: HrTime = NO_DURATION;
   ended = false;
   readonly droppedAttributesCount = 0;
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
-  private readonly startedAt = performance.now();
+  /** The monotonic clock's reading at `startTime`. */
+  private readonly startedAt: number;
 
   constructor(
     private readonly recorder: SpanRecorder,
+    readonly instrumentationScope: InstrumentationScope,
     public name: string,
     readonly kind: SpanKind,
     private readonly context: SpanContext,
     readonly parentSpanContext: SpanContext | undefined,
     public links: Link[],
+    startTime?: TimeInput,
   ) {
-    this.startTime = millisToHrTime(Date.now());
+    if (startTime === undefined) {
+      this.startTime = millisToHrTime(Date.now());
+      this.startedAt = performance.now();
+    } else {
+      this.startTime = timeInputToHrTime(startTime);
+      this.startedAt = performance.now() - (Date.now() - hrTimeToMilliseconds(this.startTime));
+    }
   }
 
   get resource(): Resource {
     return this.recorder.resource;
-  }
-
-  get instrumentationScope(): InstrumentationScope {
-    return this.recorder.scope;
   }
 
   spanContext(): SpanContext {
@@ -214,7 +285,9 @@ export class RecordedSpan implements Span, ReadableSpan {
     if (this.ended) return this;
     const attributes = isTimeInput(attributesOrTime) ? undefined : attributesOrTime;
     const at = isTimeInput(attributesOrTime) ? attributesOrTime : time;
-    this.events.push({ name, attributes, time: this.time(at), droppedAttributesCount: 0 });
+    const event = { name, attributes, time: this.time(at), droppedAttributesCount: 0 };
+    if (this.events === NO_EVENTS) this.events = [event];
+    else this.events.push(event);
     return this;
   }
 
@@ -278,5 +351,57 @@ export class RecordedSpan implements Span, ReadableSpan {
     return time === undefined
       ? addHrTimes(this.startTime, millisToHrTime(performance.now() - this.startedAt))
       : timeInputToHrTime(time);
+  }
+}
+
+/**
+ * The API's Tracer over a recorder, for one instrumentation scope: a span started as the SDK's tracer
+ * starts one (the active context's span as its parent unless `root`; none where tracing is suppressed)
+ * and recorded, or, when the sampler drops it, a span that only carries the trace context on.
+ */
+class RecordingTracer implements Tracer {
+  constructor(
+    private readonly recorder: SpanRecorder,
+    private readonly scope: InstrumentationScope,
+  ) {}
+
+  startSpan(name: string, options: SpanOptions = {}, ctx: Context = context.active()): Span {
+    if (isTracingSuppressed(ctx)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+    const parentContext = options.root ? trace.deleteSpan(ctx) : ctx;
+    const parentSpan = trace.getSpan(parentContext);
+    const parent = parentSpan !== undefined && isSpanContextValid(parentSpan.spanContext()) ? parentSpan : undefined;
+    const start = {
+      attributes: options.attributes ?? {},
+      kind: options.kind ?? SpanKind.INTERNAL,
+      links: options.links,
+    };
+    return (
+      this.recorder.start(name, start, parentContext, parent, this.scope, options.startTime) ??
+      this.recorder.unrecorded(parent?.spanContext())
+    );
+  }
+
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, fn: F): ReturnType<F>;
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, options: SpanOptions, fn: F): ReturnType<F>;
+  startActiveSpan<F extends (span: Span) => unknown>(
+    name: string,
+    options: SpanOptions,
+    ctx: Context,
+    fn: F,
+  ): ReturnType<F>;
+  startActiveSpan<F extends (span: Span) => unknown>(
+    name: string,
+    ...args: [F] | [SpanOptions, F] | [SpanOptions, Context, F]
+  ): ReturnType<F> {
+    const fn = args[args.length - 1] as F;
+    const options = args.length > 1 ? (args[0] as SpanOptions) : undefined;
+    const parentContext = args.length > 2 ? (args[1] as Context) : context.active();
+    const span = this.startSpan(name, options, parentContext);
+    return context.with(
+      trace.setSpan(parentContext, span),
+      (started: Span) => fn(started) as ReturnType<F>,
+      undefined,
+      span,
+    );
   }
 }

@@ -5,12 +5,12 @@
  * exported from the package index, for the same reason.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { context } from '@opentelemetry/api';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { type Instrumentation, registerInstrumentations } from '@opentelemetry/instrumentation';
 import { detectResources, envDetector, hostDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { StackContextManager } from '@opentelemetry/sdk-trace';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { configuredSampler } from './configured-sampler.js';
+import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { SpanRecorder } from './recorded-span.js';
 import type { TracedLibrary, TracingConfig } from './tracing-config.js';
 import { attachedContext, useTracer } from './tracing.js';
@@ -89,12 +89,12 @@ function callInAttachedContext(owner: object, method: string): void {
 }
 
 /**
- * Starts tracing for `service`: the tracer provider (the sampler `config` names; batch size and export
- * delay from the standard OTEL_* settings, read by the SDK) and our span recorder beside it, the
- * OTLP/HTTP exporter, W3C trace context propagation,
- * the instrumentations of the `libraries` the service uses, and OpenTelemetry's synchronous context
- * manager (see "How spans find their parent" in tracing.ts). ServiceOps sends the spans still buffered
- * at shutdown (`flushTraces`).
+ * Starts tracing for `service`: our span recorder (recorded-span.ts) as the tracer provider, deciding
+ * with the sampler `config` names; the OTLP/HTTP exporter (batch size and export delay from the
+ * standard OTEL_BSP_* settings); W3C trace context and baggage propagation; the instrumentations of the
+ * `libraries` the service uses; and OpenTelemetry's synchronous context manager (see "How spans find
+ * their parent" in tracing.ts): what the SDK's NodeTracerProvider registers, with the recorder in its
+ * tracer's place. ServiceOps sends the spans still buffered at shutdown (`flushTraces`).
  */
 export async function startTracing(
   service: string,
@@ -110,15 +110,15 @@ export async function startTracing(
     config.protocol === 'http/json'
       ? new BatchSpanProcessor(new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter())
       : (await import('./encoded-span-export.js')).otlpEncodedSpanProcessor();
-  const provider = new NodeTracerProvider({
-    resource,
-    spanProcessors: [processor],
-    sampler: configuredSampler(config),
-  });
-  provider.register({ contextManager: new StackContextManager() });
+  const recorder = new SpanRecorder(resource, { name: 'appcat' }, processor, config);
+  trace.setGlobalTracerProvider(recorder.tracerProvider);
+  context.setGlobalContextManager(new StackContextManager().enable());
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
   const asked = libraries.map((library) => LIBRARIES[library]);
   registerInstrumentations({
-    tracerProvider: provider,
+    tracerProvider: recorder.tracerProvider,
     instrumentations: await Promise.all(asked.map((library) => library.instrument())),
   });
   // The instrumentations patch CommonJS modules as they are required. Our code imports them as ES
@@ -130,10 +130,5 @@ export async function startTracing(
   for (const name of asked.flatMap((library) => library.modules)) require(name);
   syncBuiltinESMExports();
   for (const library of asked) library.carryContext?.(require);
-  // Our own spans are recorded without the SDK's tracer, to the same processor, under the same resource.
-  useTracer(
-    provider.getTracer('appcat'),
-    () => provider.forceFlush(),
-    new SpanRecorder(resource, { name: 'appcat' }, processor, config),
-  );
+  useTracer(recorder.tracerProvider.getTracer('appcat'), () => processor.forceFlush(), recorder);
 }
