@@ -8,7 +8,16 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import { StackContextManager } from '@opentelemetry/sdk-trace';
 import { createJsonLogger, JsonNestLogger } from './logger.js';
-import { contextWithSpan, OUTCOME, startSpan, traceHeaders, traceIds, useTracer, withSpan } from './tracing.js';
+import {
+  contextWithSpan,
+  inContext,
+  OUTCOME,
+  startSpan,
+  traceHeaders,
+  traceIds,
+  useTracer,
+  withSpan,
+} from './tracing.js';
 
 /** A JSON logger writing into `lines`. */
 function jsonLogger(lines: Array<Record<string, unknown>>): JsonNestLogger {
@@ -164,6 +173,42 @@ describe('trace context given explicitly past an await', () => {
     propagation.disable();
   });
   afterEach(() => exporter.reset());
+
+  it('a leaf span is a child of its parent, ended with its outcome, with no context made or entered', () => {
+    const call = startSpan('call', {}, root)!;
+    const callContext = contextWithSpan(call);
+    const checked = inContext(callContext, () =>
+      withSpan(
+        'validate',
+        { 'appcat.route': 'apps.get' },
+        (span) => {
+          expect(span.context).toBeUndefined();
+          // The parent's context stays the active one: the leaf entered none of its own.
+          expect(trace.getActiveSpan()).toBe(call);
+          span.set({ [OUTCOME]: 'invalid' });
+          return 'checked';
+        },
+        { leaf: true },
+      ),
+    );
+    expect(checked).toBe('checked');
+    expect(() =>
+      withSpan(
+        'envelope',
+        {},
+        () => {
+          throw Object.assign(new Error('closed'), { code: 'WRITE_FAILED' });
+        },
+        { leaf: true, parent: callContext },
+      ),
+    ).toThrow('closed');
+    call.end();
+    const [validate, envelope] = exporter.getFinishedSpans();
+    expect(validate.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
+    expect(validate.attributes).toEqual({ 'appcat.route': 'apps.get', [OUTCOME]: 'invalid' });
+    expect(envelope.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
+    expect(envelope.attributes[OUTCOME]).toBe('WRITE_FAILED');
+  });
 
   it('a span takes its parent from `parent`, and passes its own on as `span.context`', async () => {
     const call = startSpan('call', {}, root)!;

@@ -68,8 +68,8 @@ export const OUTCOME = 'appcat.outcome';
 export interface SpanHandle {
   set(attributes: SpanAttributes): void;
   /**
-   * The span's context, undefined when no span was made: the `parent` of the spans and requests the
-   * work starts after its first `await` (see {@link SpanOptions.parent}).
+   * The span's context, undefined when no span was made or it is a `leaf`: the `parent` of the spans and
+   * requests the work starts after its first `await` (see {@link SpanOptions.parent}).
    */
   readonly context?: Context;
 }
@@ -98,6 +98,12 @@ export interface SpanOptions {
    * Any other span is made only inside a sampled trace.
    */
   root?: boolean;
+  /**
+   * Work that starts no span and makes no traced call (a validation, writing an answer): `withSpan`
+   * then makes no context for its span and enters none, which is most of what a short span costs
+   * besides itself.
+   */
+  leaf?: boolean;
 }
 
 /**
@@ -115,41 +121,57 @@ export function withSpan<T>(
 ): T {
   const span = startSpan(name, attributes, options);
   if (span === undefined) return work(NO_SPAN);
-  let named = false;
-  const spanContext = trace.setSpan(options.parent ?? context.active(), span);
-  const handle: SpanHandle = {
-    set: (more) => {
-      if (OUTCOME in more) named = true;
-      span.setAttributes(more);
-    },
-    context: spanContext,
-  };
-  const failed = (error: unknown) => (named ? span.end() : endFailed(span, error));
-  const succeeded = () => {
-    if (!named) span.setAttribute(OUTCOME, 'ok');
-    span.end();
-  };
+  const handle = new SpanAtWork(
+    span,
+    options.leaf ? undefined : trace.setSpan(options.parent ?? context.active(), span),
+  );
   let result: T;
   try {
-    result = context.with(spanContext, work, undefined, handle);
+    result = handle.context === undefined ? work(handle) : context.with(handle.context, work, undefined, handle);
   } catch (error) {
-    failed(error);
+    handle.failed(error);
     throw error;
   }
   if (isPromiseLike(result)) {
     return result.then(
       (value) => {
-        succeeded();
+        handle.succeeded();
         return value;
       },
       (error: unknown) => {
-        failed(error);
+        handle.failed(error);
         throw error;
       },
     ) as T;
   }
-  succeeded();
+  handle.succeeded();
   return result;
+}
+
+/** The handle `withSpan` gives its work, which ends the span with the work's outcome. */
+class SpanAtWork implements SpanHandle {
+  /** Whether the work named its outcome itself. */
+  private named = false;
+
+  constructor(
+    private readonly span: Span,
+    readonly context: Context | undefined,
+  ) {}
+
+  set(attributes: SpanAttributes): void {
+    if (OUTCOME in attributes) this.named = true;
+    this.span.setAttributes(attributes);
+  }
+
+  succeeded(): void {
+    if (!this.named) this.span.setAttribute(OUTCOME, 'ok');
+    this.span.end();
+  }
+
+  failed(error: unknown): void {
+    if (this.named) this.span.end();
+    else endFailed(this.span, error);
+  }
 }
 
 /**
