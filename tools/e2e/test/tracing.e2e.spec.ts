@@ -27,12 +27,15 @@ import { ServiceProcess, waitReady } from './support/service-processes.js';
 
 jest.setTimeout(180_000);
 
-/** The steps of a call each service shows as a span of its own, by rail. */
+/**
+ * The steps of a call each service shows as a span of its own, by rail. The gateway's hold and capture
+ * are its requests to payments, named by subject.
+ */
 const STEPS: Record<'credits' | 'x402', Array<[service: string, span: string]>> = {
   credits: [
     ['gateway', 'gateway.validate'],
-    ['gateway', 'gateway.hold'],
-    ['gateway', 'gateway.capture'],
+    ['gateway', 'payments.credits.reserve'],
+    ['gateway', 'payments.credits.capture'],
     ['gateway', 'gateway.envelope'],
     ['catalog', 'catalog.cache.read'],
     ['catalog', 'catalog.upstream.source'],
@@ -40,8 +43,8 @@ const STEPS: Record<'credits' | 'x402', Array<[service: string, span: string]>> 
   ],
   x402: [
     ['gateway', 'gateway.validate'],
-    ['gateway', 'gateway.hold'],
-    ['gateway', 'gateway.capture'],
+    ['gateway', 'payments.x402.authorize'],
+    ['gateway', 'payments.x402.settle'],
     ['gateway', 'gateway.envelope'],
     ['payments', 'x402.check'],
     ['payments', 'x402.settle'],
@@ -202,8 +205,13 @@ describe('one trace per call across gateway, payments and catalog', () => {
     // Redis behind the debit and the cache read (neither connection auto-pipelines, which would send a
     // command a turn after its caller, outside its context), and the upstream request behind the fetch,
     // from the instrumentations.
-    for (const service of ['payments', 'catalog'])
-      expect(spans.some((s) => s.service === service && s.attributes['db.system.name'] === 'redis')).toBe(true);
+    // Each under its instrumentation's own scope (our recorder makes every span, theirs too), ours under `appcat`.
+    for (const service of ['payments', 'catalog']) {
+      const redisSpans = spans.filter((s) => s.service === service && s.attributes['db.system.name'] === 'redis');
+      expect(redisSpans.length).toBeGreaterThan(0);
+      for (const span of redisSpans) expect(span.scope).toBe('@opentelemetry/instrumentation-ioredis');
+    }
+    expect(debit.scope).toBe('appcat');
     expect(spans.some((s) => s.service === 'catalog' && s.kind === CLIENT && 'url.full' in s.attributes)).toBe(true);
     const cacheReads = spans.filter((s) => s.name === 'catalog.cache.read');
     expect(cacheReads.map((s) => s.attributes['appcat.outcome'])).toEqual(expect.arrayContaining(['miss', 'upstream']));

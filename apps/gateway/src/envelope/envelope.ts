@@ -44,7 +44,8 @@ export function sendEnvelopeWithJsonData(
         .type('application/json; charset=utf-8')
         .send(`{"status":${status},"message":${JSON.stringify(message)},"data":${dataJson}}`);
     },
-    { parent: requestTrace(reply.request) },
+    // Writing the answer starts no span: the envelope's is a leaf.
+    { parent: requestTrace(reply.request), leaf: true },
   );
   return reply;
 }

@@ -84,7 +84,7 @@ export class PricedCallService {
           span.set({ [OUTCOME]: checked.ok ? 'ok' : 'invalid' });
           return checked;
         },
-        { parent: call.trace },
+        { parent: call.trace, leaf: true },
       );
       if (!input.ok) return { ok: false, error: new HttpError(400, input.message) };
       const query = route.toCatalogQuery(input.params);
@@ -104,18 +104,15 @@ export class PricedCallService {
 
   /** Holds the payment, fetches, captures, delivers (data in hand: charges in one step); throws only what comes before the hold. */
   private async paid(call: PricedCall, query: CatalogQuery, credentials: Paying): Promise<PricedResult> {
-    const { route, requestId, trace } = call;
+    const { requestId, trace } = call;
     const near = this.catalog.near(query);
+    // Each step that moves money is one request to payments, whose span (named by its subject, on both
+    // sides of NATS) is the step's in the call's trace: no span of the gateway's own wraps it.
     if (near) {
       // The data is in hand before any hop: one request takes the money (a debit; an x402 payment
       // checked, claimed and settled), nothing to give back. One whose answer was lost may have been
       // applied, as a lost capture may.
-      const charge = await withSpan(
-        'gateway.debit',
-        { 'appcat.rail': credentials.kind, 'appcat.route': route.id },
-        (span) => this.charge(call, credentials, span.context),
-        { parent: trace },
-      ).catch((error: unknown) => {
+      const charge = await this.charge(call, credentials, trace).catch((error: unknown) => {
         throw chargeUnsure(error);
       });
       this.counted(charge);
@@ -124,15 +121,10 @@ export class PricedCallService {
     // Read ahead while the payment is held: a fresh cached answer costs nothing upstream, so a call
     // refused payment has cost one cache read.
     const readAhead = this.catalog.peek(query, requestId, trace);
-    const rail = { 'appcat.rail': credentials.kind, 'appcat.route': route.id };
-    const hold = await withSpan('gateway.hold', rail, (span) => this.hold(call, credentials, span.context), {
-      parent: trace,
-    });
+    const hold = await this.hold(call, credentials, trace);
     try {
       const data = await this.catalog.answer(await readAhead, query, requestId, trace);
-      const charge = await withSpan('gateway.capture', rail, (span) => hold.capture(span.context), {
-        parent: trace,
-      }).catch((error: unknown) => {
+      const charge = await hold.capture(trace).catch((error: unknown) => {
         throw chargeUnsure(error);
       });
       this.counted(charge);
