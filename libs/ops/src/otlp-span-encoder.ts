@@ -43,10 +43,12 @@ function writeVarintAt(out: Buffer, at: number, value: number): number {
 /**
  * Spans repeat a small set of short strings (span names, attribute keys) and of attributes (a key with
  * the same short value: a subject, an outcome, a batch index), and copying their bytes is cheaper than
- * encoding them each time. Values that never repeat (request ids) would fill the caches: each is
- * emptied when full, and what repeats comes back at its next use.
+ * encoding them each time. Values that never repeat would fill the caches: each is emptied when full,
+ * and what repeats comes back at its next use. Strings longer than 32 characters are not cached: that
+ * leaves out the request ids (UUIDs, 36), one a sampled call on each side, whose cached bytes lived
+ * until the cache was emptied, long enough to die in the old generation.
  */
-const MAX_CACHED_STRING_LENGTH = 64;
+const MAX_CACHED_STRING_LENGTH = 32;
 const MAX_CACHED = 1024;
 const encodedStrings = new Map<string, Buffer>();
 const encodedAttributes = new Map<string, Map<CacheableValue, Buffer>>();
@@ -57,7 +59,8 @@ function encodedString(value: string): Buffer {
   let encoded = encodedStrings.get(value);
   if (encoded === undefined) {
     const utf8 = Buffer.from(value, 'utf8');
-    encoded = Buffer.alloc(varintSize(utf8.length) + utf8.length);
+    // Every byte is written: a slice of Node's pool, not an ArrayBuffer of its own.
+    encoded = Buffer.allocUnsafe(varintSize(utf8.length) + utf8.length);
     encoded.set(utf8, writeVarintAt(encoded, 0, utf8.length));
     if (encodedStrings.size >= MAX_CACHED) encodedStrings.clear();
     encodedStrings.set(value, encoded);
