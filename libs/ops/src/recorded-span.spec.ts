@@ -260,6 +260,13 @@ describe('spans recorded without the SDK tracer', () => {
       expect(onStart).not.toHaveBeenCalled();
     });
 
+    it("gives a tracer asked for by our scope's name our spans' very scope", async () => {
+      const provider = recorderWith({ sampler: 'parentbased_always_on', samplerRatio: 1 }).tracerProvider;
+      provider.getTracer(scope.name).startSpan('ours', { root: true }).end();
+      const [ours] = await finished();
+      expect(ours.instrumentationScope).toBe(scope);
+    });
+
     it('starts a root when asked, from the start time given, and runs an active span', async () => {
       const tracer = recorderWith({ sampler: 'parentbased_always_on', samplerRatio: 1 }).tracerProvider.getTracer(
         'undici',

@@ -115,10 +115,14 @@ export class SpanRecorder implements SpanMaker {
       : ratio >= 1
         ? 0x100000000
         : Math.floor(Math.max(0, ratio) * 0xffffffff);
-    const tracers = new Map<string, RecordingTracer>();
+    // One tracer per scope, our own among them: a tracer asked for by our scope's name records under
+    // the very scope our spans have, so the encoder writes them as one ScopeSpans.
+    const scopeKey = (name: string, version?: string, schemaUrl?: string) =>
+      `${name}@${version ?? ''}@${schemaUrl ?? ''}`;
+    const tracers = new Map([[scopeKey(scope.name, scope.version, scope.schemaUrl), new RecordingTracer(this, scope)]]);
     this.tracerProvider = {
       getTracer: (name, version, options) => {
-        const key = `${name}@${version ?? ''}@${options?.schemaUrl ?? ''}`;
+        const key = scopeKey(name, version, options?.schemaUrl);
         let tracer = tracers.get(key);
         if (tracer === undefined) {
           tracer = new RecordingTracer(this, { name, version, schemaUrl: options?.schemaUrl });
