@@ -68,6 +68,16 @@ describe('request spans, carried with the request', () => {
     expect(span.attributes).toMatchObject({ 'http.route': '/api/apps/:appId', 'appcat.outcome': 'ok' });
   });
 
+  it("names a span by its request's method: a GET route's HEAD is its own", async () => {
+    await fetch(`${url}/api/apps/1`, {
+      method: 'HEAD',
+      headers: { traceparent: `00-${callerTrace}-b7ad6b7169203331-01` },
+    });
+    for (let i = 0; i < 100 && exporter.getFinishedSpans().length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual(['HEAD /api/apps/:appId']);
+  });
+
   it('a request not sampled has no trace context to hand on, and makes no span', async () => {
     const response = await fetch(`${url}/api/apps/1`, {
       headers: { traceparent: `00-${callerTrace}-b7ad6b7169203331-00` },

@@ -40,17 +40,18 @@ export function requestTrace(request: FastifyRequest): Context | undefined {
 export function traceRequests(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {
     if (UNTRACED_ROUTES.has(route.url)) return;
-    const hook = traceRoute(route.url);
+    // A route of one method knows its spans' name; one of several names each request's by its method.
+    const hook = traceRoute(route.url, typeof route.method === 'string' ? `${route.method} ${route.url}` : undefined);
     route.onRequest = route.onRequest === undefined ? hook : [route.onRequest, hook].flat();
   });
 }
 
-/** The onRequest hook of the route `url`: its requests' spans. */
-function traceRoute(url: RouteOptions['url']): onRequestHookHandler {
+/** The onRequest hook of the route `url`: its requests' spans, named `name` when the route knows it. */
+function traceRoute(url: RouteOptions['url'], name: string | undefined): onRequestHookHandler {
   return (request, reply, done) => {
-    const parent = contextFromHeaders((name) => headerValue(request.headers[name]));
+    const parent = contextFromHeaders((header) => headerValue(request.headers[header]));
     const span = startSpan(
-      `${request.method} ${url}`,
+      name ?? `${request.method} ${url}`,
       {
         'http.request.method': request.method,
         'http.route': url,
