@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, createContextKey, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
+import { isTracingSuppressed, suppressTracing } from '@opentelemetry/core';
 import {
   AlwaysOffSampler,
   InMemorySpanExporter,
@@ -252,5 +253,63 @@ describe('trace context given explicitly past an await', () => {
     expect(traceHeaders(unsampled)).toEqual({});
     expect(traceIds(unsampled)).toBeUndefined();
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it("a span's context answers the API as the API's own does: its span, its parent's values, and what is set or deleted on it", () => {
+    const key = createContextKey('test key');
+    const parent = context.active().setValue(key, 'parent value');
+    const span = startSpan('call', {}, root)!;
+    const ours = contextWithSpan(span, parent);
+    const theirs = trace.setSpan(parent, span);
+    const other = startSpan('other', {}, root)!;
+    for (const ctx of [ours, theirs]) {
+      expect(trace.getSpan(ctx)).toBe(span);
+      expect(ctx.getValue(key)).toBe('parent value');
+      expect(trace.getSpan(trace.setSpan(ctx, other))).toBe(other);
+      expect(trace.getSpan(trace.deleteSpan(ctx))).toBeUndefined();
+      expect(trace.getSpan(trace.deleteSpan(ctx).setValue(key, 'mine'))).toBeUndefined();
+      expect(ctx.deleteValue(key).getValue(key)).toBeUndefined();
+      expect(ctx.setValue(key, 'child value').getValue(key)).toBe('child value');
+      // Unchanged by what was made from it.
+      expect(ctx.getValue(key)).toBe('parent value');
+      expect(trace.getSpan(ctx)).toBe(span);
+      expect(isTracingSuppressed(suppressTracing(ctx))).toBe(true);
+      expect(isTracingSuppressed(ctx)).toBe(false);
+    }
+    expect(traceHeaders(ours)).toEqual(traceHeaders(theirs));
+    expect(traceHeaders(ours).traceparent).toContain(span.spanContext().spanId);
+    span.end();
+    other.end();
+  });
+
+  it("traceHeaders write what the registered propagators write: the span's trace context, its trace state, baggage", () => {
+    const remote = propagation.extract(context.active(), {
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      tracestate: 'vendor=one,other=two',
+    });
+    const withState = startSpan('child of remote', {}, { parent: remote })!;
+    const plain = startSpan('call', {}, root)!;
+    const baggage = propagation.setBaggage(context.active(), propagation.createBaggage({ tenant: { value: 'a' } }));
+    const contexts = [
+      contextWithSpan(plain),
+      contextWithSpan(withState, remote),
+      contextWithSpan(plain, baggage),
+      suppressTracing(contextWithSpan(plain)),
+    ];
+    const injected = contexts.map((ctx) => {
+      const carrier: Record<string, string> = {};
+      propagation.inject(ctx, carrier);
+      return carrier;
+    });
+    expect(contexts.map((ctx) => traceHeaders(ctx))).toEqual(injected);
+    expect(injected.map((carrier) => Object.keys(carrier).sort())).toEqual([
+      ['traceparent'],
+      ['traceparent', 'tracestate'],
+      ['baggage', 'traceparent'],
+      [],
+    ]);
+    expect(injected[1].tracestate).toBe('vendor=one,other=two');
+    withState.end();
+    plain.end();
   });
 });

@@ -2,6 +2,8 @@ import {
   type Attributes,
   type Context,
   context,
+  createContextKey,
+  isSpanContextValid,
   type Link,
   propagation,
   type Span,
@@ -123,7 +125,7 @@ export function withSpan<T>(
   if (span === undefined) return work(NO_SPAN);
   const handle = new SpanAtWork(
     span,
-    options.leaf ? undefined : trace.setSpan(options.parent ?? context.active(), span),
+    options.leaf ? undefined : contextWithSpan(span, options.parent ?? context.active()),
   );
   let result: T;
   try {
@@ -219,7 +221,36 @@ function isPromiseLike<T>(value: T): value is T & PromiseLike<Awaited<T>> {
 
 /** The context with `span` active, to run work in later (a batch item handled apart from its message). */
 export function contextWithSpan(span: Span, parent: Context = context.active()): Context {
-  return trace.setSpan(parent, span);
+  return new ContextFrame(parent, SPAN_KEY, span);
+}
+
+/** The key `trace.setSpan` and `trace.getSpan` keep a context's span under (the API makes it with Symbol.for). */
+const SPAN_KEY = createContextKey('OpenTelemetry Context Key SPAN');
+
+/**
+ * A context that is its parent with one value added (or, `undefined`, removed): what `trace.setSpan`
+ * makes, and what a frame's `setValue` makes in turn (an instrumentation's `trace.setSpan` on a span of
+ * ours). The API's BaseContext copies every value of its parent into a new Map and makes three closures
+ * for each context; a sampled call makes several, all short-lived.
+ */
+class ContextFrame implements Context {
+  constructor(
+    private readonly parent: Context,
+    private readonly key: symbol,
+    private readonly value: unknown,
+  ) {}
+
+  getValue(key: symbol): unknown {
+    return key === this.key ? this.value : this.parent.getValue(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new ContextFrame(this, key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return new ContextFrame(this, key, undefined);
+  }
 }
 
 /** The active context when it holds a sampled span (what a call made now belongs to), else undefined. */
@@ -272,10 +303,26 @@ export function inContext<T>(ctx: Context | undefined, work: () => T): T {
 export function traceHeaders(ctx?: Context): Record<string, string> {
   const carrier: Record<string, string> = {};
   if (tracer === undefined) return carrier;
-  const span = trace.getSpan(ctx ?? context.active());
-  if (span !== undefined && sampled(span)) propagation.inject(ctx ?? context.active(), carrier);
+  const from = ctx ?? context.active();
+  const span = trace.getSpan(from);
+  if (span === undefined || !sampled(span)) return carrier;
+  // With baggage, or tracing suppressed, the registered propagators (W3C trace context and baggage)
+  // write the headers. Without, all they write is the trace context, written here as its propagator
+  // writes it, without going through the API's and the composite propagator's layers for each request.
+  if (from.getValue(BAGGAGE_KEY) !== undefined || from.getValue(SUPPRESS_TRACING_KEY) === true) {
+    propagation.inject(from, carrier);
+    return carrier;
+  }
+  const spanContext = span.spanContext();
+  if (!isSpanContextValid(spanContext)) return carrier;
+  carrier.traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-0${spanContext.traceFlags.toString(16)}`;
+  if (spanContext.traceState) carrier.tracestate = spanContext.traceState.serialize();
   return carrier;
 }
+
+/** Where the API keeps a context's baggage, and OpenTelemetry's core its suppression of tracing (both made with Symbol.for). */
+const BAGGAGE_KEY = createContextKey('OpenTelemetry Baggage Key');
+const SUPPRESS_TRACING_KEY = createContextKey('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
 
 /**
  * The context carried by header fields read with `get` (W3C `traceparent`, `tracestate`, `baggage`):
