@@ -40,10 +40,21 @@ export function startRequestSpan(subject: string, parent?: Context): { span: Spa
   return span && { span, context: contextWithSpan(span, parent) };
 }
 
-/** The batch header for requests sent with these contexts, or undefined when none is in a sampled trace. */
-export function batchItemTraceHeader(items: Array<Context | undefined>): string | undefined {
-  if (items.every((item) => item === undefined)) return undefined;
-  return JSON.stringify(items.map((item) => (item ? traceHeaders(item) : {})));
+/**
+ * The batch header for requests sent with these contexts ({@link BATCH_ITEM_TRACE_HEADER}): the batch's
+ * size and the carrier of each item in a sampled trace, by index; undefined when none is. Written as
+ * text, and naming only the traced items: at 10 % sampling most batches hold one or two of a dozen.
+ */
+export function batchItemTraceHeader(items: ReadonlyArray<Context | undefined>): string | undefined {
+  let traced = '';
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    if (item === undefined) continue;
+    const carrier = traceHeaders(item);
+    if (carrier.traceparent === undefined) continue;
+    traced += `${traced === '' ? '' : ','}"${index}":${JSON.stringify(carrier)}`;
+  }
+  return traced === '' ? undefined : `{"size":${items.length},"traced":{${traced}}}`;
 }
 
 /** Each batch item's context, under this key of the context its batch handler runs in. */
@@ -82,8 +93,8 @@ export class HandlingTrace {
 
   private constructor(
     readonly context: Context,
-    /** One per call, in order; none for a call not in a sampled trace. */
-    private readonly spans: Array<Span | undefined>,
+    /** One per call in a sampled trace (a lone request's at index 0). */
+    private readonly spans: readonly TracedCall[],
     private readonly batch: boolean,
   ) {}
 
@@ -99,26 +110,24 @@ export class HandlingTrace {
       const attributes = natsSpanAttributes(subject);
       if (requestId) attributes['appcat.request_id'] = requestId;
       const span = startSpan(subject, attributes, { kind: SpanKind.SERVER, parent });
-      return span && new HandlingTrace(contextWithSpan(span, parent), [span], false);
+      return span && new HandlingTrace(contextWithSpan(span, parent), [{ span, index: 0 }], false);
     }
-    // A batch's items are the logical calls: each gets the span its caller's trace expects, named by the
-    // subject it would have gone to alone.
+    // A batch's items are the logical calls: each traced one gets the span its caller's trace expects,
+    // named by the subject it would have gone to alone.
     const itemSubject = subject.replace(/\.batch$/, '');
-    const spans: Array<Span | undefined> = [];
+    const spans: TracedCall[] = [];
     const contexts: Array<Context | undefined> = [];
-    items.forEach((carrier, index) => {
-      const parent = carrier.traceparent ? contextFromHeaders((name) => carrier[name]) : undefined;
-      let span: Span | undefined;
-      if (parent) {
-        const attributes = natsSpanAttributes(itemSubject);
-        attributes['appcat.batch.size'] = items.length;
-        attributes['appcat.batch.index'] = index;
-        span = startSpan(itemSubject, attributes, { kind: SpanKind.SERVER, parent });
-      }
-      spans.push(span);
-      contexts.push(span && contextWithSpan(span, parent));
-    });
-    if (spans.every((span) => span === undefined)) return undefined;
+    for (const [index, carrier] of items.traced) {
+      const parent = contextFromHeaders((name) => carrier[name]);
+      const attributes = natsSpanAttributes(itemSubject);
+      attributes['appcat.batch.size'] = items.size;
+      attributes['appcat.batch.index'] = index;
+      const span = startSpan(itemSubject, attributes, { kind: SpanKind.SERVER, parent });
+      if (span === undefined) continue;
+      spans.push({ span, index });
+      contexts[index] = contextWithSpan(span, parent);
+    }
+    if (spans.length === 0) return undefined;
     return new HandlingTrace(ROOT_CONTEXT.setValue(BATCH_ITEM_CONTEXTS, contexts), spans, true);
   }
 
@@ -131,30 +140,51 @@ export class HandlingTrace {
   end(): void {
     const reply = this.reply;
     const failure = reply === undefined ? 'error' : reply.err ? codeOf(reply.err) : undefined;
-    if (!this.batch) {
-      if (this.spans[0]) endSpan(this.spans[0], failure ?? 'ok');
-      return;
-    }
-    const results = (reply?.response as { results?: unknown } | undefined)?.results;
-    this.spans.forEach((span, index) => {
-      if (!span) return;
+    const results = this.batch ? (reply?.response as { results?: unknown } | undefined)?.results : undefined;
+    for (const { span, index } of this.spans) {
+      if (!this.batch) {
+        endSpan(span, failure ?? 'ok');
+        continue;
+      }
       const result = Array.isArray(results) ? (results[index] as { ok?: boolean; error?: unknown }) : undefined;
       endSpan(span, failure ?? (result?.ok === true ? 'ok' : codeOf(result?.error)));
-    });
+    }
   }
 }
 
-function batchItemCarriers(headers: MsgHdrs): Array<Record<string, string>> | undefined {
+/** A call's span on this side, and where the call is in its batch. */
+interface TracedCall {
+  span: Span;
+  index: number;
+}
+
+/** What a batch header says: the batch's size, and each traced item's carrier by index. */
+export interface BatchItemCarriers {
+  size: number;
+  traced: Array<[index: number, carrier: Record<string, string>]>;
+}
+
+/** The batch header's traced items; undefined without one, or with one that is not such a header. */
+export function batchItemCarriers(headers: Pick<MsgHdrs, 'get'>): BatchItemCarriers | undefined {
   const text = headers.get(BATCH_ITEM_TRACE_HEADER);
   if (!text) return undefined;
+  let header: { size?: unknown; traced?: unknown } | null;
   try {
-    const items = JSON.parse(text) as unknown;
-    return Array.isArray(items)
-      ? items.map((item) => (typeof item === 'object' && item !== null ? item : {}))
-      : undefined;
+    header = JSON.parse(text) as typeof header;
   } catch {
     return undefined;
   }
+  const size = header?.size;
+  const traced = header?.traced;
+  if (typeof size !== 'number' || typeof traced !== 'object' || traced === null) return undefined;
+  const carriers: BatchItemCarriers['traced'] = [];
+  for (const [key, carrier] of Object.entries(traced as Record<string, unknown>)) {
+    const index = Number(key);
+    if (!Number.isInteger(index) || index < 0 || index >= size) continue;
+    if (typeof (carrier as { traceparent?: unknown } | null)?.traceparent === 'string')
+      carriers.push([index, carrier as Record<string, string>]);
+  }
+  return { size, traced: carriers };
 }
 
 function codeOf(error: unknown): string {

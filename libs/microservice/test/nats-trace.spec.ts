@@ -21,7 +21,7 @@ import {
 import { StackContextManager } from '@opentelemetry/sdk-trace';
 import type { MsgHdrs } from '@nats-io/transport-node';
 import { NatsRpcClient, type RpcCallError } from '../src/nats-rpc-client.js';
-import { inBatchItemContext, inRequestTrace } from '../src/nats-trace.js';
+import { batchItemCarriers, inBatchItemContext, inRequestTrace } from '../src/nats-trace.js';
 import { TypedRpc } from '../src/typed-rpc.js';
 import { WireException } from '../src/wire-exception.js';
 import { type StandInService, startStandInService } from './support/stand-in-service.js';
@@ -207,6 +207,40 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
     )!;
     expect(sentHeaders[0]?.get('traceparent')).toContain(idOf(alone));
     expect(sentHeaders[1]?.get('traceparent')).toBe('');
+  });
+
+  it('a batch of sampled and unsampled calls: spans for the sampled ones only, and only they in its header', async () => {
+    const unsampled = trace.setSpan(
+      ROOT_CONTEXT,
+      trace.wrapSpanContext({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 0 }),
+    );
+    const sampled = [0, 1].map((index) => startSpan(`call ${index}`, {}, { root: true })!);
+    const answers = await Promise.all([
+      rpc.result(Subject.CatalogPeek, peek(), { trace: unsampled }),
+      rpc.result(Subject.CatalogPeek, peek('apps.similar'), { trace: contextWithSpan(sampled[0], ROOT_CONTEXT) }),
+      rpc.result(Subject.CatalogPeek, peek(), { trace: unsampled }),
+      rpc.result(Subject.CatalogPeek, peek(), { trace: contextWithSpan(sampled[1], ROOT_CONTEXT) }),
+    ]);
+    for (const span of sampled) span.end();
+    expect(answers.map((a) => a.ok)).toEqual([true, false, true, true]);
+    expect(sentHeaders).toHaveLength(1);
+    const header = batchItemCarriers(sentHeaders[0]!)!;
+    expect(header.size).toBe(4);
+    expect(header.traced.map(([index]) => index)).toEqual([1, 3]);
+    const all = await spans(10);
+    expect(all).toHaveLength(8);
+    sampled.forEach((call, i) => {
+      const index = [1, 3][i];
+      const ours = all.filter((s) => s.spanContext().traceId === call.spanContext().traceId);
+      const client = ours.find((s) => s.kind === SpanKind.CLIENT)!;
+      const server = ours.find((s) => s.kind === SpanKind.SERVER)!;
+      const read = ours.find((s) => s.name === 'cache read')!;
+      expect(ours).toHaveLength(4);
+      expect(parentOf(server)).toBe(idOf(client));
+      expect(parentOf(read)).toBe(idOf(server));
+      expect(server.attributes).toMatchObject({ 'appcat.batch.size': 4, 'appcat.batch.index': index });
+      expect(server.attributes[OUTCOME]).toBe(i === 0 ? ErrorCode.UpstreamHttpError : 'ok');
+    });
   });
 
   it('a call whose trace is not sampled: no span and no trace context on either side', async () => {
