@@ -117,6 +117,22 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
   const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
   const idOf = (span: ReadableSpan) => span.spanContext().spanId;
 
+  /**
+   * The spans of `call`'s trace, checked to be one chain: its request's client span, the service's span
+   * and the cache read, each the child of the one before.
+   */
+  function requestSpans(all: ReadableSpan[], call: Pick<ReadableSpan, 'spanContext'>) {
+    const ours = all.filter((s) => s.spanContext().traceId === call.spanContext().traceId);
+    const client = ours.find((s) => s.kind === SpanKind.CLIENT)!;
+    const server = ours.find((s) => s.kind === SpanKind.SERVER)!;
+    const read = ours.find((s) => s.name === 'cache read')!;
+    expect(ours).toHaveLength(4);
+    expect(parentOf(client)).toBe(call.spanContext().spanId);
+    expect(parentOf(server)).toBe(idOf(client));
+    expect(parentOf(read)).toBe(idOf(server));
+    return { client, server };
+  }
+
   it('a payload carries its trace context while it is handled, and not after: nothing keeps its spans alive', async () => {
     await withSpan('call', {}, () => rpc.result(Subject.CatalogPeek, peek()), { root: true });
     await withSpan('batch', {}, () => Promise.all([0, 1].map(() => rpc.result(Subject.CatalogPeek, peek()))), {
@@ -157,14 +173,7 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
     const all = await spans(12);
     routes.forEach((route, index) => {
       const [call] = all.filter((s) => s.name === `call ${index}`);
-      const ours = all.filter((s) => s.spanContext().traceId === call.spanContext().traceId);
-      const client = ours.find((s) => s.kind === SpanKind.CLIENT)!;
-      const server = ours.find((s) => s.kind === SpanKind.SERVER)!;
-      const read = ours.find((s) => s.name === 'cache read')!;
-      expect(ours).toHaveLength(4);
-      expect(parentOf(client)).toBe(idOf(call));
-      expect(parentOf(server)).toBe(idOf(client));
-      expect(parentOf(read)).toBe(idOf(server));
+      const { client, server } = requestSpans(all, call);
       expect(server.name).toBe(Subject.CatalogPeek);
       expect(server.attributes).toMatchObject({ 'appcat.batch.size': 3, 'appcat.batch.index': index });
       const outcome = route === 'apps.similar' ? ErrorCode.UpstreamHttpError : 'ok';
@@ -191,16 +200,7 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
     expect(answers.map((a) => a.ok)).toEqual([true, true, true]);
     expect(sentHeaders).toHaveLength(2);
     const all = await spans(13);
-    calls.forEach((call) => {
-      const ours = all.filter((s) => s.spanContext().traceId === call.spanContext().traceId);
-      const client = ours.find((s) => s.kind === SpanKind.CLIENT)!;
-      const server = ours.find((s) => s.kind === SpanKind.SERVER)!;
-      const read = ours.find((s) => s.name === 'cache read')!;
-      expect(ours).toHaveLength(4);
-      expect(parentOf(client)).toBe(call.spanContext().spanId);
-      expect(parentOf(server)).toBe(idOf(client));
-      expect(parentOf(read)).toBe(idOf(server));
-    });
+    for (const call of calls) requestSpans(all, call);
     expect(all.filter((s) => s.spanContext().traceId === elsewhere.spanContext().traceId)).toHaveLength(1);
     const alone = all.find(
       (s) => s.kind === SpanKind.CLIENT && s.spanContext().traceId === calls[0].spanContext().traceId,
@@ -231,13 +231,7 @@ describe('trace context through TypedRpc and the NATS server, alone and in batch
     expect(all).toHaveLength(8);
     sampled.forEach((call, i) => {
       const index = [1, 3][i];
-      const ours = all.filter((s) => s.spanContext().traceId === call.spanContext().traceId);
-      const client = ours.find((s) => s.kind === SpanKind.CLIENT)!;
-      const server = ours.find((s) => s.kind === SpanKind.SERVER)!;
-      const read = ours.find((s) => s.name === 'cache read')!;
-      expect(ours).toHaveLength(4);
-      expect(parentOf(server)).toBe(idOf(client));
-      expect(parentOf(read)).toBe(idOf(server));
+      const { server } = requestSpans(all, call);
       expect(server.attributes).toMatchObject({ 'appcat.batch.size': 4, 'appcat.batch.index': index });
       expect(server.attributes[OUTCOME]).toBe(i === 0 ? ErrorCode.UpstreamHttpError : 'ok');
     });
