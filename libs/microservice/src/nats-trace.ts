@@ -41,14 +41,15 @@ export function startRequestSpan(subject: string, parent?: Context): { span: Spa
 }
 
 /**
- * The batch header for requests sent with these contexts ({@link BATCH_ITEM_TRACE_HEADER}): the batch's
- * size and the carrier of each item in a sampled trace, by index; undefined when none is. Written as
- * text, and naming only the traced items: at 10 % sampling most batches hold one or two of a dozen.
+ * The batch header ({@link BATCH_ITEM_TRACE_HEADER}) for requests sent with these contexts (each item's
+ * `trace`, read off the queued requests themselves): the batch's size and the carrier of each item in a
+ * sampled trace, by index; undefined when none is. Written as text, and naming only the traced items:
+ * at 10 % sampling most batches hold one or two of a dozen.
  */
-export function batchItemTraceHeader(items: ReadonlyArray<Context | undefined>): string | undefined {
+export function batchItemTraceHeader(items: ReadonlyArray<{ trace?: Context }>): string | undefined {
   let traced = '';
   for (let index = 0; index < items.length; index++) {
-    const item = items[index];
+    const item = items[index].trace;
     if (item === undefined) continue;
     const carrier = traceHeaders(item);
     if (carrier.traceparent === undefined) continue;

@@ -143,7 +143,7 @@ export class TypedRpc<E extends Error> {
     }
     const service = serviceOf(subject);
     const items = queued.map((request) => request.payload);
-    const traces = tracingEnabled() ? batchItemTraceHeader(queued.map((request) => request.trace)) : undefined;
+    const traces = tracingEnabled() ? batchItemTraceHeader(queued) : undefined;
     const batch = await this.resultAlone(BatchSubject[subject], { items } as never, {
       trace: ROOT_CONTEXT,
       ...(traces ? { headers: { [BATCH_ITEM_TRACE_HEADER]: traces } } : {}),

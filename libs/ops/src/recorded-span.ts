@@ -60,7 +60,7 @@ import {
   type TimedEvent,
 } from '@opentelemetry/sdk-trace';
 import { configuredSampler } from './configured-sampler.js';
-import type { SpanMaker, SpanStartOptions } from './tracing.js';
+import { contextWithSpan, type SpanMaker, type SpanStartOptions } from './tracing.js';
 import type { TracingConfig } from './tracing-config.js';
 
 /**
@@ -402,7 +402,7 @@ class RecordingTracer implements Tracer {
     const parentContext = args.length > 2 ? (args[1] as Context) : context.active();
     const span = this.startSpan(name, options, parentContext);
     return context.with(
-      trace.setSpan(parentContext, span),
+      contextWithSpan(span, parentContext),
       (started: Span) => fn(started) as ReturnType<F>,
       undefined,
       span,
