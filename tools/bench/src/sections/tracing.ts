@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { pinAlike } from '../cpu-pinning.js';
 import { runHttpLoad, type HttpLoadResult } from '../load/http-load.js';
 import type { Report } from '../report.js';
 import { cpuMs, RssSampler } from '../rss.js';
@@ -64,6 +65,8 @@ export async function tracingSection(settings: BenchSettings, report: Report): P
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...SAMPLING },
     });
     stacks.push(on);
+    const pinning = await pinAlike(stacks);
+    log(`  tracing: ${pinning}`);
     const targets: TracingTarget[] = [];
     for (const [name, stack] of [
       ['tracing off (as deployed)', off],
@@ -142,7 +145,7 @@ export async function tracingSection(settings: BenchSettings, report: Report): P
     report.add(
       `Credit-paid calls with tracing on, ${settings.connections} connections each, both stacks at once`,
       [
-        `\`GET ${BENCH_PATH}\` as in the credits section, on two stacks of our three services started alike except that one has \`OTEL_EXPORTER_OTLP_ENDPOINT\` set (OTLP/HTTP protobuf to a sink in the bench process, which reads and drops ${count(sink.bytes() / 1024)} KiB of exports over the run) and \`OTEL_TRACES_SAMPLER=parentbased_traceidratio\`, \`OTEL_TRACES_SAMPLER_ARG=0.1\`: every call makes its spans' context and propagates it over NATS, one in ten is recorded and exported. ${settings.rounds} rounds of ${settings.seconds} s, each loading both stacks at the same time, so that both meet the machine in the same state: on ÷ off is the median of the rounds' ratios (each round's in brackets). Rounds one stack after the other, as the credits section runs, varied more between two identical untraced stacks than tracing costs (docs/bench-findings.md).`,
+        `\`GET ${BENCH_PATH}\` as in the credits section, on two stacks of our three services started alike except that one has \`OTEL_EXPORTER_OTLP_ENDPOINT\` set (OTLP/HTTP protobuf to a sink in the bench process, which reads and drops ${count(sink.bytes() / 1024)} KiB of exports over the run) and \`OTEL_TRACES_SAMPLER=parentbased_traceidratio\`, \`OTEL_TRACES_SAMPLER_ARG=0.1\`: every call makes its spans' context and propagates it over NATS, one in ten is recorded and exported. ${settings.rounds} rounds of ${settings.seconds} s, each loading both stacks at the same time, so that both meet the machine in the same state: on ÷ off is the median of the rounds' ratios (each round's in brackets). CPUs: ${pinning}. Rounds one stack after the other, as the credits section runs, varied more between two identical untraced stacks than tracing costs, and so did two stacks loaded at once unpinned (docs/bench-findings.md).`,
         '',
         markdownTable(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'spread', 'errors', 'on ÷ off'], rows),
       ].join('\n'),
