@@ -142,15 +142,15 @@ export class HandlingTrace {
     const reply = this.reply;
     const failure = reply === undefined ? 'error' : reply.err ? codeOf(reply.err) : undefined;
     const results = this.batch ? (reply?.response as { results?: unknown } | undefined)?.results : undefined;
-    for (const { span, index } of this.spans) {
-      if (!this.batch) {
-        endSpan(span, failure ?? 'ok');
-        continue;
-      }
-      const result = Array.isArray(results) ? (results[index] as { ok?: boolean; error?: unknown }) : undefined;
-      endSpan(span, failure ?? (result?.ok === true ? 'ok' : codeOf(result?.error)));
-    }
+    for (const { span, index } of this.spans)
+      endSpan(span, failure ?? (this.batch ? itemOutcome(results, index) : 'ok'));
   }
+}
+
+/** A batch item's outcome, read off the batch reply's results. */
+function itemOutcome(results: unknown, index: number): string {
+  const result = Array.isArray(results) ? (results[index] as { ok?: boolean; error?: unknown }) : undefined;
+  return result?.ok === true ? 'ok' : codeOf(result?.error);
 }
 
 /** A call's span on this side, and where the call is in its batch. */
